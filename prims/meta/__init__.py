@@ -1,0 +1,53 @@
+"""Meta rules: output shape, dtype, device and strides of a prim, computed without data.
+
+A rule is written once per family against duck-typed tensors (``.shape``, ``.dtype``,
+``.device``, ``.stride()``), so it runs on real tensors, FakeTensors with SymInts and
+``prims.symbolic.TensorSpec``. It is called as ``rule(prim, *args)`` with the prim's
+arguments in schema order (defaults filled in) and returns a ``TensorMeta``, a tuple of
+them, or an input argument itself (for a prim that writes into its input).
+
+A rule cites constraint ids from the prim's YAML entry in its errors; ``meta_rule`` declares
+which ids and which YAML ``params`` it reads, and the loader checks every entry against that.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class TensorMeta:
+    shape: tuple
+    strides: tuple
+    dtype: object
+    device: object
+
+
+@dataclass(frozen=True)
+class MetaRule:
+    name: str
+    fn: Callable
+    params: frozenset      # YAML `params` keys this rule reads
+    constraints: tuple     # constraint ids this rule may raise
+
+
+RULES: dict[str, MetaRule] = {}
+
+
+def meta_rule(name: str, *, params=(), constraints=()):
+    def deco(fn):
+        if name in RULES:
+            raise ValueError(f"meta rule '{name}' registered twice")
+        RULES[name] = MetaRule(name, fn, frozenset(params), tuple(constraints))
+        return fn
+    return deco
+
+
+def is_tensor_like(x) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "dtype") and hasattr(x, "stride")
+
+
+# The family modules register their rules on import.
+from prims.meta import (  # noqa: E402,F401
+    creation, elementwise, indexing, linalg, memory, reductions, shape,
+)

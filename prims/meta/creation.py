@@ -1,0 +1,40 @@
+"""Meta rules of the creation family: new contiguous tensors (or explicitly strided ones)."""
+from __future__ import annotations
+
+import torch
+
+from prims.errors import check
+from prims.meta import TensorMeta, meta_rule
+from prims.meta.common import shape_str
+from prims.meta.strides import contiguous_strides
+
+
+@meta_rule("full", constraints=("C1", "C2"))
+def full(prim, shape, fill_value, dtype, device):
+    check(all(s >= 0 for s in shape), prim, "C1", lambda: f"shape {shape_str(shape)} has a negative size")
+    check(dtype in prim.dtypes, prim, "C2", lambda: f"dtype {dtype} is not supported")
+    return TensorMeta(tuple(shape), contiguous_strides(shape), dtype, torch.device(device))
+
+
+@meta_rule("scalar_tensor", constraints=("C2",))
+def scalar_tensor(prim, value, dtype, device):
+    check(dtype in prim.dtypes, prim, "C2", lambda: f"dtype {dtype} is not supported")
+    return TensorMeta((), (), dtype, torch.device(device))
+
+
+@meta_rule("iota", constraints=("C1", "C2", "C3"))
+def iota(prim, length, start, step, dtype, device):
+    check(length >= 0, prim, "C1", lambda: f"length {length} must be >= 0")
+    check(dtype in prim.dtypes, prim, "C2", lambda: f"dtype {dtype} is not supported")
+    check(step != 0, prim, "C3", "step must be non-zero")
+    return TensorMeta((length,), (1,), dtype, torch.device(device))
+
+
+@meta_rule("empty_strided", constraints=("C1", "C2"))
+def empty_strided(prim, shape, stride, dtype, device):
+    check(len(shape) == len(stride) and all(s >= 0 for s in shape) and all(s >= 0 for s in stride), prim, "C1",
+          lambda: f"shape {shape_str(shape)} and stride {shape_str(stride)} must have equal length, entries >= 0")
+    check(dtype in prim.dtypes, prim, "C2", lambda: f"dtype {dtype} is not supported")
+    return TensorMeta(tuple(shape), tuple(stride), dtype, torch.device(device))
+
+

@@ -1,0 +1,46 @@
+"""Meta rule of the elementwise families (unary, binary, ternary, conversions).
+
+Strict: tensor operands share one shape, one device and (except those named in the entry's
+``arg_dtypes``) one dtype. The entry's ``out_dtype`` says the output dtype kind. Output
+strides follow eager's elementwise layout rule (see ``strides.elementwise_strides``).
+"""
+from __future__ import annotations
+
+from prims import dtypes as dt
+from prims.errors import check
+from prims.meta import TensorMeta, is_tensor_like, meta_rule
+from prims.meta.common import check_dtype, check_same_device, shape_str
+from prims.meta.strides import elementwise_strides, itemsize
+
+# out_dtype kinds: how the output dtype follows from the operands' common dtype.
+OUT_DTYPE = {
+    "same": lambda d, args: d,
+    "bool": lambda d, args: dt.by_name("bool"),
+    "real": lambda d, args: dt.to_real(d),          # complex -> its real counterpart
+    "complex": lambda d, args: dt.to_complex(d),    # real -> its complex counterpart
+    "arg": lambda d, args: args["dtype"],           # the prim's `dtype` argument
+}
+
+
+@meta_rule("elementwise", params=("out_dtype", "arg_dtypes"), constraints=("C1", "C2", "C3", "C4"))
+def elementwise(prim, *args):
+    named = dict(zip(prim.arg_names, args))
+    tensors = [(n, a) for n, a in named.items() if is_tensor_like(a)]
+    fixed = prim.params.get("arg_dtypes", {})
+    shape = tuple(tensors[0][1].shape)
+    for n, a in tensors[1:]:
+        check(tuple(a.shape) == shape, prim, "C1", lambda: f"operand '{n}' has shape {shape_str(a.shape)} but "
+              f"'{tensors[0][0]}' has shape {shape_str(shape)}; prims do not broadcast")
+    typed = [(n, a) for n, a in tensors if n not in fixed]
+    for n, a in typed[1:]:
+        check(a.dtype == typed[0][1].dtype, prim, "C2", lambda: f"operand '{n}' has dtype {dt.short(a.dtype)} but "
+              f"'{typed[0][0]}' has dtype {dt.short(typed[0][1].dtype)}; prims do not promote")
+    if typed:
+        check_dtype(prim, "C3", typed[0][1], prim.dtypes, f"operand '{typed[0][0]}'")
+    for n, cls in fixed.items():
+        check_dtype(prim, "C3", named[n], dt.resolve([cls]), f"operand '{n}'")
+    check_same_device(prim, "C4", [a for _, a in tensors])
+    common = typed[0][1].dtype if typed else tensors[0][1].dtype
+    out_dtype = OUT_DTYPE[prim.params.get("out_dtype", "same")](common, named)
+    strides = elementwise_strides(shape, [(a.stride(), itemsize(a.dtype)) for _, a in tensors])
+    return TensorMeta(shape, strides, out_dtype, tensors[0][1].device)

@@ -1,0 +1,153 @@
+"""Stride arithmetic shared by the meta rules.
+
+Everything here takes plain sequences of sizes and strides (ints, SymInts or sympy
+expressions) so the same code serves real, fake and symbolic tensors.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def itemsize(dtype) -> int:
+    return torch.empty((), dtype=dtype, device="meta").element_size()
+
+
+def contiguous_strides(shape) -> tuple:
+    strides, acc = [], 1
+    for s in reversed(tuple(shape)):
+        strides.append(acc)
+        acc = acc * _at_least_1(s)
+    return tuple(reversed(strides))
+
+
+def channels_last_strides(shape) -> tuple:
+    """NHWC (4-d) or NDHWC (5-d) strides for an NC... shape."""
+    n = len(shape)
+    order = [1] + list(range(n - 1, 1, -1)) + [0]   # fastest first: C, W, H, (D), N
+    strides = [0] * n
+    acc = 1
+    for d in order:
+        strides[d] = acc
+        acc = acc * _at_least_1(shape[d])
+    return tuple(strides)
+
+
+def strides_from_perm(shape, perm_fastest_first) -> tuple:
+    """Dense strides that lay dims out in the given order, fastest dim first."""
+    strides = [0] * len(shape)
+    acc = 1
+    for d in perm_fastest_first:
+        strides[d] = acc
+        acc = acc * _at_least_1(shape[d])
+    return tuple(strides)
+
+
+def _at_least_1(s):
+    # A zero-size dim still advances strides as if it had size 1 (as torch does).
+    if isinstance(s, int):
+        return max(s, 1)
+    if isinstance(s, torch.SymInt):
+        return torch.sym_max(s, 1)
+    import sympy
+    return sympy.Max(s, 1)
+
+
+def is_contiguous(shape, strides) -> bool:
+    if _numel_is_zero(shape):
+        return True
+    expected = 1
+    for size, stride in zip(reversed(tuple(shape)), reversed(tuple(strides))):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected = expected * size
+    return True
+
+
+def is_channels_last(shape, strides) -> bool:
+    if len(shape) != 4:
+        return False
+    if _numel_is_zero(shape):
+        return True
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] == 1:
+            continue
+        if strides[d] != expected:
+            return False
+        expected = expected * shape[d]
+    return True
+
+
+def is_non_overlapping_and_dense(shape, strides) -> bool:
+    if _numel_is_zero(shape):
+        return True
+    dims = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: strides[d])
+    expected = 1
+    for d in dims:
+        if strides[d] != expected:
+            return False
+        expected = expected * shape[d]
+    return True
+
+
+def _numel_is_zero(shape) -> bool:
+    return any(s == 0 for s in shape)
+
+
+def elementwise_strides(shape, operands) -> tuple:
+    """Output strides of an elementwise op over operands of one shape, as eager computes them.
+
+    ``operands`` is a sequence of (strides, itemsize). The rule (TensorIterator's): all
+    contiguous -> contiguous; all channels-last -> channels-last; all dense with equal
+    strides -> those strides; otherwise dims are ordered by the operands' byte strides
+    (ignoring broadcast zero strides, ties broken by size) and the output is dense in that order.
+    """
+    shape = tuple(shape)
+    ndim = len(shape)
+    ops = [(tuple(s), n) for s, n in operands]
+    if not ops or ndim == 0:
+        return contiguous_strides(shape)
+    if all(is_contiguous(shape, s) for s, _ in ops):
+        return contiguous_strides(shape)
+    if all(is_channels_last(shape, s) for s, _ in ops):
+        return channels_last_strides(shape)
+    if all(is_non_overlapping_and_dense(shape, s) for s, _ in ops) and all(s == ops[0][0] for s, _ in ops):
+        return ops[0][0]
+    if ndim == 1:
+        return (1,)
+    byte_strides = [tuple(x * n for x in s) for s, n in ops]
+
+    def should_swap(d0, d1) -> int:
+        for bs in byte_strides:
+            s0, s1 = bs[d0], bs[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))   # fastest first
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return strides_from_perm(shape, perm)
+
+
+def memory_format_strides(shape, like_strides_list) -> tuple:
+    """Contiguous, or channels-last when every given layout is channels-last (and 4-d)."""
+    if len(shape) == 4 and like_strides_list and all(
+            is_channels_last(shape, s) and not is_contiguous(shape, s) for s in like_strides_list):
+        return channels_last_strides(shape)
+    return contiguous_strides(shape)

@@ -1,0 +1,59 @@
+"""Defines every catalog prim as a real torch op, ``torch.ops.primkit.<name>``.
+
+Each prim gets: its schema from YAML; a fake kernel that materializes its meta rule's output;
+and a CPU/CUDA kernel that runs the meta rule (so strictness holds on real tensors too) and
+then the reference implementation named in YAML.
+"""
+from __future__ import annotations
+
+import torch
+
+from prims.loader import PrimDef, resolve_impl
+from prims.meta import RULES, TensorMeta
+
+NAMESPACE = "primkit"
+_LIB = None
+
+
+def materialize(out):
+    """TensorMeta (or a tuple of them) -> empty tensors with that geometry; other values pass."""
+    if isinstance(out, TensorMeta):
+        return torch.empty_strided(out.shape, out.strides, dtype=out.dtype, device=out.device)
+    if isinstance(out, tuple):
+        return tuple(materialize(o) for o in out)
+    return out
+
+
+def run_meta(prim: PrimDef, args, kwargs):
+    return RULES[prim.meta].fn(prim, *prim.bind(args, kwargs))
+
+
+def _fake_kernel(prim):
+    def fake(*args, **kwargs):
+        return materialize(run_meta(prim, args, kwargs))
+    fake.__name__ = f"{prim.name}_fake"
+    return fake
+
+
+def _real_kernel(prim):
+    impl = resolve_impl(prim.impl)
+
+    def kernel(*args, **kwargs):
+        run_meta(prim, args, kwargs)    # strict checks, same errors as under fake tensors
+        return impl(*args, **kwargs)
+    kernel.__name__ = f"{prim.name}_kernel"
+    return kernel
+
+
+def register_all(catalog) -> tuple[PrimDef, ...]:
+    """Define each prim once per process; returns the PrimDefs with ``op`` filled in."""
+    global _LIB
+    from dataclasses import replace
+    if _LIB is None:
+        _LIB = torch.library.Library(NAMESPACE, "DEF")
+        for prim in catalog:
+            _LIB.define(prim.schema)
+            _LIB.impl(prim.name, _real_kernel(prim), "CompositeExplicitAutograd")
+            torch.library.register_fake(f"{NAMESPACE}::{prim.name}", _fake_kernel(prim), lib=_LIB)
+    ns = getattr(torch.ops, NAMESPACE)
+    return tuple(replace(p, op=getattr(ns, p.name).default) for p in catalog)
