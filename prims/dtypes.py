@@ -31,7 +31,7 @@ INT = frozenset({torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64}
 
 # complex <-> real counterparts (abs/real/imag of complex give the real counterpart).
 REAL_OF = {torch.complex32: torch.float16, torch.complex64: torch.float32, torch.complex128: torch.float64}
-COMPLEX_OF = {v: k for k, v in REAL_OF.items()}
+COMPLEX_OF = {**{v: k for k, v in REAL_OF.items()}, torch.bfloat16: torch.complex64}
 
 
 def resolve(names) -> frozenset:

@@ -22,3 +22,10 @@ def copy_to(prim, dst, src):
           f"{dt.short(dst.dtype)}; convert first")
     check_same_device(prim, "C3", [dst, src])
     return dst
+
+
+@meta_rule("device_put", constraints=())
+def device_put(prim, a, device):
+    import torch
+    return TensorMeta(tuple(a.shape), elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]),
+                      a.dtype, torch.device(device))

@@ -175,3 +175,7 @@ def copy_to(dst, src):
 
 def trunc_divide(a, b):
     return torch.div(a, b, rounding_mode="trunc")
+
+
+def device_put(a, device):
+    return a.to(device, copy=True)

@@ -1,0 +1,20 @@
+"""primkit's decomposition registry: ATen ops written in prims.
+
+    import decompositions
+    decompositions.get_decompositions(ops=None, *, target=None)   # dict[OpOverload, Callable]
+    decompositions.trace(fn_or_module, *args, dynamic=False, **kwargs)  # prim-only GraphModule
+    decompositions.DecompositionError
+"""
+from __future__ import annotations
+
+import prims  # noqa: F401  (defines torch.ops.primkit before any decomposition uses it)
+from decompositions.registry import DecompositionError, get_decompositions, register, registered
+from decompositions.trace import check_prim_only, non_prim_ops, trace
+
+# Each module registers its decompositions on import; one module per op family.
+from decompositions import (  # noqa: E402,F401
+    creation, elementwise, indexing, linalg, nn, reductions, shape,
+)
+
+__all__ = ["get_decompositions", "trace", "DecompositionError", "register", "registered",
+           "check_prim_only", "non_prim_ops"]

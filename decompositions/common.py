@@ -1,0 +1,188 @@
+"""Helpers every decomposition uses: type promotion, broadcasting, upcasting, scalars,
+in-place and out= variants. A decomposition calls these and shows only its own idea."""
+from __future__ import annotations
+
+import numbers
+
+import torch
+
+from decompositions.registry import register
+from decompositions.type_promotion import can_cast, computation_dtype, result_type
+from prims import dtypes as dt
+
+P = torch.ops.primkit
+aten = torch.ops.aten
+
+# How the result dtype of an elementwise op follows from the promoted dtype of its operands.
+PROMOTION_KINDS = {
+    "default": lambda d: d,
+    "int_to_float": lambda d: torch.get_default_dtype() if d in dt.INT or d == torch.bool else d,
+    "always_bool": lambda d: torch.bool,
+    "complex_to_float": dt.to_real,
+    "bool_to_long": lambda d: torch.int64 if d in dt.INT or d == torch.bool else d,
+}
+
+
+def is_number(x) -> bool:
+    return isinstance(x, (numbers.Number, torch.SymInt, torch.SymFloat, torch.SymBool)) and not isinstance(x, torch.Tensor)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """Eager's broadcasting rule, with eager's error message (RuntimeError)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for i, s in enumerate(shapes):
+        for j, size in enumerate(s):
+            d = ndim - len(s) + j
+            if size == 1:
+                continue
+            if out[d] == 1:
+                out[d] = size
+            elif out[d] != size:
+                prev = next(k for k, t in enumerate(shapes) if len(t) >= ndim - d and t[d - ndim + len(t)] == out[d])
+                raise RuntimeError(f"The size of tensor {chr(97 + prev)} ({out[d]}) must match the size of tensor "
+                                   f"{chr(97 + i)} ({size}) at non-singleton dimension {d}")
+    return tuple(out)
+
+
+def broadcast_to(t, shape):
+    shape = tuple(shape)
+    if tuple(t.shape) == shape:
+        return t
+    return P.broadcast_in_dim(t, shape, list(range(len(shape) - t.dim(), len(shape))))
+
+
+def to_dtype(t, dtype):
+    return t if t.dtype == dtype else P.convert_element_type(t, dtype)
+
+
+def scalar(value, dtype, device):
+    return P.scalar_tensor(value, dtype=dtype, device=device)
+
+
+def tensor_device(*args):
+    """The device elementwise ops run on: that of a dimensioned tensor, else of any tensor."""
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    for t in tensors:
+        if t.dim() > 0:
+            return t.device
+    return tensors[0].device if tensors else torch.device("cpu")
+
+
+def prepare(x, dtype, shape, device, common=None):
+    """An operand as a tensor of dtype, device and shape (numbers become 0-d tensors).
+
+    ``common``: eager first casts every operand to the ops' common dtype (rounding a float64
+    scalar to float16, say) and only then computes in ``dtype``; pass it to do the same.
+    """
+    if not isinstance(x, torch.Tensor):
+        x = scalar(x, common or dtype, device)
+    elif x.device != device:
+        x = P.device_put(x, device)      # eager lets a 0-d CPU tensor join a CUDA op
+    if common is not None:
+        x = to_dtype(x, common)
+    return broadcast_to(to_dtype(x, dtype), shape)
+
+
+def promote(*args, kind="default", upcast=True):
+    """(computation dtype, result dtype) for an elementwise op on args."""
+    common, compute, result = _promote3(args, kind, upcast)
+    return compute, result
+
+
+def _promote3(args, kind, upcast):
+    common = result_type(*args)
+    result = PROMOTION_KINDS[kind](common)
+    if kind not in ("always_bool", "complex_to_float"):
+        common = result
+    return common, (computation_dtype(common) if upcast else common), result
+
+
+def _is_single(x) -> bool:
+    return not isinstance(x, torch.Tensor) or x.numel() == 1
+
+
+def elementwise(prim, *args, kind="default", upcast=True, scalar_in_opmath=False):
+    """Promote, broadcast and upcast the operands, apply ``prim``, cast to the result dtype.
+
+    ``scalar_in_opmath``: eager's mul and div kernels read a single-element second operand at
+    its original precision straight into the computation dtype, skipping the common-dtype cast.
+    """
+    common, compute, result = _promote3(args, kind, upcast)
+    device = tensor_device(*args)
+    shape = broadcast_shapes(*(a.shape for a in args if isinstance(a, torch.Tensor)))
+    ops = []
+    for i, a in enumerate(args):
+        original = scalar_in_opmath and i == 1 and _is_single(a) and compute != common
+        ops.append(prepare(a, compute, shape, device, common=None if original else common))
+    return to_dtype(prim(*ops), result)
+
+
+def upcast(*tensors):
+    """Tensors in their computation dtype (float16/bfloat16 -> float32), and the dtype to return to."""
+    return [to_dtype(t, computation_dtype(t.dtype)) for t in tensors], tensors[0].dtype
+
+
+def write_into(dst, value, name):
+    """Copy a functional result into an in-place or out= destination, with eager's checks."""
+    if not can_cast(value.dtype, dst.dtype):
+        raise RuntimeError(f"{name}: result type {dt.short(value.dtype)} can't be cast to the "
+                           f"desired output type {dt.short(dst.dtype)}")
+    if tuple(value.shape) != tuple(dst.shape):
+        # Eager resizes a wrongly shaped out= tensor; primkit has no resize prim, so it refuses.
+        raise RuntimeError(f"{name}: output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                           f"{list(value.shape)} (primkit does not resize out= tensors)")
+    return P.copy_to(dst, to_dtype(value, dst.dtype))
+
+
+def _is_out_overload(op) -> bool:
+    return any(a.is_out for a in op._schema.arguments)
+
+
+def is_tensor_overload(op) -> bool:
+    """An overload on tensors: a Tensor argument and only Tensor results (not the
+    TorchScript overloads on ints, strings and lists that share the name)."""
+    schema = op._schema
+    tensor = lambda t: isinstance(t, torch.TensorType)   # noqa: E731
+    return (any(tensor(a.type) for a in schema.arguments) and len(schema.returns) > 0
+            and all(tensor(r.type) for r in schema.returns))
+
+
+def register_with_variants(name: str, fn):
+    """Register ``fn`` for every functional overload of aten.<name>, and derived decompositions
+    for its out= overloads and for aten.<name>_ (in-place): compute functionally, then copy_to."""
+    packet = getattr(aten, name)
+    outs = []
+    for overload in packet.overloads():
+        op = getattr(packet, overload)
+        if not is_tensor_overload(op):
+            continue
+        if _is_out_overload(op):
+            outs.append(op)
+        elif not op._schema.is_mutable:
+            register(op)(fn)
+    for op in outs:
+        out_names = [a.name for a in op._schema.arguments if a.is_out]
+        if len(out_names) == 1:
+            register(op)(_out_variant(fn, out_names[0], op.name()))
+    inplace = getattr(aten, name + "_", None)
+    if inplace is not None:
+        for overload in inplace.overloads():
+            if is_tensor_overload(getattr(inplace, overload)):
+                register(getattr(inplace, overload))(_inplace_variant(fn, f"{name}_"))
+    return fn
+
+
+def _out_variant(fn, out_name, op_name):
+    def out_variant(*args, **kwargs):
+        out = kwargs.pop(out_name)
+        return write_into(out, fn(*args, **kwargs), op_name)
+    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
+    return out_variant
+
+
+def _inplace_variant(fn, op_name):
+    def inplace_variant(self, *args, **kwargs):
+        return write_into(self, fn(self, *args, **kwargs), op_name)
+    inplace_variant.__qualname__ = f"{fn.__qualname__}[inplace]"
+    return inplace_variant

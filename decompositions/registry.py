@@ -1,0 +1,68 @@
+"""The decomposition registry: ATen OpOverload -> a Python function written in prims."""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import torch
+
+_REGISTRY: dict[torch._ops.OpOverload, Callable] = {}
+
+
+class DecompositionError(RuntimeError):
+    """Ops with no decomposition to prims; ``missing`` lists every one of them."""
+
+    def __init__(self, missing: Iterable[str], context: str = ""):
+        self.missing = sorted(set(missing))
+        lines = "\n".join(f"  - {m}" for m in self.missing)
+        super().__init__(f"{context}{len(self.missing)} op(s) have no decomposition to prims:\n{lines}")
+
+
+def _overloads(op) -> list:
+    if isinstance(op, torch._ops.OpOverload):
+        return [op]
+    if isinstance(op, torch._ops.OpOverloadPacket):
+        return [getattr(op, name) for name in op.overloads()]
+    raise TypeError(f"expected an OpOverload or OpOverloadPacket, got {op!r}")
+
+
+def register(*ops):
+    """Register the decorated function for every listed OpOverload (a packet means all of them)."""
+    def deco(fn):
+        for op in ops:
+            for overload in _overloads(op):
+                if overload in _REGISTRY:
+                    raise ValueError(f"{overload.name()} has two decompositions: "
+                                     f"{_REGISTRY[overload].__qualname__} and {fn.__qualname__}")
+                _REGISTRY[overload] = fn
+        return fn
+    return deco
+
+
+def registered() -> dict:
+    """The full registry (read-only use)."""
+    return dict(_REGISTRY)
+
+
+def get_decompositions(ops=None, *, target=None) -> dict:
+    """A decomposition table for make_fx / torch.export / AOTAutograd.
+
+    ``ops``: OpOverloads or packets; a packet expands to its covered overloads. An op (or a
+    packet with no covered overload) that has no decomposition raises DecompositionError.
+    ``target``: a set of prim names a backend implements (see ``decompositions.lowering``).
+    """
+    if ops is None:
+        table = dict(_REGISTRY)
+    else:
+        table, missing = {}, []
+        for op in ops:
+            found = [o for o in _overloads(op) if o in _REGISTRY]
+            if not found or (isinstance(op, torch._ops.OpOverload) and op not in _REGISTRY):
+                missing.append(op.name() if isinstance(op, torch._ops.OpOverload) else str(op))
+            for o in found:
+                table[o] = _REGISTRY[o]
+        if missing:
+            raise DecompositionError(missing, "get_decompositions: ")
+    if target is not None:
+        from decompositions.lowering import lower_to
+        table = lower_to(table, target)
+    return table

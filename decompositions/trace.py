@@ -1,0 +1,61 @@
+"""``trace``: a torch program -> a GraphModule holding only prims, under fake tensors."""
+from __future__ import annotations
+
+import operator
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+import prims
+from decompositions.registry import DecompositionError, get_decompositions
+
+# Non-prim targets a prim graph may hold: tuple indexing and SymInt bookkeeping.
+_SYM_OPS = {
+    operator.getitem, operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
+    operator.mod, operator.neg, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
+    operator.gt, operator.ge, torch.sym_max, torch.sym_min, torch.sym_not, torch.sym_float, torch.sym_int,
+    torch.ops.aten.sym_size.int, torch.ops.aten.sym_stride.int, torch.ops.aten.sym_numel.default,
+    torch.ops.aten.sym_storage_offset.default,
+}
+
+
+def is_allowed_target(target) -> bool:
+    return prims.is_prim(target) or target in _SYM_OPS
+
+
+def non_prim_ops(gm: torch.fx.GraphModule) -> list[str]:
+    """Names of the call targets in gm that are neither prims nor bookkeeping."""
+    bad = []
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and not is_allowed_target(node.target):
+            t = node.target
+            bad.append(t.name() if isinstance(t, torch._ops.OpOverload) else getattr(t, "__name__", str(t)))
+        elif node.op in ("call_method", "call_module"):
+            bad.append(f"{node.op}:{node.target}")
+    return sorted(set(bad))
+
+
+def check_prim_only(gm: torch.fx.GraphModule, context: str = "") -> torch.fx.GraphModule:
+    bad = non_prim_ops(gm)
+    if bad:
+        raise DecompositionError(bad, context)
+    return gm
+
+
+def trace(fn, *args, dynamic: bool = False, decompositions=None, **kwargs) -> torch.fx.GraphModule:
+    """Trace ``fn(*args, **kwargs)`` (a function or nn.Module) to a prim-only GraphModule.
+
+    Runs under fake tensors (no real compute); ``dynamic=True`` keeps sizes symbolic. Raises
+    DecompositionError listing every op that has no decomposition to prims.
+    """
+    table = get_decompositions() if decompositions is None else decompositions
+    if kwargs:
+        inner = fn
+
+        def fn(*a):
+            return inner(*a, **kwargs)
+    with torch.no_grad():   # inference graphs; training graphs go through AOTAutograd
+        gm = make_fx(fn, decomposition_table=table, tracing_mode="symbolic" if dynamic else "fake",
+                     _allow_non_fake_inputs=True)(*args)
+    name = getattr(fn, "__name__", type(fn).__name__)
+    return check_prim_only(gm, f"trace({name}): ")

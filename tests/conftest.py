@@ -1,0 +1,23 @@
+import os
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--device", action="store", default="all", choices=("cpu", "cuda", "all"),
+                     help="devices to run the OpInfo tests on; 'all' is cpu plus cuda (cuda tests skip "
+                          "cleanly without a GPU)")
+
+
+def devices(config) -> list[str]:
+    choice = config.getoption("--device")
+    return ["cpu", "cuda"] if choice == "all" else [choice]
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    torch.manual_seed(0)
