@@ -1,0 +1,196 @@
+"""The op coverage report: one row per ATen overload of the installed torch.
+
+``build_report()`` returns the JSON-able dict that the Markdown (and later HTML) views render:
+
+    {"torch_version": str,
+     "summary": {...},
+     "ops": [{"name", "status", "prims", "missing", "opinfo", "tests", "tags", "family"}]}
+
+status: ``prims`` (has a decomposition, and tracing its OpInfo samples reached only prims),
+``partial`` (has a decomposition whose traces still reach ops without one, listed in
+``missing``), ``missing`` (no decomposition). ``prims`` lists the prims its samples' traces
+reach (empty when the op has no OpInfo entry to trace). ``tests`` is filled by a test run.
+"""
+from __future__ import annotations
+
+import collections
+import time
+
+import torch
+
+import decompositions
+import prims
+from decompositions.trace import is_allowed_target
+
+TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
+
+
+def aten_overload_names() -> list[str]:
+    return sorted(n for n in torch._C._dispatch_get_all_op_names() if n.startswith("aten::"))
+
+
+def resolve(name: str):
+    """'aten::add.Tensor' -> the OpOverload, or None when Python cannot reach it."""
+    qual, _, overload = name.partition(".")
+    packet = getattr(torch.ops.aten, qual.split("::")[1], None)
+    if packet is None:
+        return None
+    try:
+        return getattr(packet, overload or "default")
+    except AttributeError:
+        return None
+
+
+def op_tags(op) -> list[str]:
+    if op is None:
+        return []
+    schema, tags = op._schema, set(op.tags)
+    out = []
+    if torch.Tag.core in tags:
+        out.append("core")
+    if torch.Tag.inplace in tags or (op._opname.endswith("_") and not op._opname.startswith("_")) or \
+            (schema.arguments and schema.arguments[0].alias_info is not None and schema.arguments[0].alias_info.is_write
+             and not any(a.is_out for a in schema.arguments)):
+        out.append("inplace")
+    if any(a.is_out for a in schema.arguments):
+        out.append("out")
+    if any(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns):
+        out.append("view")
+    if torch.Tag.nondeterministic_seeded in tags or torch.Tag.nondeterministic_bitwise in tags:
+        out.append("nondeterministic")
+    if torch.Tag.data_dependent_output in tags or torch.Tag.dynamic_output_shape in tags:
+        out.append("data-dependent")
+    if "backward" in op._opname:
+        out.append("backward")
+    return out
+
+
+def family_of(fn) -> str:
+    module = getattr(fn, "__module__", "") or ""
+    return module.rsplit(".", 1)[-1] if module.startswith("decompositions") else "other"
+
+
+def trace_entry(entry, table):
+    """Prims and non-prim ops reached by tracing an entry's first sample (float32 when possible)."""
+    from opinfo.harness import as_function
+    from torch.fx.experimental.proxy_tensor import make_fx
+    dtypes = sorted(entry.supported_dtypes("cpu"), key=lambda d: (d != torch.float32, str(d)))
+    for dtype in dtypes[:1]:
+        for sample in entry.samples("cpu", dtype):
+            fn, tensors = as_function(entry.op, sample)
+            try:
+                with torch.no_grad():
+                    gm = make_fx(fn, decomposition_table=table, tracing_mode="fake")(*tensors)
+            except Exception:
+                continue   # this sample does not trace; the tests report why
+            reached, missing = set(), set()
+            for node in gm.graph.nodes:
+                if node.op != "call_function":
+                    continue
+                if prims.is_prim(node.target):
+                    reached.add(node.target._opname)
+                elif not is_allowed_target(node.target):
+                    t = node.target
+                    missing.add(t.name() if isinstance(t, torch._ops.OpOverload) else str(t))
+            return sorted(reached), sorted(missing)
+    return [], []
+
+
+def build_report(*, target=None, analyze=True, test_results=None) -> dict:
+    import opinfo
+    start = time.time()
+    table = decompositions.get_decompositions()
+    by_aten = collections.defaultdict(list)
+    for entry in opinfo.op_db:
+        for name in entry.aten:
+            by_aten[name].append(entry)
+    reach = {}
+    if analyze:
+        for entry in opinfo.op_db:
+            if entry.is_prim or not entry.aten:
+                continue
+            reached, missing = trace_entry(entry, table)
+            for name in entry.aten:
+                r, m = reach.get(name, (set(), set()))
+                reach[name] = (r | set(reached), m | set(missing))
+    names = set(aten_overload_names()) | {op.name() for op in table}
+    rows = []
+    for name in sorted(names):
+        op = resolve(name)
+        fn = table.get(op) if op is not None else None
+        reached, missing = reach.get(name, (set(), set()))
+        if fn is None:
+            status = "missing"
+        elif missing:
+            status = "partial"
+        else:
+            status = "prims"
+        entries = by_aten.get(name, [])
+        rows.append({
+            "name": name, "status": status, "prims": sorted(reached), "missing": sorted(missing),
+            "opinfo": [e.name for e in entries], "tests": (test_results or {}).get(name, {}),
+            "tags": op_tags(op), "family": family_of(fn) if fn is not None else None,
+        })
+    summary = summarize(rows)
+    summary["opinfo_entries"] = len(opinfo.op_db)
+    return {"torch_version": torch.__version__, "summary": summary, "ops": rows,
+            "generated_in_s": round(time.time() - start, 1)}
+
+
+def summarize(rows) -> dict:
+    status = collections.Counter(r["status"] for r in rows)
+    per_tag = {t: collections.Counter(r["status"] for r in rows if t in r["tags"]) for t in TAGS}
+    per_family = collections.defaultdict(collections.Counter)
+    for r in rows:
+        if r["family"]:
+            per_family[r["family"]][r["status"]] += 1
+            per_family[r["family"]]["tested"] += bool(r["opinfo"])
+    prim_use = collections.Counter(p for r in rows for p in r["prims"])
+    core = [r for r in rows if "core" in r["tags"]]
+    reaching = [r for r in rows if r["status"] == "prims"]
+    return {
+        "overloads": len(rows),
+        "status": dict(status),
+        "reach_prims": len(reaching),
+        "reach_prims_tested": sum(1 for r in reaching if r["opinfo"]),
+        "operators_reaching_prims": len({r["name"].split("::")[1].split(".")[0].rstrip("_") for r in reaching}),
+        "core": {"total": len(core), "prims": sum(r["status"] == "prims" for r in core)},
+        "per_tag": {t: dict(c) for t, c in per_tag.items()},
+        "per_family": {f: dict(c) for f, c in sorted(per_family.items())},
+        "prim_use": dict(prim_use.most_common()),
+        "catalog_prims": len(prims.catalog()),
+    }
+
+
+def to_markdown(report) -> str:
+    s = report["summary"]
+    lines = [
+        f"# primkit op coverage (torch {report['torch_version']})", "",
+        f"{s['catalog_prims']} prims in the catalog. {s['overloads']} ATen overloads: "
+        f"{s['status'].get('prims', 0)} decompose to prims ({s['reach_prims_tested']} of them tested by an OpInfo "
+        f"entry), {s['status'].get('partial', 0)} partially, {s['status'].get('missing', 0)} missing. "
+        f"{s['operators_reaching_prims']} distinct operators reach prims. Core ATen: "
+        f"{s['core']['prims']} / {s['core']['total']}.", "",
+        "## By family", "", "| family | prims | partial | tested |", "| --- | ---: | ---: | ---: |",
+    ]
+    for fam, c in s["per_family"].items():
+        lines.append(f"| {fam} | {c.get('prims', 0)} | {c.get('partial', 0)} | {c.get('tested', 0)} |")
+    lines += ["", "## By tag", "", "| tag | prims | partial | missing |", "| --- | ---: | ---: | ---: |"]
+    for tag, c in s["per_tag"].items():
+        lines.append(f"| {tag} | {c.get('prims', 0)} | {c.get('partial', 0)} | {c.get('missing', 0)} |")
+    lines += ["", "## Prim use (ops whose traced samples reach each prim)", "",
+              ", ".join(f"`{p}` {n}" for p, n in s["prim_use"].items()) or "(none traced)", ""]
+    for status, title in (("partial", "Partial (decomposition reaches ops without one)"),
+                          ("prims", "Decomposes to prims"), ("missing", "Missing")):
+        rows = [r for r in report["ops"] if r["status"] == status]
+        lines += [f"## {title}: {len(rows)}", ""]
+        if status == "missing":
+            lines += ["<details><summary>show</summary>", ""]
+        lines += ["| overload | family | OpInfo | prims | missing | tags |", "| --- | --- | --- | --- | --- | --- |"]
+        for r in rows:
+            lines.append(f"| `{r['name']}` | {r['family'] or ''} | {', '.join(r['opinfo'])} | "
+                         f"{' '.join(r['prims'])} | {' '.join(r['missing'])} | {' '.join(r['tags'])} |")
+        if status == "missing":
+            lines += ["", "</details>"]
+        lines.append("")
+    return "\n".join(lines)

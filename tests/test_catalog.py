@@ -1,0 +1,103 @@
+"""The catalog loader: every defect fails with one message naming file, prim and field."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import torch
+
+import prims
+from prims.errors import CatalogError
+from prims.loader import load_catalog
+
+GOOD_ENTRY = """\
+  - name: {name}
+    signature: (Tensor a) -> Tensor
+    doc: A test prim.
+    dtypes: [float]
+    meta: elementwise
+    impl: torch.abs
+    constraints:
+      - {{id: C1, text: same shape}}
+      - {{id: C2, text: same dtype}}
+      - {{id: C3, text: dtype allowed}}
+      - {{id: C4, text: same device}}
+"""
+
+
+def write(tmp_path, body, name="fam.yaml"):
+    (tmp_path / name).write_text("family: fam\nprims:\n" + textwrap.dedent(body))
+    return tmp_path
+
+
+def test_good_catalog_loads(tmp_path):
+    (p,) = load_catalog(write(tmp_path, GOOD_ENTRY.format(name="foo")))
+    assert p.name == "foo" and p.family == "fam" and torch.float32 in p.dtypes and p.arg_names == ("a",)
+
+
+@pytest.mark.parametrize("edit,field", [
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    colour: red\n"), "colour"),
+    (lambda s: s.replace("    doc: A test prim.\n", ""), "doc"),
+    (lambda s: s.replace("dtypes: [float]", "dtypes: [floaty]"), "dtypes"),
+    (lambda s: s.replace("(Tensor a) -> Tensor", "(Tensor a -> Tensor"), "signature"),
+    (lambda s: s.replace("meta: elementwise", "meta: no_such_rule"), "meta"),
+    (lambda s: s.replace("impl: torch.abs", "impl: torch.no_such_function"), "impl"),
+    (lambda s: s.replace("      - {id: C4, text: same device}\n", ""), "constraints"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    params: {nope: 1}\n"), "params.nope"),
+], ids=["unknown key", "missing field", "unknown dtype class", "unparsable signature", "unknown meta rule",
+        "unresolvable impl", "constraint the rule cites is missing", "unknown rule parameter"])
+def test_defect_names_file_prim_and_field(tmp_path, edit, field):
+    write(tmp_path, edit(GOOD_ENTRY.format(name="foo")))
+    with pytest.raises(CatalogError) as info:
+        load_catalog(tmp_path)
+    e = info.value
+    assert (e.file, e.prim, e.field) == ("fam.yaml", "foo", field)
+    assert str(e).startswith(f"fam.yaml: prim 'foo': field '{field}': ")
+
+
+def test_duplicate_name_across_files(tmp_path):
+    write(tmp_path, GOOD_ENTRY.format(name="foo"), "a.yaml")
+    write(tmp_path, GOOD_ENTRY.format(name="foo"), "b.yaml")
+    with pytest.raises(CatalogError, match=r"b.yaml: prim 'foo': field 'name': duplicate: already defined in a.yaml"):
+        load_catalog(tmp_path)
+
+
+def test_unknown_top_level_key(tmp_path):
+    (tmp_path / "x.yaml").write_text("family: x\nprims: []\nextra: 1\n")
+    with pytest.raises(CatalogError, match=r"x.yaml: field 'extra': unknown key"):
+        load_catalog(tmp_path)
+
+
+def test_loader_uses_safe_load(tmp_path):
+    (tmp_path / "x.yaml").write_text("family: !!python/object/apply:os.system ['true']\nprims: []\n")
+    with pytest.raises(CatalogError, match="not valid YAML"):
+        load_catalog(tmp_path)
+
+
+def test_public_api():
+    cat = prims.catalog()
+    assert len(cat) >= 100 and len({p.name for p in cat}) == len(cat)
+    assert prims.NAMESPACE == "primkit"
+    assert prims.get("add").op is torch.ops.primkit.add.default
+    assert prims.is_prim(torch.ops.primkit.add) and prims.is_prim(torch.ops.primkit.add.default)
+    assert not prims.is_prim(torch.ops.aten.add.Tensor) and not prims.is_prim(torch.add)
+    with pytest.raises(KeyError, match="did you mean"):
+        prims.get("ad")
+
+
+@pytest.mark.parametrize("prim", prims.catalog(), ids=lambda p: p.name)
+def test_every_prim_is_complete(prim):
+    assert prim.doc and prim.dtypes and prim.signature
+    assert prim.op is getattr(torch.ops.primkit, prim.name).default
+    assert prim.op._schema.name == f"primkit::{prim.name}"
+
+
+def test_strict_under_real_and_fake():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    for mode in (None, FakeTensorMode()):
+        with (mode or torch.no_grad()):
+            a, b = torch.ones(2, 3), torch.ones(3)
+            with pytest.raises(prims.PrimConstraintError, match=r"^add: C1: operand 'b' has shape \(3,\)"):
+                torch.ops.primkit.add(a, b)
+            with pytest.raises(prims.PrimConstraintError, match=r"^add: C2: .*prims do not promote"):
+                torch.ops.primkit.add(a, a.double())

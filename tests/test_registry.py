@@ -1,0 +1,54 @@
+"""get_decompositions and trace: nothing silently dropped."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import decompositions
+from decompositions import DecompositionError, get_decompositions, trace
+
+aten = torch.ops.aten
+
+
+def test_table_is_overloads_to_callables():
+    table = get_decompositions()
+    assert len(table) >= 300
+    assert all(isinstance(k, torch._ops.OpOverload) and callable(v) for k, v in table.items())
+
+
+def test_packet_expands_to_covered_overloads():
+    table = get_decompositions([aten.add])
+    # The packet's tensor overloads; its TorchScript overloads (add.int, add.str, ...) have none.
+    assert {op.name() for op in table} == {"aten::add.Tensor", "aten::add.Scalar", "aten::add.out",
+                                           "aten::add.Scalar_out"}
+
+
+def test_missing_ops_are_named_not_dropped():
+    with pytest.raises(DecompositionError) as info:
+        get_decompositions([aten.add.Tensor, aten._cudnn_rnn.default, aten._fft_r2c.default])
+    assert info.value.missing == ["aten::_cudnn_rnn", "aten::_fft_r2c"]
+    assert "aten::_cudnn_rnn" in str(info.value) and "aten::add" not in str(info.value)
+
+
+def test_trace_lists_every_missing_op():
+    table = get_decompositions([aten.add.Tensor])
+
+    def fn(x):
+        return torch.exp(x + 1).cumsum(0).sin()
+    with pytest.raises(DecompositionError) as info:
+        trace(fn, torch.randn(3), decompositions=table)
+    assert info.value.missing == ["aten::cumsum", "aten::exp", "aten::sin"]
+
+
+def test_trace_graph_runs_and_is_prim_only():
+    x = torch.randn(3, 4)
+    gm = trace(lambda x: (x * 2).exp().t(), x)
+    assert not decompositions.non_prim_ops(gm)
+    torch.testing.assert_close(gm(x), (x * 2).exp().t())
+
+
+def test_trace_dynamic_keeps_sizes_symbolic():
+    gm = trace(lambda x: x * 2 + 1, torch.randn(3, 4), dynamic=True)
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    assert any(isinstance(s, torch.SymInt) for s in placeholders[0].meta["val"].shape)
+    torch.testing.assert_close(gm(torch.ones(5, 6)), torch.full((5, 6), 3.0))
