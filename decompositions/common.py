@@ -178,6 +178,7 @@ def _out_variant(fn, out_name, op_name):
         out = kwargs.pop(out_name)
         return write_into(out, fn(*args, **kwargs), op_name)
     out_variant.__qualname__ = f"{fn.__qualname__}[out]"
+    out_variant.__module__ = fn.__module__
     return out_variant
 
 
@@ -185,4 +186,5 @@ def _inplace_variant(fn, op_name):
     def inplace_variant(self, *args, **kwargs):
         return write_into(self, fn(self, *args, **kwargs), op_name)
     inplace_variant.__qualname__ = f"{fn.__qualname__}[inplace]"
+    inplace_variant.__module__ = fn.__module__
     return inplace_variant

@@ -70,30 +70,68 @@ def family_of(fn) -> str:
     return module.rsplit(".", 1)[-1] if module.startswith("decompositions") else "other"
 
 
+def _recording(table, called):
+    """The table, each entry wrapped to record the overloads called at top level (not nested
+    inside another decomposition): those are the ops a sample exercises directly."""
+    depth = [0]
+
+    def wrap(op, fn):
+        def recorded(*args, **kwargs):
+            if depth[0] == 0:
+                called.add(op.name())
+            depth[0] += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                depth[0] -= 1
+        return recorded
+    return {op: wrap(op, fn) for op, fn in table.items()}
+
+
+MAX_SAMPLES = 4   # traced per entry: enough to see the prims, bounded so a report stays < 60 s
+
+
 def trace_entry(entry, table):
-    """Prims and non-prim ops reached by tracing an entry's first sample (float32 when possible)."""
-    from opinfo.harness import as_function
+    """What tracing an entry's samples (float32 where supported) shows, per overload exercised
+    at top level: {overload: (prims reached, non-prim ops left)}, and the sample count. The
+    in-place and out= forms are traced once each, so their overloads are seen too."""
+    from opinfo.harness import as_function, clone_sample
     from torch.fx.experimental.proxy_tensor import make_fx
     dtypes = sorted(entry.supported_dtypes("cpu"), key=lambda d: (d != torch.float32, str(d)))
-    for dtype in dtypes[:1]:
-        for sample in entry.samples("cpu", dtype):
-            fn, tensors = as_function(entry.op, sample)
-            try:
-                with torch.no_grad():
-                    gm = make_fx(fn, decomposition_table=table, tracing_mode="fake")(*tensors)
-            except Exception:
-                continue   # this sample does not trace; the tests report why
-            reached, missing = set(), set()
-            for node in gm.graph.nodes:
-                if node.op != "call_function":
-                    continue
-                if prims.is_prim(node.target):
-                    reached.add(node.target._opname)
-                elif not is_allowed_target(node.target):
-                    t = node.target
-                    missing.add(t.name() if isinstance(t, torch._ops.OpOverload) else str(t))
-            return sorted(reached), sorted(missing)
-    return [], []
+    seen: dict = {}
+    if not dtypes:
+        return seen, 0
+    samples = list(entry.samples("cpu", dtypes[0]))
+    calls = [(entry.op, s, False) for s in samples[:MAX_SAMPLES]]
+    if samples and entry.inplace is not None:
+        calls.append((entry.inplace, clone_sample(samples[-1]), False))
+    if samples and entry.supports_out:
+        calls.append((entry.op, samples[-1], True))
+    for op, sample, with_out in calls:
+        called: set = set()
+        try:
+            fn, tensors = as_function(op, sample)
+            if with_out:
+                out = torch.empty_like(op(sample.input, *sample.args, **sample.kwargs))
+                fn = lambda o, *ts, _s=sample: as_function(op, _s, out=o)[0](*ts)  # noqa: E731
+                tensors = [out, *tensors]
+            with torch.no_grad():
+                gm = make_fx(fn, decomposition_table=_recording(table, called), tracing_mode="fake")(*tensors)
+        except Exception:
+            continue   # this sample does not trace; the tests report why
+        reached, missing = set(), set()
+        for node in gm.graph.nodes:
+            if node.op != "call_function":
+                continue
+            if prims.is_prim(node.target):
+                reached.add(node.target._opname)
+            elif not is_allowed_target(node.target):
+                t = node.target
+                missing.add(t.name() if isinstance(t, torch._ops.OpOverload) else str(t))
+        for name in called:
+            r, m = seen.get(name, (set(), set()))
+            seen[name] = (r | reached, m | missing)
+    return seen, len(samples)
 
 
 def build_report(*, target=None, analyze=True, test_results=None) -> dict:
@@ -104,15 +142,20 @@ def build_report(*, target=None, analyze=True, test_results=None) -> dict:
     for entry in opinfo.op_db:
         for name in entry.aten:
             by_aten[name].append(entry)
-    reach = {}
+    reach, sample_counts = {}, collections.Counter()
     if analyze:
         for entry in opinfo.op_db:
-            if entry.is_prim or not entry.aten:
+            if entry.is_prim:
                 continue
-            reached, missing = trace_entry(entry, table)
-            for name in entry.aten:
+            seen, n = trace_entry(entry, table)
+            for name, (reached, missing) in seen.items():
                 r, m = reach.get(name, (set(), set()))
-                reach[name] = (r | set(reached), m | set(missing))
+                reach[name] = (r | reached, m | missing)
+                sample_counts[name] += n
+                if entry not in by_aten[name]:
+                    by_aten[name].append(entry)
+                if entry not in by_aten[name]:
+                    by_aten[name].append(entry)
     names = set(aten_overload_names()) | {op.name() for op in table}
     rows = []
     for name in sorted(names):
@@ -126,15 +169,58 @@ def build_report(*, target=None, analyze=True, test_results=None) -> dict:
         else:
             status = "prims"
         entries = by_aten.get(name, [])
-        rows.append({
+        row = {
             "name": name, "status": status, "prims": sorted(reached), "missing": sorted(missing),
-            "opinfo": [e.name for e in entries], "tests": (test_results or {}).get(name, {}),
-            "tags": op_tags(op), "family": family_of(fn) if fn is not None else None,
-        })
+            "opinfo": [e.name for e in entries], "samples": sample_counts.get(name, 0),
+            "tests": _tests_for(entries, test_results), "tags": op_tags(op),
+            "family": family_of(fn) if fn is not None else None,
+        }
+        if target is not None:
+            row["in_target"] = status == "prims" and bool(reached) and set(reached) <= set(target)
+        rows.append(row)
     summary = summarize(rows)
     summary["opinfo_entries"] = len(opinfo.op_db)
+    if target is not None:
+        summary["target"] = {"prims": sorted(target), "reaching": sum(r["in_target"] for r in rows)}
     return {"torch_version": torch.__version__, "summary": summary, "ops": rows,
             "generated_in_s": round(time.time() - start, 1)}
+
+
+def _tests_for(entries, test_results) -> dict:
+    """{"<dtype>/<device>": {"passed": n, "failed": n, "xfailed": n, "skipped": n}} over the entries."""
+    out: dict = {}
+    for e in entries:
+        for key, counts in (test_results or {}).get(e.name, {}).items():
+            acc = out.setdefault(key, {})
+            for k, v in counts.items():
+                acc[k] = acc.get(k, 0) + v
+    return out
+
+
+def parse_junit(path) -> dict:
+    """pytest's junit XML -> {entry name: {"<dtype>/<device>": {outcome: count}}} for tests/test_ops.py."""
+    import re
+    import xml.etree.ElementTree as ET
+    results: dict = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        m = re.match(r"test_\w+\[(.+)\]$", case.get("name", ""))
+        if not m or not case.get("classname", "").endswith("test_ops"):
+            continue
+        parts = m.group(1).rsplit("-", 2)
+        if len(parts) == 3 and parts[2] in ("cpu", "cuda"):
+            entry, key = parts[0], f"{parts[1]}/{parts[2]}"
+        else:
+            entry, _, device = m.group(1).rpartition("-")
+            key = f"any/{device}"
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome = "failed"
+            elif child.tag == "skipped":
+                outcome = "xfailed" if child.get("type") == "pytest.xfail" else "skipped"
+        counts = results.setdefault(entry, {}).setdefault(key, {})
+        counts[outcome] = counts.get(outcome, 0) + 1
+    return results
 
 
 def summarize(rows) -> dict:

@@ -1,0 +1,144 @@
+"""The coverage report: rows for every ATen overload, a consistent summary, three formats,
+and the HTML page driven in headless Chromium (skipped where no browser can be had)."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+import torch
+
+import decompositions
+from opinfo.coverage import aten_overload_names, build_report, parse_junit, to_markdown
+from opinfo.report_html import to_html
+from tools import coverage as cli
+
+
+@pytest.fixture(scope="module")
+def report():
+    return build_report()
+
+
+def test_every_overload_is_a_row(report):
+    names = {r["name"] for r in report["ops"]}
+    assert set(aten_overload_names()) <= names
+    assert len(names) == len(report["ops"])
+
+
+def test_prims_status_means_in_the_table(report):
+    table = {op.name() for op in decompositions.get_decompositions()}
+    for r in report["ops"]:
+        assert (r["status"] != "missing") == (r["name"] in table), r["name"]
+        if r["status"] == "partial":
+            assert r["missing"], r["name"]
+
+
+def test_summary_adds_up(report):
+    s = report["summary"]
+    assert sum(s["status"].values()) == s["overloads"] == len(report["ops"])
+    assert s["reach_prims"] == s["status"].get("prims", 0)
+    assert set(report) >= {"torch_version", "summary", "ops"}
+    assert set(report["ops"][0]) >= {"name", "status", "prims", "missing", "opinfo", "tests", "tags"}
+
+
+def test_tags(report):
+    rows = {r["name"]: r for r in report["ops"]}
+    assert "core" in rows["aten::add.Tensor"]["tags"]
+    assert "inplace" in rows["aten::add_.Tensor"]["tags"]
+    assert "out" in rows["aten::add.out"]["tags"]
+    assert "view" in rows["aten::t"]["tags"]
+    assert "backward" in rows["aten::gelu_backward"]["tags"]
+
+
+def test_target_set():
+    r = build_report(target={"add", "mul", "broadcast_in_dim", "scalar_tensor", "convert_element_type"})
+    rows = {x["name"]: x for x in r["ops"]}
+    assert rows["aten::add.Tensor"]["in_target"]
+    assert not rows["aten::exp"]["in_target"]
+    assert r["summary"]["target"]["reaching"] == sum(x["in_target"] for x in r["ops"])
+
+
+def test_unknown_target_prim_is_an_error():
+    with pytest.raises(KeyError, match="did you mean"):
+        cli.parse_target("add,mull")
+
+
+def test_formats_written(tmp_path):
+    for fmt in ("json", "md", "html"):
+        out = tmp_path / f"r.{fmt}"
+        assert cli.main(["--format", fmt, "-o", str(out)]) == 0
+        assert out.stat().st_size > 1000
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["torch_version"] == torch.__version__
+    assert "## Missing" in (tmp_path / "r.md").read_text()
+    page = (tmp_path / "r.html").read_text()
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+
+
+def test_markdown_lists_partial_and_missing(report):
+    md = to_markdown(report)
+    assert "## Partial" in md and "## Missing" in md and "| tag | prims | partial | missing |" in md
+
+
+def test_parse_junit(tmp_path):
+    xml = tmp_path / "j.xml"
+    xml.write_text("""<testsuites><testsuite>
+<testcase classname="tests.test_ops" name="test_trace_and_values[add-float32-cpu]"/>
+<testcase classname="tests.test_ops" name="test_strides[add-float32-cpu]"><skipped type="pytest.xfail" message="x"/></testcase>
+<testcase classname="tests.test_ops" name="test_strides[add-float16-cpu]"><failure message="x"/></testcase>
+<testcase classname="tests.test_ops" name="test_errors[add-cpu]"/>
+<testcase classname="tests.test_ops" name="test_trace_and_values[add-float32-cuda]"><skipped message="no CUDA"/></testcase>
+</testsuite></testsuites>""")
+    assert parse_junit(xml) == {"add": {"float32/cpu": {"passed": 1, "xfailed": 1}, "float16/cpu": {"failed": 1},
+                                        "any/cpu": {"passed": 1}, "float32/cuda": {"skipped": 1}}}
+
+
+def _browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def test_html_in_headless_chromium(tmp_path, report):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    exe = _browser()
+    if exe is None:
+        pytest.skip("no Chromium on this machine")
+    page_file = tmp_path / "coverage.html"
+    page_file.write_text(to_html(report))
+    expected = [r for r in report["ops"] if "softmax" in r["name"] and r["status"] == "prims"]
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        try:
+            page = browser.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(page_file.as_uri())
+            assert page.locator("tbody tr.op").count() == len(report["ops"])
+            page.fill("#search", "softmax")
+            page.select_option("#f-status", "prims")
+            shown = page.locator("tbody tr.op")
+            names = [shown.nth(i).get_attribute("data-name") for i in range(shown.count())]
+            assert sorted(names) == sorted(r["name"] for r in expected)
+            assert page.inner_text("#shown-count").startswith(f"{len(expected)} of {len(report['ops'])}")
+            assert all(shown.nth(i).get_attribute("data-status") == "prims" for i in range(shown.count()))
+            # Sorting by name twice reverses the order.
+            page.click("th[data-key=name]")
+            page.click("th[data-key=name]")
+            if len(names) > 1:
+                assert shown.nth(0).get_attribute("data-name") == max(names)
+            # A row expands to its prims and collapses again.
+            if names:
+                shown.nth(0).click()
+                detail = page.locator("tr.detail")
+                assert detail.count() == 1 and "prims:" in detail.inner_text()
+                shown.nth(0).click()
+                assert page.locator("tr.detail").count() == 0
+            assert page.locator("svg rect").count() > 0
+            assert not errors, errors
+        finally:
+            browser.close()
