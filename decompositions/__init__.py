@@ -4,12 +4,14 @@
     decompositions.get_decompositions(ops=None, *, target=None)   # dict[OpOverload, Callable]
     decompositions.trace(fn_or_module, *args, dynamic=False, **kwargs)  # prim-only GraphModule
     decompositions.DecompositionError
+    decompositions.canonicalize(gm), decompositions.graph_hash(gm), decompositions.group_by_module(gm)
 """
 from __future__ import annotations
 
 import prims  # noqa: F401  (defines torch.ops.primkit before any decomposition uses it)
 from decompositions.registry import DecompositionError, get_decompositions, register, registered
 from decompositions.trace import check_prim_only, non_prim_ops, trace
+from decompositions.canonicalize import ModuleGroup, canonicalize, graph_hash, group_by_module
 
 # Each module registers its decompositions on import; one module per op family.
 from decompositions import (  # noqa: E402,F401
@@ -17,4 +19,4 @@ from decompositions import (  # noqa: E402,F401
 )
 
 __all__ = ["get_decompositions", "trace", "DecompositionError", "register", "registered",
-           "check_prim_only", "non_prim_ops"]
+           "check_prim_only", "non_prim_ops", "canonicalize", "graph_hash", "group_by_module", "ModuleGroup"]

@@ -42,10 +42,13 @@ def check_prim_only(gm: torch.fx.GraphModule, context: str = "") -> torch.fx.Gra
     return gm
 
 
-def trace(fn, *args, dynamic: bool = False, decompositions=None, **kwargs) -> torch.fx.GraphModule:
+def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool = True,
+          **kwargs) -> torch.fx.GraphModule:
     """Trace ``fn(*args, **kwargs)`` (a function or nn.Module) to a prim-only GraphModule.
 
-    Runs under fake tensors (no real compute); ``dynamic=True`` keeps sizes symbolic. Raises
+    Runs under fake tensors (no real compute); ``dynamic=True`` keeps sizes symbolic. The graph
+    is canonical (``decompositions.canonicalize``) unless ``canonical=False``; on a module, every
+    node records the module it came from in ``node.meta["nn_module_stack"]``. Raises
     DecompositionError listing every op that has no decomposition to prims.
     """
     table = get_decompositions() if decompositions is None else decompositions
@@ -54,8 +57,12 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, **kwargs) -> to
 
         def fn(*a):
             return inner(*a, **kwargs)
+    name = getattr(fn, "__name__", type(fn).__name__)
     with torch.no_grad():   # inference graphs; training graphs go through AOTAutograd
         gm = make_fx(fn, decomposition_table=table, tracing_mode="symbolic" if dynamic else "fake",
-                     _allow_non_fake_inputs=True)(*args)
-    name = getattr(fn, "__name__", type(fn).__name__)
-    return check_prim_only(gm, f"trace({name}): ")
+                     _allow_non_fake_inputs=True, record_module_stack=isinstance(fn, torch.nn.Module))(*args)
+    check_prim_only(gm, f"trace({name}): ")
+    if canonical:
+        from decompositions.canonicalize import canonicalize
+        gm = canonicalize(gm)
+    return gm

@@ -1,0 +1,463 @@
+"""Canonical prim graphs: many spellings of one computation reach one graph.
+
+``canonicalize(gm)`` runs these passes, in order (each documented in the README):
+
+1. functional: uses of a ``copy_to`` result read its source; input mutations stay as an
+   epilogue of ``copy_to`` nodes at the end, the only side effects left;
+2. explicit arguments: every prim argument explicit (defaults filled), in schema order;
+3. no-op removal: casts to the same dtype, reshapes/broadcasts to the same shape, identity
+   permutes, empty squeezes/expand_dims/revs, full slices, zero pads, one-tensor cats;
+4. constant folding: elementwise prims on scalar constants become one scalar constant;
+5. commutative operands in a canonical order (only where the output layout stays the same);
+6. common subexpressions merged (deterministic, non-mutating prims only);
+7. dead code removed;
+8. nodes in a deterministic topological order with deterministic names.
+
+``graph_hash(gm)`` hashes the canonical graph's function from inputs to returned values.
+Every pass keeps ``node.meta`` (``nn_module_stack`` included) on the nodes it keeps or creates.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import heapq
+import operator
+from dataclasses import dataclass
+
+import torch
+import torch.fx as fx
+
+import prims
+from prims.meta.strides import elementwise_strides, is_non_overlapping_and_dense, itemsize
+
+P = torch.ops.primkit
+
+# Algebraic facts, as data: prims whose two operands may be swapped.
+COMMUTATIVE = frozenset({
+    "add", "mul", "maximum", "minimum", "fmax", "fmin", "eq", "ne", "logical_and", "logical_or",
+    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "hypot",
+})
+ELEMENTWISE_RULE = "elementwise"
+
+
+def _prim(node) -> prims.PrimDef | None:
+    if node.op == "call_function" and prims.is_prim(node.target):
+        return prims.get(node.target._opname)
+    return None
+
+
+def _val(node):
+    return node.meta.get("val") if isinstance(node, fx.Node) else None
+
+
+# 1. functional ---------------------------------------------------------------------------------
+
+def _is_view(node) -> bool:
+    prim = _prim(node)
+    return prim is not None and ("view" in prim.tags or prim.name == "reshape")
+
+
+def _aliased(root) -> bool:
+    """Whether a view of root (or of a write into it) exists: then writes must stay in place."""
+    seen, stack = set(), [root]
+    while stack:
+        n = stack.pop()
+        for u in n.users:
+            if u.target is P.copy_to.default and u.args[0] is n and u not in seen:
+                seen.add(u)
+                stack.append(u)
+            elif _is_view(u) and u.args[0] is n:
+                return True
+    return False
+
+
+def functional(gm):
+    """Reads after a copy_to see its source; the last write into each graph input moves to
+    the end (an epilogue). Writes into a tensor that has views stay where they are."""
+    g = gm.graph
+    writes = [n for n in g.nodes if n.op == "call_function" and n.target is P.copy_to.default]
+    roots = {}
+    for node in writes:   # resolve every destination before any rewrite changes it
+        dst = node.args[0]
+        roots[node] = roots.get(dst, dst)
+    aliased = {r: _aliased(r) for r in set(roots.values())}
+    last_write = {}
+    for node in writes:
+        root = roots[node]
+        if aliased[root]:
+            continue
+        src = node.args[1]
+        node.replace_all_uses_with(src)
+        if root.op == "placeholder":
+            last_write[root] = (src, node.meta)
+        g.erase_node(node)
+    out = next(n for n in g.nodes if n.op == "output")
+    for root, (src, meta) in last_write.items():
+        with g.inserting_before(out):
+            write = g.call_function(P.copy_to.default, (root, src))
+            write.meta = copy.copy(meta)
+    return gm
+
+
+# 2. explicit arguments -----------------------------------------------------------------------
+
+def explicit_arguments(gm):
+    for node in gm.graph.nodes:
+        prim = _prim(node)
+        if prim is None:
+            continue
+        bound = prim.bind(node.args, node.kwargs)
+        schema = prim.op._schema.arguments
+        node.args = tuple(_canon(v) for v, a in zip(bound, schema) if not a.kwarg_only)
+        node.kwargs = {a.name: _canon(v) for v, a in zip(bound, schema) if a.kwarg_only}
+        if prim.name in ("scalar_tensor", "full"):   # the literal as its dtype holds it: 2 -> 2.0
+            i = 0 if prim.name == "scalar_tensor" else 1
+            value = node.args[i]
+            if not isinstance(value, fx.Node) and isinstance(value, (bool, int, float, complex)):
+                cast = _PY_TYPE.get(_kind(node.kwargs["dtype"]), lambda v: v)
+                node.args = node.args[:i] + (cast(value),) + node.args[i + 1:]
+    return gm
+
+
+def _kind(dtype) -> str:
+    return "bool" if dtype == torch.bool else "complex" if dtype.is_complex else \
+        "float" if dtype.is_floating_point else "int"
+
+
+_PY_TYPE = {"bool": bool, "int": int, "float": float, "complex": complex}
+
+
+def _canon(v):
+    if isinstance(v, tuple):
+        return [_canon(x) for x in v]
+    if isinstance(v, list):
+        return [_canon(x) for x in v]
+    if isinstance(v, str) and v in ("cpu", "cuda"):
+        return torch.device(v)
+    return v
+
+
+# 3. no-ops -------------------------------------------------------------------------------------
+
+def _shape(node):
+    v = _val(node)
+    return tuple(v.shape) if v is not None else None
+
+
+NOOPS = {
+    "convert_element_type": lambda n: _val(n.args[0]) is not None and _val(n.args[0]).dtype == n.args[1],
+    "reshape": lambda n: _shape(n.args[0]) == tuple(n.args[1]),
+    "broadcast_in_dim": lambda n: _shape(n.args[0]) == tuple(n.args[1]) and list(n.args[2]) == list(range(len(n.args[1]))),
+    "permute": lambda n: list(n.args[1]) == list(range(len(n.args[1]))),
+    "squeeze": lambda n: len(n.args[1]) == 0,
+    "expand_dims": lambda n: len(n.args[1]) == 0,
+    "rev": lambda n: len(n.args[1]) == 0,
+    "slice": lambda n: all(s == 0 for s in n.args[1]) and tuple(n.args[2]) == _shape(n.args[0])
+    and all(s == 1 for s in n.args[3]),
+    "pad": lambda n: all(x == 0 for x in (*n.args[2], *n.args[3], *n.args[4])),
+    "cat": lambda n: len(n.args[0]) == 1,
+    # A clone of a dense tensor has its strides (preserve_format): in a functional graph, the tensor.
+    "clone": lambda n: _val(n.args[0]) is not None and is_non_overlapping_and_dense(
+        _val(n.args[0]).shape, _val(n.args[0]).stride()),
+}
+
+
+# No-ops that make a copy: with in-place writes left in the graph, the copy may be written to.
+COPYING_NOOPS = frozenset({"convert_element_type", "clone", "pad", "cat", "rev"})
+
+
+def remove_noops(gm):
+    writes = has_inplace_writes(gm)
+    for node in list(gm.graph.nodes):
+        prim = _prim(node)
+        if prim is None or (writes and prim.name in COPYING_NOOPS):
+            continue
+        rule = NOOPS.get(prim.name)
+        if rule is not None and rule(node):
+            source = node.args[0][0] if prim.name == "cat" else node.args[0]
+            node.replace_all_uses_with(source)
+            gm.graph.erase_node(node)
+    return gm
+
+
+# 4. constant folding ---------------------------------------------------------------------------
+
+def _constant(node, gm=None):
+    """(value, dtype, device, shape) if node is a scalar constant or a splat of one, else None."""
+    if not isinstance(node, fx.Node):
+        return None
+    if node.op == "get_attr" and gm is not None:
+        t = getattr(gm, node.target, None)
+        if isinstance(t, torch.Tensor) and t.dim() == 0 and not isinstance(t, torch.nn.Parameter):
+            return t.item(), t.dtype, t.device, ()
+        return None
+    if node.op != "call_function":
+        return None
+    if node.target is P.scalar_tensor.default and not isinstance(node.args[0], fx.Node):
+        return node.args[0], node.kwargs["dtype"], node.kwargs["device"], ()
+    if node.target is P.broadcast_in_dim.default and len(node.args[2]) == 0:
+        inner = _constant(node.args[0], gm)
+        if inner is not None and all(not isinstance(s, fx.Node) for s in node.args[1]):
+            return inner[0], inner[1], inner[2], tuple(node.args[1])
+    return None
+
+
+def fold_constants(gm):
+    g = gm.graph
+    for node in list(g.nodes):
+        prim = _prim(node)
+        if prim is None or prim.meta != ELEMENTWISE_RULE or "nondeterministic" in prim.tags:
+            continue
+        tensor_args = [a for a in node.args if isinstance(a, fx.Node)]
+        consts = [_constant(a, gm) for a in tensor_args]
+        if not tensor_args or any(c is None for c in consts):
+            continue
+        shapes = {c[3] for c in consts}
+        if len(shapes) != 1:
+            continue
+        shape = shapes.pop()
+        args = [torch.tensor(_constant(a, gm)[0], dtype=_constant(a, gm)[1]) if isinstance(a, fx.Node) else a
+                for a in node.args]
+        value = node.target(*args, **node.kwargs)
+        device = consts[0][2]
+        with g.inserting_before(node):
+            scalar = g.call_function(P.scalar_tensor.default, (value.item(),),
+                                     {"dtype": value.dtype, "device": device})
+            scalar.meta = copy.copy(node.meta)
+            scalar.meta["val"] = _fake_like(node, ())
+            new = scalar
+            if shape:
+                new = g.call_function(P.broadcast_in_dim.default, (scalar, list(shape), []))
+                new.meta = copy.copy(node.meta)
+        node.replace_all_uses_with(new)
+        g.erase_node(node)
+    return gm
+
+
+def _fake_like(node, shape):
+    v = _val(node)
+    if v is None:
+        return None
+    return v.new_empty(shape)
+
+
+# 5. commutative operand order ------------------------------------------------------------------
+
+def _layout_neutral_swap(a, b) -> bool:
+    """Swapping the operands leaves the output strides unchanged (eager's layout rule reads
+    the operands in order)."""
+    va, vb = _val(a), _val(b)
+    if va is None or vb is None:
+        return False
+    ops = [(va.stride(), itemsize(va.dtype)), (vb.stride(), itemsize(vb.dtype))]
+    return elementwise_strides(va.shape, ops) == elementwise_strides(va.shape, ops[::-1])
+
+
+def order_commutative(gm, keys):
+    for node in gm.graph.nodes:
+        prim = _prim(node)
+        if prim is None or prim.name not in COMMUTATIVE:
+            continue
+        a, b = node.args[0], node.args[1]
+        if keys[b] < keys[a] and _layout_neutral_swap(a, b):
+            node.args = (b, a, *node.args[2:])
+    return gm
+
+
+# Structural keys (a Merkle hash per node) -------------------------------------------------------
+
+def _literal(v, keys) -> str:
+    if isinstance(v, fx.Node):
+        return keys[v]
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(_literal(x, keys) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{k}={_literal(x, keys)}" for k, x in sorted(v.items())) + "}"
+    if isinstance(v, float):
+        return repr(v) + "f"
+    if isinstance(v, torch.SymInt):
+        return f"sym({v.node.expr})"
+    return repr(v)
+
+
+def _placeholder_key(node, index) -> str:
+    v = _val(node)
+    if isinstance(v, torch.Tensor):
+        return f"in{index}:{tuple(str(s) for s in v.shape)}:{v.dtype}"
+    return f"in{index}:{type(v).__name__}"
+
+
+def structural_keys(gm) -> dict:
+    keys, index = {}, 0
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            keys[node] = _digest(_placeholder_key(node, index))
+            index += 1
+        elif node.op == "get_attr":
+            attr = getattr(gm, node.target, None)
+            shape = tuple(attr.shape) if isinstance(attr, torch.Tensor) else None
+            keys[node] = _digest(f"attr:{node.target}:{shape}:{getattr(attr, 'dtype', None)}")
+        elif node.op == "call_function":
+            name = node.target.name() if isinstance(node.target, torch._ops.OpOverload) else \
+                getattr(node.target, "__name__", str(node.target))
+            keys[node] = _digest(f"{name}({_literal(list(node.args), keys)};{_literal(dict(node.kwargs), keys)})")
+        elif node.op == "output":
+            keys[node] = _digest("out" + _literal(list(node.args), keys))
+    return keys
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+# 6. common subexpressions ---------------------------------------------------------------------
+
+def _pure(node) -> bool:
+    prim = _prim(node)
+    if prim is not None:
+        return not ({"mutates", "nondeterministic", "random"} & prim.tags)
+    return node.op == "call_function" and node.target is operator.getitem
+
+
+def has_inplace_writes(gm) -> bool:
+    """A copy_to that is not part of the trailing epilogue: reads around it must keep their order."""
+    nodes = [n for n in gm.graph.nodes if n.op != "output"]
+    tail = len(nodes)
+    while tail > 0 and nodes[tail - 1].target is P.copy_to.default:
+        tail -= 1
+    return any(n.target is P.copy_to.default for n in nodes[:tail])
+
+
+def eliminate_common_subexpressions(gm):
+    if has_inplace_writes(gm):
+        return gm   # two reads of a tensor around a write are not the same value
+    keys = structural_keys(gm)
+    first = {}
+    for node in list(gm.graph.nodes):
+        if not _pure(node):
+            continue
+        k = keys[node]
+        if k in first:
+            node.replace_all_uses_with(first[k])
+            gm.graph.erase_node(node)
+        else:
+            first[k] = node
+    return gm
+
+
+# 8. order and names ----------------------------------------------------------------------------
+
+def canonical_order(gm):
+    g = gm.graph
+    if has_inplace_writes(gm):
+        return _rename(gm, [n for n in g.nodes if n.op == "placeholder"],
+                       [n for n in g.nodes if n.op not in ("placeholder", "output")])
+    keys = structural_keys(gm)
+    nodes = list(g.nodes)
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    output = next(n for n in nodes if n.op == "output")
+    body = [n for n in nodes if n.op not in ("placeholder", "output")]
+    epilogue = [n for n in body if n.target is P.copy_to.default]
+    body = [n for n in body if n not in epilogue]
+    position = {n: i for i, n in enumerate(nodes)}
+    pending = {n: sum(1 for d in n.all_input_nodes if d in body) for n in body}
+    users = {n: [u for u in n.users if u in pending] for n in body}
+    ready = [(keys[n], position[n], n) for n, c in pending.items() if c == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, _, n = heapq.heappop(ready)
+        order.append(n)
+        for u in users[n]:
+            pending[u] -= 1
+            if pending[u] == 0:
+                heapq.heappush(ready, (keys[u], position[u], u))
+    anchor = placeholders[-1] if placeholders else None
+    for n in order + epilogue:
+        if anchor is None:
+            next(iter(g.nodes)).prepend(n)
+        else:
+            anchor.append(n)
+        anchor = n
+    return _rename(gm, placeholders, order + epilogue)
+
+
+def _rename(gm, placeholders, body):
+    counts: dict = {}
+    for i, n in enumerate(placeholders):
+        n.name = n.target = f"arg{i}"
+    for n in body:
+        base = n.target._opname if isinstance(n.target, torch._ops.OpOverload) else \
+            "constant" if n.op == "get_attr" else getattr(n.target, "__name__", "node")
+        counts[base] = counts.get(base, -1) + 1
+        n.name = f"{base}_{counts[base]}"
+    return gm
+
+
+def _rename_unique(gm):
+    # fx appends suffixes on clashes; a final recompile makes the code match the names.
+    gm.graph.lint()
+    gm.recompile()
+    return gm
+
+
+def canonicalize(gm: fx.GraphModule) -> fx.GraphModule:
+    """A canonical copy of a prim graph (see the module doc for the passes)."""
+    gm = fx.GraphModule(gm, copy.deepcopy(gm.graph))
+    functional(gm)
+    explicit_arguments(gm)
+    remove_noops(gm)
+    fold_constants(gm)
+    order_commutative(gm, structural_keys(gm))
+    eliminate_common_subexpressions(gm)
+    gm.graph.eliminate_dead_code()
+    canonical_order(gm)
+    return _rename_unique(gm)
+
+
+def graph_hash(gm: fx.GraphModule) -> str:
+    """Equal for programs that canonicalize to the same function from inputs to outputs."""
+    canon = canonicalize(gm)
+    keys = structural_keys(canon)
+    output = next(n for n in canon.graph.nodes if n.op == "output")
+    placeholders = [keys[n] for n in canon.graph.nodes if n.op == "placeholder"]
+    return hashlib.sha256((",".join(placeholders) + "|" + keys[output]).encode()).hexdigest()
+
+
+# Module scopes ---------------------------------------------------------------------------------
+
+@dataclass
+class ModuleGroup:
+    path: str            # "" for the root module
+    nodes: list
+    inputs: list         # values from outside the group it reads, in order of first use
+    outputs: list        # its values read outside the group (or returned), in node order
+
+
+def module_path(node) -> str:
+    stack = node.meta.get("nn_module_stack") or {}
+    if not stack:
+        return ""
+    path = list(stack.values())[-1][0]
+    return path if isinstance(path, str) else str(path)
+
+
+def group_by_module(gm) -> list[ModuleGroup]:
+    """The prim nodes grouped by the innermost module call they came from, in call order."""
+    groups: dict = {}
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        groups.setdefault(module_path(node), []).append(node)
+    out = []
+    for path, nodes in groups.items():
+        members = set(nodes)
+        inputs, outputs = [], []
+        for n in nodes:
+            for d in n.all_input_nodes:
+                if d not in members and d not in inputs:
+                    inputs.append(d)
+            if any(u not in members for u in n.users):
+                outputs.append(n)
+        out.append(ModuleGroup(path, nodes, inputs, outputs))
+    return out

@@ -1,0 +1,164 @@
+"""Canonical prim graphs: equivalent spellings hash equally, near misses do not, canonical graphs
+still equal eager, and module scopes survive."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from decompositions import canonicalize, graph_hash, group_by_module, trace
+from models import zoo
+
+torch.manual_seed(0)
+X, Y, W, B = torch.randn(3, 4), torch.randn(3, 4), torch.randn(4, 4), torch.randn(4)
+SQ = torch.randn(4, 4)
+C = torch.rand(3, 4) > 0.5
+
+
+def h(fn, *args):
+    return graph_hash(trace(fn, *args))
+
+
+EQUIVALENT = [
+    ("absolute vs abs", lambda x: torch.absolute(x), lambda x: torch.abs(x), (X,)),
+    ("add_ vs +", lambda x, y: x.add_(y), lambda x, y: x + y, (X, Y)),
+    ("linear vs matmul+bias", lambda x, w, b: F.linear(x, w, b), lambda x, w, b: x @ w.T + b, (X, W, B)),
+    ("softmax -1 vs 1 on 2-d", lambda x: x.softmax(dim=-1), lambda x: x.softmax(dim=1), (X,)),
+    ("alpha=1 vs default", lambda x, y: torch.add(x, y, alpha=1), lambda x, y: x + y, (X, Y)),
+    ("sum keyword vs positional", lambda x: torch.sum(x, dim=1), lambda x: x.sum(1), (X,)),
+    ("sum tuple vs int dim", lambda x: torch.sum(x, (1,)), lambda x: x.sum(1), (X,)),
+    ("mul 2 vs 2.0", lambda x: x * 2, lambda x: x * 2.0, (X,)),
+    ("scalar left vs right", lambda x: 2.0 * x, lambda x: x * 2.0, (X,)),
+    ("t vs transpose", lambda x: x.t(), lambda x: x.transpose(0, 1), (X,)),
+    ("transpose vs permute", lambda x: x.transpose(1, 0), lambda x: x.permute(1, 0), (X,)),
+    ("view -1 vs reshape", lambda x: x.view(-1), lambda x: x.reshape(12), (X,)),
+    ("flatten vs view", lambda x: x.flatten(), lambda x: x.view(12), (X,)),
+    ("cat of one vs identity", lambda x: torch.cat([x], 0) * 1.5, lambda x: x * 1.5, (X,)),
+    ("float() of float vs identity", lambda x: x.float() + 1, lambda x: x + 1, (X,)),
+    ("maximum operand order", lambda x, y: torch.maximum(x, y), lambda x, y: torch.maximum(y, x), (X, Y)),
+    ("add operand order", lambda x, y: x.add(y), lambda x, y: y.add(x), (X, Y)),
+    ("common subexpression", lambda x, y: (x + y) * (x + y), lambda x, y: (lambda z: z * z)(x + y), (X, Y)),
+    ("div vs / vs true_divide", lambda x, y: torch.true_divide(x, y), lambda x, y: x / y, (X, Y)),
+    ("neg vs -", lambda x: torch.negative(x), lambda x: -x, (X,)),
+    ("mean keyword", lambda x: torch.mean(x, dim=1, keepdim=False), lambda x: x.mean(1), (X,)),
+    ("method vs function", lambda x: x.exp(), lambda x: torch.exp(x), (X,)),
+    ("full slice vs identity", lambda x: x[:, :] + 1, lambda x: x + 1, (X,)),
+    ("contiguous of contiguous", lambda x: x.contiguous() + 1, lambda x: x + 1, (X,)),
+    ("expand to same shape", lambda x: x.expand(3, 4) + 1, lambda x: x + 1, (X,)),
+    ("matmul vs @ vs mm", lambda x, w: torch.matmul(x, w), lambda x, w: torch.mm(x, w), (X, W)),
+    ("relu spellings", lambda x: F.relu(x), lambda x: x.relu(), (X,)),
+    ("expit vs sigmoid", lambda x: torch.special.expit(x), lambda x: torch.sigmoid(x), (X,)),
+    ("to vs type", lambda x: x.to(torch.float64), lambda x: x.type(torch.float64), (X,)),
+    ("gt vs >", lambda x, y: torch.gt(x, y), lambda x, y: x > y, (X, Y)),
+    ("gelu default", lambda x: F.gelu(x), lambda x: F.gelu(x, approximate="none"), (X,)),
+    ("pow vs **", lambda x: torch.pow(x, 2), lambda x: x ** 2, (X,)),
+    ("folded constant", lambda x: x * (torch.tensor(1.0) + 1.0), lambda x: x * 2.0, (X,)),
+    ("sum() vs all dims", lambda x: x.sum(), lambda x: x.sum((0, 1)), (X,)),
+    ("clone().mul_ vs mul", lambda x: x.clone().mul_(3), lambda x: x * 3, (X,)),
+]
+
+NEAR_MISS = [
+    ("softmax dim", lambda x: x.softmax(0), lambda x: x.softmax(1), (X,)),
+    ("constant", lambda x: x + 1, lambda x: x + 2, (X,)),
+    ("sum dim", lambda x: x.sum(0), lambda x: x.sum(1), (X,)),
+    ("cast dtype", lambda x: x.to(torch.float16), lambda x: x.to(torch.bfloat16), (X,)),
+    ("sub order", lambda x, y: x - y, lambda x, y: y - x, (X, Y)),
+    ("div order", lambda x, y: x / y, lambda x, y: y / x, (X, Y)),
+    ("transpose or not", lambda x: x.t() + 1, lambda x: x + 1, (SQ,)),
+    ("gelu approximation", lambda x: F.gelu(x), lambda x: F.gelu(x, approximate="tanh"), (X,)),
+    ("power", lambda x: x.pow(2), lambda x: x.pow(3), (X,)),
+    ("clamp bound", lambda x: x.clamp(0, 1), lambda x: x.clamp(0, 2), (X,)),
+    ("amax dim", lambda x: x.amax(0), lambda x: x.amax(1), (X,)),
+    ("gt vs ge", lambda x, y: x > y, lambda x, y: x >= y, (X, Y)),
+    ("cat order", lambda x, y: torch.cat([x, y]), lambda x, y: torch.cat([y, x]), (X, Y)),
+    ("cat dim", lambda x, y: torch.cat([x, y], 0), lambda x, y: torch.cat([x, y], 1), (X, Y)),
+    ("mean vs sum", lambda x: x.mean(1), lambda x: x.sum(1), (X,)),
+    ("exp vs expm1", lambda x: x.exp(), lambda x: x.expm1(), (X,)),
+    ("matmul transposed", lambda x, w: x @ w, lambda x, w: x @ w.t(), (X, W)),
+    ("variance correction", lambda x: x.var(1), lambda x: x.var(1, unbiased=False), (X,)),
+    ("where branches", lambda c, x, y: torch.where(c, x, y), lambda c, x, y: torch.where(c, y, x), (C, X, Y)),
+    ("view shape", lambda x: x.view(2, 6), lambda x: x.view(6, 2), (X,)),
+    ("flip dim", lambda x: x.flip(0), lambda x: x.flip(1), (X,)),
+    ("amax vs amin", lambda x: x.amax(0), lambda x: x.amin(0), (X,)),
+    ("slice start", lambda x: x[1:], lambda x: x[:-1], (X,)),
+    ("layer norm eps", lambda x: F.layer_norm(x, (4,), eps=1e-5), lambda x: F.layer_norm(x, (4,), eps=1e-6), (X,)),
+    ("log_softmax vs softmax", lambda x: x.log_softmax(1), lambda x: x.softmax(1), (X,)),
+    ("argmax dim", lambda x: x.argmax(0), lambda x: x.argmax(1), (X,)),
+    ("abs vs neg", lambda x: x.abs(), lambda x: x.neg(), (X,)),
+    ("relu vs sigmoid", lambda x: x.relu(), lambda x: x.sigmoid(), (X,)),
+    ("scale vs double", lambda x: x * 2, lambda x: x + x, (X,)),
+    ("float vs int constant", lambda x: x.long() * 2, lambda x: x.long() * 3, (X,)),
+]
+
+
+@pytest.mark.parametrize("name,f,g,args", EQUIVALENT, ids=[p[0] for p in EQUIVALENT])
+def test_equivalent_programs_hash_equally(name, f, g, args):
+    assert h(f, *[a.clone() for a in args]) == h(g, *[a.clone() for a in args])
+
+
+@pytest.mark.parametrize("name,f,g,args", NEAR_MISS, ids=[p[0] for p in NEAR_MISS])
+def test_near_misses_hash_differently(name, f, g, args):
+    assert h(f, *args) != h(g, *args)
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 3)), ((3, 4), (3, 4, 1))])
+def test_input_shape_changes_the_hash(shapes):
+    f = lambda x: x.exp()  # noqa: E731
+    assert h(f, torch.randn(shapes[0])) != h(f, torch.randn(shapes[1]))
+
+
+def test_input_dtype_changes_the_hash():
+    f = lambda x: x * 2  # noqa: E731
+    assert h(f, X) != h(f, X.double())
+
+
+def test_canonicalize_is_idempotent_and_deterministic():
+    gm = trace(lambda x, y: (x + y).softmax(-1) * (x + y), X, Y, canonical=False)
+    once = canonicalize(gm)
+    assert canonicalize(once).code == once.code
+    assert canonicalize(gm).code == once.code
+    names = [n.name for n in once.graph.nodes]
+    assert names[:2] == ["arg0", "arg1"]
+
+
+def test_canonical_graph_keeps_input_mutation():
+    x = X.clone()
+    gm = trace(lambda x, y: x.mul_(2).add_(y), x.clone(), Y)
+    out = gm(x, Y)
+    torch.testing.assert_close(out, X * 2 + Y)
+    torch.testing.assert_close(x, X * 2 + Y)     # the epilogue still writes the input
+
+
+MODELS = zoo()
+
+
+@pytest.mark.parametrize("name,model,args", MODELS, ids=[m[0] for m in MODELS])
+def test_module_scopes_survive_trace(name, model, args):
+    gm = trace(model, *args)
+    nodes = [n for n in gm.graph.nodes if n.op == "call_function"]
+    assert nodes and all("nn_module_stack" in n.meta for n in nodes)
+    paths = {g.path for g in group_by_module(gm)}
+    submodules = {p for p, _ in model.named_modules()}
+    assert paths <= submodules and len(paths - {""}) >= 2, paths
+
+
+@pytest.mark.parametrize("name,model,args", MODELS, ids=[m[0] for m in MODELS])
+def test_module_scopes_survive_export(name, model, args):
+    from decompositions import get_decompositions
+    ep = torch.export.export(model, args).run_decompositions(get_decompositions())
+    gm = canonicalize(ep.graph_module)
+    nodes = [n for n in gm.graph.nodes if n.op == "call_function"]
+    assert all("nn_module_stack" in n.meta for n in nodes)
+    assert len({g.path for g in group_by_module(gm)} - {""}) >= 2
+
+
+def test_group_inputs_and_outputs():
+    model = MODELS[0][1]
+    gm = trace(model, *MODELS[0][2])
+    groups = {g.path: g for g in group_by_module(gm)}
+    fc1 = groups["fc1"]
+    assert [n.op for n in fc1.inputs][:1] == ["placeholder"] or fc1.inputs
+    assert fc1.outputs and all(any(u not in fc1.nodes for u in n.users) for n in fc1.outputs)
+    # Call order: fc1 before fc2 before fc3.
+    order = [g.path for g in group_by_module(gm)]
+    assert order.index("fc1") < order.index("fc2") < order.index("fc3")
