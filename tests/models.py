@@ -108,3 +108,31 @@ def zoo():
         ("encoder", EncoderBlock().eval(), (ids, torch.randint(0, 50, (2, 7)))),
         ("decoder", DecoderBlock().eval(), (ids,)),
     ]
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.ln_1, self.attn = nn.LayerNorm(dim), Attention(dim, heads, causal=True)
+        self.ln_2 = nn.LayerNorm(dim)
+        self.c_fc, self.c_proj = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.c_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+
+
+class GPT2(nn.Module):
+    """GPT-2's architecture at toy size: token and position embeddings, pre-norm causal blocks."""
+    def __init__(self, vocab=64, positions=32, dim=32, heads=4, layers=2):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(vocab, dim), nn.Embedding(positions, dim)
+        self.h = nn.ModuleList(GPT2Block(dim, heads) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(dim)
+
+    def forward(self, ids):
+        pos = torch.arange(ids.shape[1], device=ids.device)
+        x = self.wte(ids) + self.wpe(pos)
+        for block in self.h:
+            x = block(x)
+        return self.ln_f(x)

@@ -16,9 +16,9 @@ def full(prim, shape, fill_value, dtype, device):
     return TensorMeta(tuple(shape), contiguous_strides(shape), dtype, torch.device(device))
 
 
-@meta_rule("scalar_tensor", constraints=("C2",))
+@meta_rule("scalar_tensor", constraints=("C1",))
 def scalar_tensor(prim, value, dtype, device):
-    check(dtype in prim.dtypes, prim, "C2", lambda: f"dtype {dtype} is not supported")
+    check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dtype} is not supported")
     return TensorMeta((), (), dtype, torch.device(device))
 
 

@@ -7,7 +7,7 @@ from prims import dtypes as dt
 from prims.errors import check
 from prims.meta import TensorMeta, meta_rule
 from prims.meta.common import canonical_dim, check_dtype, check_same_device, shape_str
-from prims.meta.strides import contiguous_strides, elementwise_strides, itemsize
+from prims.meta.strides import contiguous_strides
 
 
 def _check_index(prim, cid, index):
@@ -41,8 +41,8 @@ def scatter(prim, a, dim, index, src):
           f"{dt.short(a.dtype)}")
     check_dtype(prim, "C5", a, prim.dtypes)
     check_same_device(prim, "C2", [a, index, src])
-    return TensorMeta(tuple(a.shape), elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]),
-                      a.dtype, a.device)
+    # Contiguous whatever a's layout, as eager's scatter kernels allocate their output.
+    return TensorMeta(tuple(a.shape), contiguous_strides(a.shape), a.dtype, a.device)
 
 
 @meta_rule("index_select", constraints=("C1", "C2", "C3"))

@@ -55,6 +55,7 @@ def convolution(prim, x, weight, bias, stride, padding, dilation, transposed, ou
     check(x.dtype == weight.dtype and (bias is None or bias.dtype == x.dtype), prim, "C5",
           lambda: "input, weight and bias must share one dtype")
     check_dtype(prim, "C5", x, prim.dtypes)
+    check_same_device(prim, "C5", [x, weight] + ([bias] if bias is not None else []))
     if bias is not None:
         check(tuple(bias.shape) == (cout,), prim, "C3", lambda: f"bias has shape {shape_str(bias.shape)}, "
               f"expected ({cout},)")

@@ -81,7 +81,7 @@ def permute(prim, a, dims):
 @meta_rule("squeeze", constraints=("C1", "C2"))
 def squeeze(prim, a, dims):
     dims = canonical_dims(prim, "C1", dims, len(a.shape))
-    for d in dims:
+    for d in (dims if len(a.shape) else ()):   # a 0-d operand takes dim 0 or -1 (as eager) and keeps its rank
         check(a.shape[d] == 1, prim, "C2", lambda: f"dim {d} has size {a.shape[d]}, expected 1")
     keep = [i for i in range(len(a.shape)) if i not in dims]
     return _meta(a, [a.shape[i] for i in keep], [a.stride()[i] for i in keep])
@@ -153,7 +153,7 @@ def cat(prim, tensors, dim):
     check_same_device(prim, "C4", tensors)
     shape = list(first.shape)
     shape[dim] = sum((t.shape[dim] for t in tensors[1:]), first.shape[dim])
-    return _meta(first, shape, memory_format_strides(shape, [t.stride() for t in tensors]))
+    return _meta(first, shape, memory_format_strides(shape, [(t.shape, t.stride()) for t in tensors]))
 
 
 @meta_rule("as_strided", constraints=("C1", "C2"))

@@ -44,12 +44,9 @@ def strides_from_perm(shape, perm_fastest_first) -> tuple:
 
 def _at_least_1(s):
     # A zero-size dim still advances strides as if it had size 1 (as torch does).
-    if isinstance(s, int):
-        return max(s, 1)
     if isinstance(s, torch.SymInt):
         return torch.sym_max(s, 1)
-    import sympy
-    return sympy.Max(s, 1)
+    return s if s >= 1 else 1    # ints, and symbolic dims that compare by proof
 
 
 def is_contiguous(shape, strides) -> bool:
@@ -145,9 +142,28 @@ def elementwise_strides(shape, operands) -> tuple:
     return strides_from_perm(shape, perm)
 
 
-def memory_format_strides(shape, like_strides_list) -> tuple:
-    """Contiguous, or channels-last when every given layout is channels-last (and 4-d)."""
-    if len(shape) == 4 and like_strides_list and all(
-            is_channels_last(shape, s) and not is_contiguous(shape, s) for s in like_strides_list):
+def suggested_memory_format(shape, strides) -> str:
+    """Eager's ``suggest_memory_format``: "channels_last" (4-d) or "channels_last_3d" (5-d) when the
+    strides order dims like N(D)HWC, else "contiguous". Ambiguous layouts (size-1 or empty dims,
+    stride-0 channels) count as contiguous, as in eager's heuristic."""
+    n = len(shape)
+    if n not in (4, 5) or strides[1] == 0:
+        return "contiguous"
+    order = (1, 3, 2, 0) if n == 4 else (1, 4, 3, 2, 0)
+    least = 0
+    for d in order:
+        if shape[d] == 0 or strides[d] < least:
+            return "contiguous"
+        if d == 0 and least == strides[1]:
+            return "contiguous"
+        least = strides[d] * shape[d] if shape[d] > 1 else strides[d]
+    return "channels_last" if n == 4 else "channels_last_3d"
+
+
+def memory_format_strides(shape, inputs) -> tuple:
+    """Dense strides of a new tensor from several inputs' layouts, as eager's cat picks them:
+    the memory format every input (shape, strides) suggests, else contiguous."""
+    formats = {suggested_memory_format(s, st) for s, st in inputs}
+    if len(formats) == 1 and formats != {"contiguous"}:
         return channels_last_strides(shape)
     return contiguous_strides(shape)

@@ -1,0 +1,214 @@
+"""Symbolic shapes with sympy: run the prims' meta rules on shapes that are expressions.
+
+    spec = TensorSpec(("B", "S"), torch.int64)          # a string is a positive integer symbol
+    outs, assumptions = propagate(gm, spec)             # gm: a prim graph (e.g. trace(dynamic=True))
+    outs[0].shape                                       # (B, S, 768) as sympy expressions
+
+The meta rules are the same functions that serve real and fake tensors: a TensorSpec's sizes and
+strides are ``SymDim``s, numbers that compare by proving. Symbols stand for integers >= 2 (as
+PyTorch's dynamic shapes assume: sizes 0 and 1 are specialized). A relation that follows from
+that is decided; one that does not (``B == S``) is assumed true and recorded, so the caller sees
+every assumption a result rests on; one that is provably false fails the rule's constraint check,
+which raises an error citing prim and constraint.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+
+import sympy
+import torch
+import torch.fx as fx
+
+import prims
+from prims.meta import RULES, TensorMeta
+from prims.meta.strides import contiguous_strides
+
+_ASSUMPTIONS: list | None = None     # where SymDim records what it assumed, during propagate
+
+
+def symbol(name: str) -> sympy.Symbol:
+    return sympy.Symbol(name, integer=True, positive=True)
+
+
+def _decide(expr):
+    """expr rewritten so that sympy's sign queries (is_zero, is_positive, ...) know every
+    symbol is an integer >= 2: each symbol s becomes s' + 2 with s' a non-negative integer."""
+    shifted = expr.subs({s: sympy.Symbol(f"_{s.name}", integer=True, nonnegative=True) + 2
+                         for s in expr.free_symbols})
+    return sympy.simplify(shifted)
+
+
+class SymDim:
+    """An integer expression that compares by proof (see the module doc)."""
+    __slots__ = ("expr",)
+
+    def __init__(self, expr):
+        self.expr = sympy.sympify(expr)
+
+    # arithmetic -----------------------------------------------------------------------------
+    def _wrap(self, other):
+        return other.expr if isinstance(other, SymDim) else sympy.sympify(other)
+
+    def __add__(self, o): return SymDim(self.expr + self._wrap(o))        # noqa: E704
+    def __radd__(self, o): return SymDim(self._wrap(o) + self.expr)       # noqa: E704
+    def __sub__(self, o): return SymDim(self.expr - self._wrap(o))        # noqa: E704
+    def __rsub__(self, o): return SymDim(self._wrap(o) - self.expr)       # noqa: E704
+    def __mul__(self, o): return SymDim(self.expr * self._wrap(o))        # noqa: E704
+    def __rmul__(self, o): return SymDim(self._wrap(o) * self.expr)       # noqa: E704
+    def __floordiv__(self, o): return SymDim(sympy.floor(self.expr / self._wrap(o)))   # noqa: E704
+    def __rfloordiv__(self, o): return SymDim(sympy.floor(self._wrap(o) / self.expr))  # noqa: E704
+    def __mod__(self, o): return SymDim(sympy.Mod(self.expr, self._wrap(o)))          # noqa: E704
+    def __neg__(self): return SymDim(-self.expr)                          # noqa: E704
+    def __index__(self): return self._concrete()                          # noqa: E704
+    def __int__(self): return self._concrete()                            # noqa: E704
+    def __hash__(self): return hash(self.expr)                            # noqa: E704
+
+    def _concrete(self) -> int:
+        if self.expr.is_Integer:
+            return int(self.expr)
+        raise TypeError(f"size {self.expr} is symbolic; an integer is needed here")
+
+    # relations ------------------------------------------------------------------------------
+    def _relation(self, other, op, text):
+        diff = _decide(self.expr - self._wrap(other))
+        truth = {"==": diff.is_zero, "!=": None if diff.is_zero is None else not diff.is_zero,
+                 "<": diff.is_negative, "<=": diff.is_nonpositive, ">": diff.is_positive,
+                 ">=": diff.is_nonnegative}[text]
+        if truth is None:
+            # Undecidable: assume the relation a valid program needs. For (in)equality that is
+            # always equality, so `a != b` assumes a == b and answers False.
+            rel = sympy.Eq(self.expr, self._wrap(other)) if text in ("==", "!=") else \
+                op(self.expr, self._wrap(other))
+            if _ASSUMPTIONS is not None and rel not in _ASSUMPTIONS:
+                _ASSUMPTIONS.append(rel)
+            return text != "!="
+        return bool(truth)
+
+    def __eq__(self, o):
+        if not isinstance(o, (SymDim, int, sympy.Basic)) or isinstance(o, bool):
+            return NotImplemented
+        return self._relation(o, operator.eq, "==")
+
+    def __ne__(self, o):
+        if not isinstance(o, (SymDim, int, sympy.Basic)) or isinstance(o, bool):
+            return NotImplemented
+        return self._relation(o, operator.ne, "!=")
+
+    def __lt__(self, o): return self._relation(o, operator.lt, "<")       # noqa: E704
+    def __le__(self, o): return self._relation(o, operator.le, "<=")      # noqa: E704
+    def __gt__(self, o): return self._relation(o, operator.gt, ">")       # noqa: E704
+    def __ge__(self, o): return self._relation(o, operator.ge, ">=")      # noqa: E704
+
+    def __repr__(self):
+        return str(self.expr)
+
+
+def _dim(x):
+    if isinstance(x, SymDim):
+        return x
+    if isinstance(x, str):
+        return SymDim(symbol(x))
+    if isinstance(x, (int, sympy.Basic)):
+        return SymDim(x)
+    raise TypeError(f"TensorSpec: a dim is an int, a str (symbol) or a sympy expression, got {type(x).__name__}")
+
+
+def _plain(x):
+    """SymDim -> int when constant, else the sympy expression."""
+    if isinstance(x, SymDim):
+        return int(x.expr) if x.expr.is_Integer else x.expr
+    return x
+
+
+@dataclass
+class TensorSpec:
+    """A tensor described by shape (ints, symbol names or sympy expressions), dtype, device,
+    and strides (contiguous unless given)."""
+    shape: tuple
+    dtype: torch.dtype
+    device: object = "cpu"
+    strides: tuple | None = field(default=None)
+
+    def __post_init__(self):
+        self.shape = tuple(_dim(s) for s in self.shape)
+        self.strides = tuple(_dim(s) for s in (self.strides if self.strides is not None
+                                                else contiguous_strides(self.shape)))
+        self.device = torch.device(self.device)
+
+    def stride(self, dim=None):
+        return self.strides if dim is None else self.strides[dim]
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def numel(self):
+        n = SymDim(1)
+        for s in self.shape:
+            n = n * s
+        return n
+
+    @property
+    def sympy_shape(self) -> tuple:
+        return tuple(_plain(s) for s in self.shape)
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.sympy_shape}, dtype={self.dtype}, device={self.device})"
+
+
+def _spec_of(meta: TensorMeta) -> TensorSpec:
+    return TensorSpec(tuple(meta.shape), meta.dtype, meta.device, tuple(meta.strides))
+
+
+def _as_spec_tree(out):
+    if isinstance(out, TensorMeta):
+        return _spec_of(out)
+    if isinstance(out, tuple):
+        return tuple(_as_spec_tree(o) for o in out)
+    return out
+
+
+_SYM_CALLS = {
+    torch.ops.aten.sym_size.int: lambda t, d: t.shape[d],
+    torch.ops.aten.sym_stride.int: lambda t, d: t.strides[d],
+    torch.ops.aten.sym_numel.default: lambda t: t.numel(),
+}
+
+
+def propagate(gm: fx.GraphModule, *specs):
+    """Run gm's prim graph on TensorSpecs. Returns (outputs as TensorSpecs, assumptions made)."""
+    global _ASSUMPTIONS
+    previous, _ASSUMPTIONS = _ASSUMPTIONS, []
+    try:
+        env = {}
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        if len(placeholders) != len(specs):
+            raise TypeError(f"propagate: the graph takes {len(placeholders)} inputs, got {len(specs)} specs")
+        for node, spec in zip(placeholders, specs):
+            env[node] = spec
+        for node in gm.graph.nodes:
+            if node.op in ("placeholder",):
+                continue
+            load = lambda a: env[a] if isinstance(a, fx.Node) else a  # noqa: E731
+            args = fx.node.map_aggregate(node.args, load)
+            kwargs = fx.node.map_aggregate(node.kwargs, load)
+            if node.op == "get_attr":
+                t = getattr(gm, node.target)
+                env[node] = TensorSpec(tuple(t.shape), t.dtype, t.device, tuple(t.stride()))
+            elif node.op == "output":
+                outs = args[0]
+            elif prims.is_prim(node.target):
+                prim = prims.get(node.target._opname)
+                env[node] = _as_spec_tree(RULES[prim.meta].fn(prim, *prim.bind(args, kwargs)))
+            elif node.target in _SYM_CALLS:
+                env[node] = _SYM_CALLS[node.target](*args, **kwargs)
+            elif node.op == "call_function" and node.target.__module__ in ("_operator", "operator"):
+                env[node] = node.target(*[_dim(a) if isinstance(a, int) and not isinstance(a, bool) else a
+                                          for a in args])
+            elif node.op == "call_function" and node.target is operator.getitem:
+                env[node] = args[0][args[1]]
+            else:
+                raise TypeError(f"propagate: {node.format_node()} is not a prim or size arithmetic")
+        return outs, list(_ASSUMPTIONS)
+    finally:
+        _ASSUMPTIONS = previous
