@@ -3,7 +3,7 @@
 ``SPECIFIC[name] = (samples, errors)``: samples call the prim directly and cover the layouts its
 meta rule must model (non-contiguous, transposed, channels-last, expanded, 0-d, empty, size-1
 dims, negative dims); errors violate one constraint each, and every constraint id of the prim's
-YAML entry has at least one (a device mismatch only where a GPU gives a second device).
+YAML entry has at least one (a device mismatch uses the meta device where there is no GPU).
 """
 from __future__ import annotations
 
@@ -39,9 +39,10 @@ def _error(op, cid, name, input, *args, exc=PrimConstraintError, **kwargs):
 
 
 def _other_device(device):
-    """A second device for device-mismatch error inputs, or None without a GPU."""
+    """A second device for device-mismatch inputs: the other of cpu/cuda, or without a GPU the
+    meta device (a meta tensor meets a cpu one: the prim's device check fires all the same)."""
     if not torch.cuda.is_available():
-        return None
+        return "meta" if torch.device(device).type != "meta" else "cpu"
     return "cpu" if torch.device(device).type == "cuda" else "cuda"
 
 

@@ -56,25 +56,35 @@ def samples_elementwise(op, device, dtype):
             yield SampleInput(args[0], tuple(args[1:]), name=f"{layout} {shape}")
 
 
+ODD_DTYPE = torch.uint16   # in no catalog dtype class: a dtype check fails for it even under [all]
+
+
 def errors_elementwise(op, device):
-    prim = op.prim
+    """One error input per constraint the prim's rule checks (see CHECK_IDS)."""
+    from prims.meta.elementwise import CHECK_IDS
+    prim, ids = op.prim, CHECK_IDS[op.prim.meta]
     dtype = sorted(prim.dtypes, key=str)[0]
     other = next(d for d in (torch.float32, torch.float64, torch.int64, torch.bool) if d != dtype)
     typed = [i for i, (_, fixed) in enumerate(_operands(prim)) if fixed is None]
-    if len(_operands(prim)) > 1:
+    err = lambda args, cid, what: ErrorInput(  # noqa: E731
+        SampleInput(args[0], tuple(args[1:]), name=f"{cid}: {what}"), PrimConstraintError, f"{prim.name}: {cid}:")
+    if "shape" in ids:
         args = _elementwise_call(prim, (2, 3), device, dtype)
         args[1] = make((3,), device, args[1].dtype)
-        yield ErrorInput(SampleInput(args[0], tuple(args[1:]), name="C1: shapes differ"), PrimConstraintError,
-                         f"{prim.name}: C1:")
-    if len(typed) > 1:
-        args = _elementwise_call(prim, (2, 3), device, dtype, override={typed[1]: other})
-        yield ErrorInput(SampleInput(args[0], tuple(args[1:]), name="C2: dtypes differ"), PrimConstraintError,
-                         f"{prim.name}: C2:")
+        yield err(args, ids["shape"], "shapes differ")
+    if "same_dtype" in ids and len(typed) > 1:
+        yield err(_elementwise_call(prim, (2, 3), device, dtype, override={typed[1]: other}), ids["same_dtype"],
+                  "dtypes differ")
     bad = next((d for d in (torch.bool, torch.int64, torch.float32, torch.complex64) if d not in prim.dtypes), None)
-    if bad is not None:
-        args = _elementwise_call(prim, (2, 3), device, bad)
-        yield ErrorInput(SampleInput(args[0], tuple(args[1:]), name="C3: unsupported dtype"), PrimConstraintError,
-                         f"{prim.name}: C3:")
+    args = _elementwise_call(prim, (2, 3), device, bad) if bad is not None else \
+        [torch.zeros((2, 3), dtype=ODD_DTYPE, device=device) if isinstance(a, torch.Tensor) and i in typed else a
+         for i, a in enumerate(_elementwise_call(prim, (2, 3), device, dtype))]
+    yield err(args, ids["dtype"], f"unsupported dtype {bad or ODD_DTYPE}")
+    if "device" in ids:
+        other_device = "meta" if not torch.cuda.is_available() else ("cpu" if "cuda" in str(device) else "cuda")
+        args = _elementwise_call(prim, (2, 3), device, dtype)
+        args[1] = args[1].to(other_device)
+        yield err(args, ids["device"], f"operand on {other_device}")
 
 
 # --- reductions ------------------------------------------------------------------------------
@@ -116,6 +126,7 @@ def errors_arg_reduction(op, device):
 
 FAMILY_SAMPLES = {
     "elementwise": (samples_elementwise, errors_elementwise),
+    "elementwise_unary": (samples_elementwise, errors_elementwise),
     "reduction": (samples_reduction, errors_reduction),
     "arg_reduction": (samples_arg_reduction, errors_arg_reduction),
 }
@@ -125,8 +136,24 @@ def _no_samples(op, device, dtype):
     return iter(())
 
 
+def specific_samples() -> dict:
+    """SPECIFIC of every opinfo/prim_samples*.py module (one per group of prims), merged."""
+    import importlib
+    import pkgutil
+
+    import opinfo as package
+    merged = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name.startswith("prim_samples"):
+            for name, gens in importlib.import_module(f"opinfo.{info.name}").SPECIFIC.items():
+                if name in merged:
+                    raise ValueError(f"opinfo: prim '{name}' has samples in two prim_samples modules")
+                merged[name] = gens
+    return merged
+
+
 def prim_entries() -> list[OpInfo]:
-    from opinfo.prim_samples import SPECIFIC
+    SPECIFIC = specific_samples()
     entries = []
     for prim in prims.catalog():
         samples, errors = SPECIFIC.get(prim.name) or FAMILY_SAMPLES.get(prim.meta) or (None, None)

@@ -14,6 +14,7 @@ an impl that does not resolve — raises ``CatalogError`` naming file, prim and 
 """
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,14 +83,22 @@ def _fail(file, prim, fld, msg):
 
 
 def resolve_impl(path: str):
-    """'torch.<attr>...' or 'reference.<name>' (prims/reference) -> the callable, or None."""
-    if path.startswith("reference."):
+    """'torch.<attr>...', 'reference.<name>' or 'reference.<module>.<name>' (prims/reference)
+    -> the callable, or None."""
+    parts = path.split(".")
+    if parts[0] == "reference":
         import prims.reference as obj
-    elif path.startswith("torch."):
+        if len(parts) == 3:
+            try:
+                obj = importlib.import_module(f"prims.reference.{parts[1]}")
+            except ImportError:
+                return None
+            parts = parts[1:]
+    elif parts[0] == "torch":
         obj = torch
     else:
         return None
-    for part in path.split(".")[1:]:
+    for part in parts[1:]:
         obj = getattr(obj, part, None)
         if obj is None:
             return None

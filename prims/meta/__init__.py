@@ -47,7 +47,12 @@ def is_tensor_like(x) -> bool:
     return hasattr(x, "shape") and hasattr(x, "dtype") and hasattr(x, "stride")
 
 
-# The family modules register their rules on import.
-from prims.meta import (  # noqa: E402,F401
-    creation, elementwise, indexing, linalg, memory, reductions, shape,
-)
+def _import_families():
+    """Every module of this package is a family of rules; each registers its rules on import."""
+    import importlib
+    import pkgutil
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        importlib.import_module(f"{__name__}.{info.name}")
+
+
+_import_families()

@@ -22,24 +22,42 @@ OUT_DTYPE = {
 }
 
 
+# The constraint id each check cites, per rule: n-ary prims list four constraints, one-operand
+# prims only the one that a single operand can violate.
+CHECK_IDS = {
+    "elementwise": {"shape": "C1", "same_dtype": "C2", "dtype": "C3", "device": "C4"},
+    "elementwise_unary": {"dtype": "C1"},
+}
+
+
 @meta_rule("elementwise", params=("out_dtype", "arg_dtypes"), constraints=("C1", "C2", "C3", "C4"))
 def elementwise(prim, *args):
+    return _elementwise(prim, CHECK_IDS["elementwise"], args)
+
+
+@meta_rule("elementwise_unary", params=("out_dtype",), constraints=("C1",))
+def elementwise_unary(prim, *args):
+    return _elementwise(prim, CHECK_IDS["elementwise_unary"], args)
+
+
+def _elementwise(prim, ids, args):
     named = dict(zip(prim.arg_names, args))
     tensors = [(n, a) for n, a in named.items() if is_tensor_like(a)]
     fixed = prim.params.get("arg_dtypes", {})
     shape = tuple(tensors[0][1].shape)
     for n, a in tensors[1:]:
-        check(tuple(a.shape) == shape, prim, "C1", lambda: f"operand '{n}' has shape {shape_str(a.shape)} but "
+        check(tuple(a.shape) == shape, prim, ids.get("shape"), lambda: f"operand '{n}' has shape {shape_str(a.shape)} but "
               f"'{tensors[0][0]}' has shape {shape_str(shape)}; prims do not broadcast")
     typed = [(n, a) for n, a in tensors if n not in fixed]
     for n, a in typed[1:]:
-        check(a.dtype == typed[0][1].dtype, prim, "C2", lambda: f"operand '{n}' has dtype {dt.short(a.dtype)} but "
+        check(a.dtype == typed[0][1].dtype, prim, ids.get("same_dtype"), lambda: f"operand '{n}' has dtype {dt.short(a.dtype)} but "
               f"'{typed[0][0]}' has dtype {dt.short(typed[0][1].dtype)}; prims do not promote")
     if typed:
-        check_dtype(prim, "C3", typed[0][1], prim.dtypes, f"operand '{typed[0][0]}'")
+        check_dtype(prim, ids["dtype"], typed[0][1], prim.dtypes, f"operand '{typed[0][0]}'")
     for n, cls in fixed.items():
-        check_dtype(prim, "C3", named[n], dt.resolve([cls]), f"operand '{n}'")
-    check_same_device(prim, "C4", [a for _, a in tensors])
+        check_dtype(prim, ids["dtype"], named[n], dt.resolve([cls]), f"operand '{n}'")
+    if "device" in ids:
+        check_same_device(prim, ids["device"], [a for _, a in tensors])
     common = typed[0][1].dtype if typed else tensors[0][1].dtype
     out_dtype = OUT_DTYPE[prim.params.get("out_dtype", "same")](common, named)
     strides = elementwise_strides(shape, [(a.stride(), itemsize(a.dtype)) for _, a in tensors])
