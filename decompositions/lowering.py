@@ -1,10 +1,187 @@
-"""Lowering a decomposition table to a backend's own prim set (``get_decompositions(target=...)``)."""
+"""Lowering to a backend's own prim set: prims that decompose into other prims.
+
+A lowering is a function written in other prims, registered with ``@lowers("<prim>")``.
+``get_decompositions(target=SET)`` returns the ATen table plus the lowering of every prim
+outside SET (make_fx applies table entries to primkit ops as to ATen ops), after checking that
+every prim reaches SET transitively; otherwise it raises DecompositionError listing the prims
+that cannot. Which prims a lowering reaches is read off a trace of the lowering itself.
+
+``MINIMAL_PRIMS`` is the smallest closure: the prims that have no lowering.
+
+Lowerings keep eager's numerics where a naive formula would not: log1p and expm1 use the
+u = 1 + x correction (Goldberg), tanh is computed from expm1 of -2|x|.
+"""
 from __future__ import annotations
 
+import functools
+import math
 
-def lower_to(table, target):
-    # Needs each prim's own decomposition into other prims (catalog field planned); until then
-    # refuse rather than hand back a table that may reach prims outside the target.
-    raise NotImplementedError(
-        "get_decompositions(target=...): lowering to a backend's prim set is not implemented yet; "
-        "call get_decompositions() for the full prim set")
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+import prims
+from decompositions.registry import DecompositionError
+
+P = torch.ops.primkit
+LOWERINGS: dict = {}     # prim name -> (function, example-args factory)
+
+
+def lowers(name, example=None):
+    """Register a lowering of prim ``name``; ``example`` builds arguments to trace it with
+    (default: one float32 tensor of shape (3,) per Tensor argument)."""
+    prims.get(name)
+
+    def deco(fn):
+        if name in LOWERINGS:
+            raise ValueError(f"prim '{name}' has two lowerings")
+        LOWERINGS[name] = (fn, example)
+        return fn
+    return deco
+
+
+def _splat(value, like):
+    return P.broadcast_in_dim(P.scalar_tensor(value, dtype=like.dtype, device=like.device), list(like.shape), [])
+
+
+def _where_eq(x, value, then, otherwise):
+    return P.where(P.eq(x, _splat(value, x)), then, otherwise)
+
+
+@lowers("sigmoid")
+def sigmoid(x):
+    return P.reciprocal(P.add(_splat(1, x), P.exp(P.neg(x))))
+
+
+@lowers("tanh")
+def tanh(x):
+    # tanh(|x|) = -t / (t + 2) with t = expm1(-2|x|): no overflow, accurate near 0.
+    t = P.expm1(P.mul(_splat(-2, x), P.abs(x)))
+    r = P.div(P.neg(t), P.add(t, _splat(2, x)))
+    return P.where(P.lt(x, _splat(0, x)), P.neg(r), r)
+
+
+@lowers("log1p")
+def log1p(x):
+    u = P.add(_splat(1, x), x)
+    accurate = P.div(P.mul(P.log(u), x), P.sub(u, _splat(1, x)))
+    return _where_eq(u, 1, x, _where_eq(u, math.inf, u, accurate))
+
+
+@lowers("expm1")
+def expm1(x):
+    u = P.exp(x)
+    um1 = P.sub(u, _splat(1, x))
+    accurate = P.div(P.mul(um1, x), P.log(u))
+    inner = P.where(P.isinf(u), u, _where_eq(um1, -1, um1, accurate))
+    return _where_eq(u, 1, x, inner)
+
+
+@lowers("erfc")
+def erfc(x):
+    return P.sub(_splat(1, x), P.erf(x))
+
+
+@lowers("rsqrt")
+def rsqrt(x):
+    return P.reciprocal(P.sqrt(x))
+
+
+@lowers("reciprocal")
+def reciprocal(x):
+    return P.div(_splat(1, x), x)
+
+
+@lowers("exp2")
+def exp2(x):
+    return P.exp(P.mul(x, _splat(math.log(2.0), x)))
+
+
+@lowers("log2")
+def log2(x):
+    return P.div(P.log(x), _splat(math.log(2.0), x))
+
+
+@lowers("log10")
+def log10(x):
+    return P.div(P.log(x), _splat(math.log(10.0), x))
+
+
+@lowers("gt")
+def gt(a, b):
+    return P.lt(b, a)
+
+
+@lowers("ge")
+def ge(a, b):
+    return P.le(b, a)
+
+
+@lowers("ne")
+def ne(a, b):
+    return P.logical_not(P.eq(a, b))
+
+
+@lowers("var", example=lambda: (torch.randn(4, 3), [0], 1.0))
+def var(a, dims, correction):
+    n = 1
+    for d in dims:
+        n = n * a.shape[d]
+    kept = [d for d in range(a.dim()) if d not in dims]
+    mean = P.div(P.sum(a, dims), _splat(n, P.sum(a, dims)))
+    centered = P.sub(a, P.broadcast_in_dim(mean, list(a.shape), kept))
+    if centered.dtype.is_complex:
+        squares = P.add(P.mul(P.real(centered), P.real(centered)), P.mul(P.imag(centered), P.imag(centered)))
+    else:
+        squares = P.mul(centered, centered)
+    total = P.sum(squares, dims)
+    return P.div(total, _splat(n - correction, total))
+
+
+def _example_args(name, example):
+    if example is not None:
+        return example()
+    prim = prims.get(name)
+    dtype = torch.float32 if torch.float32 in prim.dtypes else sorted(prim.dtypes, key=str)[0]
+    return tuple(torch.ones(3, dtype=dtype) for a in prim.op._schema.arguments if isinstance(a.type, torch.TensorType))
+
+
+@functools.lru_cache(maxsize=None)
+def reaches(name) -> frozenset:
+    """The prims the lowering of ``name`` calls directly (read off a trace of it)."""
+    fn, example = LOWERINGS[name]
+    gm = make_fx(fn, tracing_mode="fake")(*_example_args(name, example))
+    return frozenset(n.target._opname for n in gm.graph.nodes
+                     if n.op == "call_function" and prims.is_prim(n.target))
+
+
+def unreachable(target) -> set:
+    """The prims that cannot reach ``target``: outside it and without a lowering whose prims all
+    reach it. A cycle of lowerings reaches nothing."""
+    ok = set(target)
+    changed = True
+    while changed:
+        changed = False
+        for name in LOWERINGS:
+            if name not in ok and reaches(name) <= ok:
+                ok.add(name)
+                changed = True
+    return {p.name for p in prims.catalog()} - ok
+
+
+def lower_to(table, target) -> dict:
+    target = set(target)
+    names = {p.name for p in prims.catalog()}
+    unknown = sorted(target - names)
+    if unknown:
+        raise ValueError(f"get_decompositions(target=...): not prims: {unknown}")
+    bad = unreachable(target)
+    if bad:
+        raise DecompositionError([f"primkit::{p}" for p in bad], "get_decompositions(target=...): ",
+                                 "are outside the target and have no lowering that reaches it")
+    out = dict(table)
+    for name in names - target:
+        out[prims.get(name).op] = LOWERINGS[name][0]
+    return out
+
+
+MINIMAL_PRIMS = frozenset(p.name for p in prims.catalog() if p.name not in LOWERINGS)

@@ -11,10 +11,10 @@ _REGISTRY: dict[torch._ops.OpOverload, Callable] = {}
 class DecompositionError(RuntimeError):
     """Ops with no decomposition to prims; ``missing`` lists every one of them."""
 
-    def __init__(self, missing: Iterable[str], context: str = ""):
+    def __init__(self, missing: Iterable[str], context: str = "", what: str = "have no decomposition to prims"):
         self.missing = sorted(set(missing))
         lines = "\n".join(f"  - {m}" for m in self.missing)
-        super().__init__(f"{context}{len(self.missing)} op(s) have no decomposition to prims:\n{lines}")
+        super().__init__(f"{context}{len(self.missing)} op(s) {what}:\n{lines}")
 
 
 def _overloads(op) -> list:

@@ -42,16 +42,20 @@ def check_prim_only(gm: torch.fx.GraphModule, context: str = "") -> torch.fx.Gra
     return gm
 
 
-def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool = True,
+def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool = True, target=None,
           **kwargs) -> torch.fx.GraphModule:
     """Trace ``fn(*args, **kwargs)`` (a function or nn.Module) to a prim-only GraphModule.
 
     Runs under fake tensors (no real compute); ``dynamic=True`` keeps sizes symbolic. The graph
     is canonical (``decompositions.canonicalize``) unless ``canonical=False``; on a module, every
-    node records the module it came from in ``node.meta["nn_module_stack"]``. Raises
-    DecompositionError listing every op that has no decomposition to prims.
+    node records the module it came from in ``node.meta["nn_module_stack"]``. ``target``: a set
+    of prim names; the graph then holds only those (see ``get_decompositions(target=...)``).
+    Raises DecompositionError listing every op that has no decomposition to prims.
     """
-    table = get_decompositions() if decompositions is None else decompositions
+    if decompositions is None:
+        table = get_decompositions(target=target)
+    else:
+        table = decompositions
     if kwargs:
         inner = fn
 
@@ -62,6 +66,11 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         gm = make_fx(fn, decomposition_table=table, tracing_mode="symbolic" if dynamic else "fake",
                      _allow_non_fake_inputs=True, record_module_stack=isinstance(fn, torch.nn.Module))(*args)
     check_prim_only(gm, f"trace({name}): ")
+    if target is not None:
+        outside = sorted({n.target.name() for n in gm.graph.nodes if n.op == "call_function"
+                          and prims.is_prim(n.target) and n.target._opname not in target})
+        if outside:
+            raise DecompositionError(outside, f"trace({name}): ", "are outside the target prim set")
     if canonical:
         from decompositions.canonicalize import canonicalize
         gm = canonicalize(gm)
