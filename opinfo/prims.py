@@ -95,13 +95,19 @@ def samples_reduction(op, device, dtype):
         for dims in ([0], [1], [0, 2], [], [-1], [0, 1, 2]):
             yield SampleInput(t, (dims, *extra), name=f"{name} dims={dims}")
     yield SampleInput(make((), device, dtype), ([], *extra), name="0-d")
-    yield SampleInput(make((0, 3), device, dtype), ([1], *extra), name="empty")
+    yield SampleInput(make((0, 3), device, dtype), ([1], *extra), name="empty, non-empty dim reduced")
+    if not op.prim.params.get("needs_elements"):
+        yield SampleInput(make((0, 3), device, dtype), ([0], *extra), name="empty dim reduced")
 
 
 def errors_reduction(op, device):
     extra = (1.0,) if "correction" in op.prim.arg_names else ()
     t = make((2, 3), device, sorted(op.prim.dtypes, key=str)[0])
     yield ErrorInput(SampleInput(t, ([2], *extra), name="C1: dim out of range"), PrimIndexError, f"{op.prim.name}: C1:")
+    if op.prim.params.get("needs_elements"):
+        empty = make((0, 3), device, torch.float32)
+        yield ErrorInput(SampleInput(empty, ([0], *extra), name="C3: empty reduced dim"), PrimIndexError,
+                         f"{op.prim.name}: C3:")
     bad = next((d for d in (torch.bool, torch.complex64, torch.int64) if d not in op.prim.dtypes), None)
     if bad is not None:
         yield ErrorInput(SampleInput(make((2, 3), device, bad), ([0], *extra), name="C2: unsupported dtype"),

@@ -18,10 +18,14 @@ def _reduced(prim, a, dims):
                       OUT_DTYPE[prim.params.get("out_dtype", "same")](a.dtype), a.device)
 
 
-@meta_rule("reduction", params=("out_dtype",), constraints=("C1", "C2"))
+@meta_rule("reduction", params=("out_dtype", "needs_elements"), constraints=("C1", "C2"))
 def reduction(prim, a, dims, *rest):
     dims = canonical_dims(prim, "C1", dims, len(a.shape))
     check_dtype(prim, "C2", a, prim.dtypes)
+    if prim.params.get("needs_elements"):   # no identity (amax, amin): an empty reduced dim is an error
+        for d in dims:
+            check(a.shape[d] != 0, prim, "C3", lambda: f"cannot reduce dim {d} of size 0: it has no identity",
+                  PrimIndexError)
     return _reduced(prim, a, dims)
 
 
