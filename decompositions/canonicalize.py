@@ -71,9 +71,21 @@ def _aliased(root) -> bool:
     return False
 
 
+def _same_layout(a, b) -> bool:
+    """Both values have one shape and the same significant strides (so one can stand for the other)."""
+    va, vb = _val(a), _val(b)
+    if not isinstance(va, torch.Tensor) or not isinstance(vb, torch.Tensor) or tuple(va.shape) != tuple(vb.shape):
+        return False
+    if va.numel() == 0:
+        return True
+    return all(x == y for n, x, y in zip(va.shape, va.stride(), vb.stride()) if n != 1)
+
+
 def functional(gm):
     """Reads after a copy_to see its source; the last write into each graph input moves to
-    the end (an epilogue). Writes into a tensor that has views stay where they are."""
+    the end (an epilogue). Writes into a tensor that has views stay where they are, and so do
+    writes into a fresh tensor whose layout differs from the source's: there the copy is what
+    sets the result's strides (clone(memory_format=...), empty(...).zero_())."""
     g = gm.graph
     writes = [n for n in g.nodes if n.op == "call_function" and n.target is P.copy_to.default]
     roots = {}
@@ -84,7 +96,7 @@ def functional(gm):
     last_write = {}
     for node in writes:
         root = roots[node]
-        if aliased[root]:
+        if aliased[root] or (root.op != "placeholder" and not _same_layout(root, node.args[1])):
             continue
         src = node.args[1]
         node.replace_all_uses_with(src)
@@ -175,6 +187,8 @@ def remove_noops(gm):
         rule = NOOPS.get(prim.name)
         if rule is not None and rule(node):
             source = node.args[0][0] if prim.name == "cat" else node.args[0]
+            if prim.name in COPYING_NOOPS and not _same_layout(node, source):
+                continue   # the copy sets the result's layout (e.g. pad and cat give contiguous outputs)
             node.replace_all_uses_with(source)
             gm.graph.erase_node(node)
     return gm

@@ -1,1 +1,338 @@
-"""Decompositions: creation."""
+"""Decompositions of creation ops: full/zeros/ones/empty and their _like and new_ forms,
+arange, linspace, logspace, eye, scalar_tensor, fill and zero_.
+
+Eager's factory kwargs: dtype and device are honoured (defaults: the dtype eager infers, the
+default device); layout must be strided; pin_memory and requires_grad do not change values.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import torch
+
+from decompositions.common import P, aten, prepare, to_dtype, write_into
+from decompositions.registry import register
+from decompositions.shape import (
+    _cast_value, _check_sizes, check_layout, preserved_strides, strides_for,
+)
+from prims import dtypes as dt
+from prims.meta.strides import contiguous_strides
+
+
+def _factory(op, dtype, layout, device, default_dtype):
+    check_layout(layout, op)
+    return (default_dtype if dtype is None else dtype,
+            torch.get_default_device() if device is None else torch.device(device))
+
+
+def _complex_default():
+    return torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
+
+
+def _inferred_dtype(*values):
+    """Eager's dtype for a tensor made from Python numbers: bool, int64, or the default float/complex."""
+    if any(isinstance(v, complex) for v in values):
+        return _complex_default()
+    if any(isinstance(v, (float, torch.SymFloat)) for v in values):
+        return torch.get_default_dtype()
+    if all(isinstance(v, bool) for v in values):
+        return torch.bool
+    return torch.int64
+
+
+def filled(shape, value, dtype, device, strides=None):
+    """A tensor of shape filled with value, laid out with strides (contiguous by default)."""
+    shape = list(shape)
+    value = _cast_value(value, dtype)
+    if strides is None or tuple(strides) == contiguous_strides(shape):
+        return P.full(shape, value, dtype=dtype, device=device)
+    out = P.empty_strided(shape, list(strides), dtype=dtype, device=device)
+    return P.copy_to(out, P.broadcast_in_dim(P.scalar_tensor(value, dtype=dtype, device=device), shape, []))
+
+
+def _register_out(out_op, fn):
+    """out= overload of a creation op: make the result in out's dtype and on its device, copy it in."""
+    def out_variant(*args, out, **kwargs):
+        return write_into(out, fn(*args, dtype=out.dtype, device=out.device, **kwargs), out_op.name())
+    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
+    register(out_op)(out_variant)
+
+
+# --- full, zeros, ones, empty ------------------------------------------------------------
+
+@register(aten.full.default)
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    _check_sizes(size, "full")
+    dtype, device = _factory("full", dtype, layout, device, _inferred_dtype(fill_value))
+    return filled(size, fill_value, dtype, device)
+
+
+@register(aten.zeros.default)
+def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return full(size, 0, dtype=dtype or torch.get_default_dtype(), layout=layout, device=device)
+
+
+@register(aten.ones.default)
+def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return full(size, 1, dtype=dtype or torch.get_default_dtype(), layout=layout, device=device)
+
+
+@register(aten.scalar_tensor.default)
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
+    dtype, device = _factory("scalar_tensor", dtype, layout, device, torch.get_default_dtype())
+    return P.scalar_tensor(_cast_value(s, dtype), dtype=dtype, device=device)
+
+
+@register(aten.empty.memory_format)
+def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    _check_sizes(size, "empty")
+    dtype, device = _factory("empty", dtype, layout, device, torch.get_default_dtype())
+    fmt = torch.contiguous_format if memory_format in (None, torch.preserve_format) else memory_format
+    return P.empty_strided(list(size), list(strides_for(size, fmt, "empty")), dtype=dtype, device=device)
+
+
+@register(aten.empty_strided.default)
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    _check_sizes(size, "empty_strided")
+    if len(size) != len(stride):
+        raise RuntimeError(f"empty_strided: mismatch in length of strides and shape: {len(size)} sizes, "
+                           f"{len(stride)} strides")
+    dtype, device = _factory("empty_strided", dtype, layout, device, torch.get_default_dtype())
+    return P.empty_strided(list(size), list(stride), dtype=dtype, device=device)
+
+
+for _op, _fn in ((aten.full.out, full), (aten.zeros.out, zeros), (aten.ones.out, ones),
+                 (aten.scalar_tensor.out, scalar_tensor), (aten.empty.out, empty),
+                 (aten.empty_strided.out, empty_strided)):
+    _register_out(_op, _fn)
+
+
+# --- _like and new_ forms ----------------------------------------------------------------
+
+def _like_strides(a, memory_format, op):
+    if memory_format in (None, torch.preserve_format):
+        return preserved_strides(a)
+    return strides_for(a.shape, memory_format, op)
+
+
+def _full_like(a, value, op, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    dtype, device = _factory(op, dtype, layout, device if device is not None else a.device, a.dtype)
+    return filled(a.shape, value, dtype, device, _like_strides(a, memory_format, op))
+
+
+@register(aten.full_like.default)
+def full_like(a, fill_value, **kwargs):
+    return _full_like(a, fill_value, "full_like", **kwargs)
+
+
+@register(aten.zeros_like.default)
+def zeros_like(a, **kwargs):
+    return _full_like(a, 0, "zeros_like", **kwargs)
+
+
+@register(aten.ones_like.default)
+def ones_like(a, **kwargs):
+    return _full_like(a, 1, "ones_like", **kwargs)
+
+
+@register(aten.empty_like.default)
+def empty_like(a, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    dtype, device = _factory("empty_like", dtype, layout, device if device is not None else a.device, a.dtype)
+    return P.empty_strided(list(a.shape), list(_like_strides(a, memory_format, "empty_like")), dtype=dtype,
+                           device=device)
+
+
+def _new(a, op, dtype, layout, device):
+    return _factory(op, dtype, layout, device if device is not None else a.device, a.dtype)
+
+
+@register(aten.new_full.default)
+def new_full(a, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    dtype, device = _new(a, "new_full", dtype, layout, device)
+    return full(size, fill_value, dtype=dtype, device=device)
+
+
+@register(aten.new_zeros.default)
+def new_zeros(a, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return new_full(a, size, 0, dtype=dtype, layout=layout, device=device)
+
+
+@register(aten.new_ones.default)
+def new_ones(a, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return new_full(a, size, 1, dtype=dtype, layout=layout, device=device)
+
+
+@register(aten.new_empty.default)
+def new_empty(a, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    dtype, device = _new(a, "new_empty", dtype, layout, device)
+    return empty(size, dtype=dtype, device=device)
+
+
+@register(aten.new_empty_strided.default)
+def new_empty_strided(a, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    dtype, device = _new(a, "new_empty_strided", dtype, layout, device)
+    return empty_strided(size, stride, dtype=dtype, device=device)
+
+
+for _op, _fn in ((aten.full_like.out, full_like), (aten.zeros_like.out, zeros_like),
+                 (aten.ones_like.out, ones_like), (aten.empty_like.out, empty_like),
+                 (aten.new_full.out, new_full), (aten.new_zeros.out, new_zeros), (aten.new_ones.out, new_ones),
+                 (aten.new_empty.out, new_empty), (aten.new_empty_strided.out, new_empty_strided)):
+    _register_out(_op, _fn)
+
+
+# --- fill and zero_ ----------------------------------------------------------------------
+
+def _fill_value(a, value):
+    """value (a number or a 0-d tensor) as a tensor of a's dtype and device, broadcast to a's shape."""
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                               f"dimensions.")
+        return prepare(value, a.dtype, a.shape, a.device)
+    return prepare(_cast_value(value, a.dtype), a.dtype, a.shape, a.device)
+
+
+@register(aten.fill.Scalar, aten.fill.Tensor)
+def fill(a, value):
+    out = P.empty_strided(list(a.shape), list(preserved_strides(a)), dtype=a.dtype, device=a.device)
+    return P.copy_to(out, _fill_value(a, value))
+
+
+@register(aten.fill_.Scalar, aten.fill_.Tensor)
+def fill_(a, value):
+    return P.copy_to(a, _fill_value(a, value))
+
+
+@register(aten.zero.default)
+def zero(a):
+    return fill(a, 0)
+
+
+@register(aten.zero_.default)
+def zero_(a):
+    return fill_(a, 0)
+
+
+def _register_tensor_out(out_op, fn):
+    def out_variant(*args, out, **kwargs):
+        return write_into(out, fn(*args, **kwargs), out_op.name())
+    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
+    register(out_op)(out_variant)
+
+
+for _op, _fn in ((aten.fill.Scalar_out, fill), (aten.fill.Tensor_out, fill), (aten.zero.out, zero)):
+    _register_tensor_out(_op, _fn)
+
+
+# --- ranges and eye ----------------------------------------------------------------------
+
+def _index(length, dtype, device):
+    """0, 1, ..., length - 1 as a tensor of dtype."""
+    return to_dtype(P.iota(length, start=0, step=1, dtype=torch.int64, device=device), dtype)
+
+
+def _const(value, like):
+    return P.broadcast_in_dim(P.scalar_tensor(value, dtype=like.dtype, device=like.device), list(like.shape), [])
+
+
+def _arange(start, end, step, dtype, layout, device):
+    for name, v in (("start", start), ("end", end), ("step", step)):
+        if not isinstance(v, (numbers.Number, torch.SymInt, torch.SymFloat)) or isinstance(v, complex):
+            raise RuntimeError(f"arange: {name} must be a real number, got {type(v).__name__}")
+    dtype, device = _factory("arange", dtype, layout, device, _inferred_dtype(start, end, step))
+    if dtype == torch.bool or dtype in dt.COMPLEX:
+        raise RuntimeError(f"arange: dtype {dtype} is not supported")
+    integral = dtype in dt.INT
+    length = None if dtype == torch.int64 else math.ceil((end - start) / step) if step else 0
+    if integral:   # eager reads start, end and step as int64 for integer results
+        start, end, step = int(start), int(end), int(step)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if length is None:   # int64: exact integer ceil-division
+        length = (end - start + step - (1 if step > 0 else -1)) // step
+    if integral:
+        return to_dtype(P.iota(length, start=start, step=step, dtype=torch.int64, device=device), dtype)
+    # Eager computes start + step * i in double (float for half types) and rounds once.
+    i = _index(length, torch.float64, device)
+    return to_dtype(P.add(_const(float(start), i), P.mul(_const(float(step), i), i)), dtype)
+
+
+@register(aten.arange.default)
+def arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _arange(0, end, 1, dtype, layout, device)
+
+
+@register(aten.arange.start, aten.arange.start_step)
+def arange_start(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _arange(start, end, step, dtype, layout, device)
+
+
+_register_out(aten.arange.out, arange)
+_register_out(aten.arange.start_out, arange_start)
+
+
+def _linspace_values(start, end, steps, dtype, device):
+    """Eager's linspace: start + step * i up to halfway, end - step * (steps - 1 - i) after.
+
+    Floating results are computed in dtype op by op (as eager's scalar kernel); integer results
+    compute in double from the truncated start and end.
+    """
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    compute = torch.float64 if dtype in dt.INT else dtype
+    if dtype in dt.INT:
+        start, end = int(start), int(end)
+    i = _index(steps, compute, device)
+    if steps <= 1:
+        return P.add(_const(start, i), i) if steps == 1 else i
+    step = P.div(P.sub(_const(end, i), _const(start, i)), _const(steps - 1, i))
+    lower = P.add(_const(start, i), P.mul(step, i))
+    upper = P.sub(_const(end, i), P.mul(step, P.sub(_const(steps - 1, i), i)))
+    below_half = P.lt(i, _const(steps // 2, i))
+    return P.where(below_half, lower, upper)
+
+
+def _check_real_limits(op, *values):
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            raise RuntimeError(f"{op}: tensor start/end are not supported by primkit; pass Python numbers")
+
+
+@register(aten.linspace.default)
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
+    _check_real_limits("linspace", start, end)
+    dtype, device = _factory("linspace", dtype, layout, device, torch.get_default_dtype())
+    return to_dtype(_linspace_values(start, end, steps, dtype, device), dtype)
+
+
+@register(aten.logspace.default)
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    _check_real_limits("logspace", start, end)
+    dtype, device = _factory("logspace", dtype, layout, device, torch.get_default_dtype())
+    # The exponents as linspace's; eager raises base to them in double.
+    exponent = to_dtype(_linspace_values(start, end, steps, dtype, device), torch.float64)
+    return to_dtype(P.pow(_const(float(base), exponent), exponent), dtype)
+
+
+_register_out(aten.linspace.out, linspace)
+_register_out(aten.logspace.out, logspace)
+
+
+@register(aten.eye.default, aten.eye.m)
+def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
+    m = n if m is None else m
+    for name, v in (("n", n), ("m", m)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+    dtype, device = _factory("eye", dtype, layout, device, torch.get_default_dtype())
+    row = P.broadcast_in_dim(P.iota(n, start=0, step=1, dtype=torch.int64, device=device), [n, m], [0])
+    col = P.broadcast_in_dim(P.iota(m, start=0, step=1, dtype=torch.int64, device=device), [n, m], [1])
+    return to_dtype(P.eq(row, col), dtype)
+
+
+_register_out(aten.eye.out, eye)
+_register_out(aten.eye.m_out, eye)

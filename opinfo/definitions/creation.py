@@ -1,2 +1,194 @@
-"""OpInfo entries: creation."""
-ENTRIES = []
+"""OpInfo entries: creation ops (full/zeros/ones/empty and their _like and new_ forms, arange,
+linspace, logspace, eye, scalar_tensor, fill, zero_).
+
+Factory samples pass the size (or range) as the input and dtype/device as kwargs. An empty
+tensor's values are uninitialized, so the empty* entries run ``.zero_()`` on the result: the
+geometry (shape, dtype, strides) comes from the empty decomposition, the values from zero_.
+"""
+from __future__ import annotations
+
+import torch
+
+from opinfo.core import ErrorInput, OpInfo, SampleInput
+from opinfo.dtypes import ALL, FLOATING, NUMERIC
+from opinfo.samples import layouts, make
+
+SIZES = ((), (0,), (3,), (2, 3), (2, 0, 4), (2, 3, 4, 5))
+
+
+def entry(name, op, aten_names, samples, *, errs=None, dtypes=ALL, inplace=None, out=False, **kw):
+    return OpInfo(name=name, op=op, aten=tuple(aten_names), sample_inputs=samples, error_inputs=errs,
+                  dtypes=frozenset(dtypes), inplace=inplace, supports_out=out, family="creation", **kw)
+
+
+def errors(*rows):
+    """rows: (input, args, kwargs, exception type, regex on eager's message)."""
+    def gen(op, device):
+        for input_, args, kwargs, exc, match in rows:
+            yield ErrorInput(SampleInput(input_, args, {"device": device, **kwargs}, name=match), exc, match)
+    return gen
+
+
+def _value(dtype):
+    return {torch.bool: True, torch.int64: 7}.get(dtype, 2.5)
+
+
+def _factory_samples(*extra_args):
+    def gen(op, device, dtype):
+        for size in SIZES:
+            yield SampleInput(size, tuple(extra_args), {"dtype": dtype, "device": device}, name=f"{size}")
+    return gen
+
+
+def _full_samples(op, device, dtype):
+    for size in SIZES:
+        yield SampleInput(size, (_value(dtype),), {"dtype": dtype, "device": device}, name=f"{size}")
+    yield SampleInput((2, 3), (_value(dtype),), {"device": device}, name="dtype from the value")
+
+
+def _like_samples(*extra_args, memory_formats=True):
+    def gen(op, device, dtype):
+        for shape in ((), (0, 3), (4, 5), (2, 3, 4, 5)):
+            for name, t in layouts(shape, device, dtype):
+                yield SampleInput(t, extra_args, name=f"{name} {shape}")
+                if memory_formats and t.dim() == 4:
+                    for fmt in (torch.contiguous_format, torch.channels_last):
+                        yield SampleInput(t, extra_args, {"memory_format": fmt}, name=f"{name} {fmt}")
+        yield SampleInput(make((4, 5), device, dtype), extra_args, {"dtype": torch.float64}, name="dtype override")
+    return gen
+
+
+def _new_samples(*extra_args):
+    def gen(op, device, dtype):
+        t = make((4, 5), device, dtype).t()
+        for size in SIZES:
+            yield SampleInput(t, (size,) + extra_args, name=f"{size}")
+        yield SampleInput(t, ((2, 3),) + extra_args, {"dtype": torch.float64}, name="dtype override")
+    return gen
+
+
+def _fill_samples(op, device, dtype):
+    for shape in ((), (0, 3), (4, 5), (2, 3, 4, 5)):
+        for name, t in layouts(shape, device, dtype):
+            if name != "expanded":   # eager refuses to write into overlapping memory
+                yield SampleInput(t, (_value(dtype),), name=f"{name} {shape}")
+    yield SampleInput(make((4, 5), device, dtype), (make((), device, torch.float64),), name="0-d float64 value")
+    yield SampleInput(make((4, 5), device, dtype), (make((), device, dtype),), name="0-d tensor value")
+
+
+def _zero_samples(op, device, dtype):
+    for shape in ((), (0, 3), (4, 5), (2, 3, 4, 5)):
+        for name, t in layouts(shape, device, dtype):
+            if name != "expanded":
+                yield SampleInput(t, (), name=f"{name} {shape}")
+
+
+def _arange_samples(op, device, dtype):
+    floating = dtype in FLOATING
+    rows = [((5,), {}), ((0,), {}), ((2, 9), {}), ((2, 9, 3), {}), ((9, 2, -2), {}), ((-3, 4, 2), {})]
+    if floating:
+        rows += [((0.5, 3.2, 0.25), {}), ((1.0, -1.0, -0.3), {}), ((0, 1, 0.1), {})]
+    for args, kw in rows:
+        yield SampleInput(args[0], args[1:], {"dtype": dtype, "device": device, **kw}, name=f"{args}")
+    if dtype == torch.int64:
+        yield SampleInput(0, (5.5, 1.5), {"dtype": dtype, "device": device}, name="float args, int64 result")
+
+
+def _inferred_arange(op, device, dtype):
+    for args in ((5,), (1, 7, 2), (0.5, 3.0), (0, 2, 0.5)):
+        yield SampleInput(args[0], args[1:], {"device": device}, name=f"dtype inferred from {args}")
+
+
+def _linspace_samples(op, device, dtype):
+    rows = [(0, 10, 5), (-2, 3, 7), (0, 1, 1), (0, 1, 0), (3, -3, 6), (0, 100, 13)]
+    if dtype in FLOATING:
+        rows += [(0.5, 2.25, 8), (-1e3, 1e3, 21)]
+    for start, end, steps in rows:
+        yield SampleInput(start, (end, steps), {"dtype": dtype, "device": device}, name=f"{start} {end} {steps}")
+
+
+def _logspace_samples(op, device, dtype):
+    for start, end, steps, base in ((0, 3, 4, 10.0), (-2, 2, 5, 2.0), (0, 1, 1, 10.0), (0, 1, 0, 10.0),
+                                    (1, 0, 6, 3.0)):
+        yield SampleInput(start, (end, steps, base), {"dtype": dtype, "device": device}, name=f"{start} {end}")
+
+
+def _eye_samples(op, device, dtype):
+    for args in ((3,), (0,), (3, 5), (5, 2), (1, 0)):
+        yield SampleInput(args[0], args[1:], {"dtype": dtype, "device": device}, name=f"{args}")
+
+
+def _scalar_tensor_samples(op, device, dtype):
+    for value in (_value(dtype), 0, 1):
+        yield SampleInput(value, (), {"dtype": dtype, "device": device}, name=f"{value}")
+    yield SampleInput(3, (), {"device": device}, name="default dtype")
+
+
+def _empty(fn):
+    """The empty* op, then zero_: empty's geometry is tested, its uninitialized values are not."""
+    def op(*args, **kwargs):
+        return fn(*args, **kwargs).zero_()
+    op.__name__ = fn.__name__
+    return op
+
+
+def _empty_strided_samples(op, device, dtype):
+    for size, stride in (((2, 3), (3, 1)), ((2, 3), (1, 2)), ((2, 3, 4), (1, 8, 2)), ((), ()), ((0, 3), (3, 1))):
+        yield SampleInput(size, (stride,), {"dtype": dtype, "device": device}, name=f"{size} {stride}")
+
+
+def _new_empty_strided_samples(op, device, dtype):
+    t = make((4, 5), device, dtype).t()
+    for s in _empty_strided_samples(op, device, dtype):
+        yield SampleInput(t, (s.input,) + s.args, {"dtype": dtype}, name=s.name)
+
+
+def _empty_samples(op, device, dtype):
+    yield from _factory_samples()(op, device, dtype)
+    yield SampleInput((2, 3, 4, 5), (), {"dtype": dtype, "device": device, "memory_format": torch.channels_last},
+                      name="channels_last")
+
+
+NEGATIVE_SIZE = ((2, -1), (), {}, RuntimeError, "negative")
+
+ENTRIES = [
+    entry("full", torch.full, ["aten::full", "aten::full.out"], _full_samples, out=True,
+          errs=errors(((-1,), (1.0,), {}, RuntimeError, "negative dimension"))),
+    entry("zeros", torch.zeros, ["aten::zeros", "aten::zeros.out"], _factory_samples(), out=True,
+          errs=errors(NEGATIVE_SIZE)),
+    entry("ones", torch.ones, ["aten::ones", "aten::ones.out"], _factory_samples(), out=True,
+          errs=errors(NEGATIVE_SIZE)),
+    entry("empty", _empty(torch.empty), ["aten::empty.memory_format"], _empty_samples, errs=errors(NEGATIVE_SIZE)),
+    entry("empty_strided", _empty(torch.empty_strided), ["aten::empty_strided"], _empty_strided_samples),
+    entry("scalar_tensor", torch.scalar_tensor, ["aten::scalar_tensor"], _scalar_tensor_samples),
+    entry("full_like", torch.full_like, ["aten::full_like"], lambda op, d, t: _like_samples(_value(t))(op, d, t)),
+    entry("zeros_like", torch.zeros_like, ["aten::zeros_like"], _like_samples()),
+    entry("ones_like", torch.ones_like, ["aten::ones_like"], _like_samples()),
+    entry("empty_like", _empty(torch.empty_like), ["aten::empty_like"], _like_samples()),
+    entry("new_full", torch.Tensor.new_full, ["aten::new_full"],
+          lambda op, d, t: _new_samples(_value(t))(op, d, t)),
+    entry("new_zeros", torch.Tensor.new_zeros, ["aten::new_zeros"], _new_samples()),
+    entry("new_ones", torch.Tensor.new_ones, ["aten::new_ones"], _new_samples()),
+    entry("new_empty", _empty(torch.Tensor.new_empty), ["aten::new_empty"], _new_samples()),
+    entry("new_empty_strided", _empty(torch.Tensor.new_empty_strided), ["aten::new_empty_strided"],
+          _new_empty_strided_samples),
+    entry("fill", torch.fill, ["aten::fill.Scalar", "aten::fill.Tensor", "aten::fill_.Scalar", "aten::fill_.Tensor"],
+          _fill_samples, inplace=torch.Tensor.fill_,
+          errs=lambda op, device: iter([ErrorInput(SampleInput(make((2, 3), device, torch.float32),
+                                                               (make((2,), device, torch.float32),)),
+                                                   RuntimeError, "only supports 0-dimension value tensor")])),
+    entry("zero", torch.ops.aten.zero, ["aten::zero", "aten::zero_"], _zero_samples, inplace=torch.Tensor.zero_),
+    entry("arange", torch.arange, ["aten::arange", "aten::arange.start", "aten::arange.start_step",
+                                   "aten::arange.out", "aten::arange.start_out"], _arange_samples,
+          dtypes=NUMERIC, out=True,
+          errs=errors((0, (5, 0), {}, RuntimeError, "step must be nonzero"),
+                      (5, (0, 1), {}, RuntimeError, "upper bound and lower bound inconsistent with step sign"))),
+    entry("arange_inferred_dtype", torch.arange, ["aten::arange.start_step"], _inferred_arange,
+          dtypes={torch.float32}),
+    entry("linspace", torch.linspace, ["aten::linspace", "aten::linspace.out"], _linspace_samples, dtypes=NUMERIC,
+          out=True, errs=errors((0, (1, -1), {}, RuntimeError, "number of steps must be non-negative"))),
+    entry("logspace", torch.logspace, ["aten::logspace", "aten::logspace.out"], _logspace_samples,
+          dtypes=NUMERIC, out=True),
+    entry("eye", torch.eye, ["aten::eye", "aten::eye.m", "aten::eye.out", "aten::eye.m_out"], _eye_samples,
+          out=True, errs=errors((-1, (), {}, RuntimeError, "n must be greater or equal to 0, got -1"))),
+]

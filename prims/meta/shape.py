@@ -132,7 +132,7 @@ def pad(prim, a, padding_value, low, high, interior):
         check(size >= 0, prim, "C2", lambda: f"dim {d}: padding ({low[d]}, {high[d]}, {interior[d]}) of size "
               f"{a.shape[d]} gives a negative size {size}")
         shape.append(size)
-    return _meta(a, shape, contiguous_strides(shape))
+    return _meta(a, shape, memory_format_strides(shape, [(a.shape, a.stride())]))
 
 
 @meta_rule("cat", constraints=("C1", "C2", "C3", "C4", "C5"))

@@ -123,7 +123,10 @@ def pad(a, padding_value, low, high, interior):
         out = torch.cat(parts, d) if len(parts) > 1 else out
         start, stop = max(-low[d], 0), out.shape[d] - max(-high[d], 0)   # negative padding crops
         out = out.narrow(d, start, max(stop - start, 0))
-    return out.contiguous()
+    from prims.meta.strides import suggested_memory_format
+    fmt = suggested_memory_format(tuple(a.shape), a.stride())
+    return out.contiguous(memory_format={"channels_last": torch.channels_last,
+                                         "channels_last_3d": torch.channels_last_3d}.get(fmt, torch.contiguous_format))
 
 
 def cat(tensors, dim):
