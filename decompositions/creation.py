@@ -246,8 +246,8 @@ def _arange(start, end, step, dtype, layout, device):
         raise RuntimeError(f"arange: dtype {dtype} is not supported")
     integral = dtype in dt.INT
     length = None if dtype == torch.int64 else math.ceil((end - start) / step) if step else 0
-    if integral:   # eager reads start, end and step as int64 for integer results
-        start, end, step = int(start), int(end), int(step)
+    if integral:   # eager reads start, end and step as int64 (a SymInt already is one: keep it symbolic)
+        start, end, step = (v if isinstance(v, torch.SymInt) else int(v) for v in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not ((step > 0 and end >= start) or (step < 0 and end <= start)):

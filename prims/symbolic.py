@@ -36,7 +36,8 @@ def _decide(expr):
     symbol is an integer >= 2: each symbol s becomes s' + 2 with s' a non-negative integer."""
     shifted = expr.subs({s: sympy.Symbol(f"_{s.name}", integer=True, nonnegative=True) + 2
                          for s in expr.free_symbols})
-    return sympy.simplify(shifted)
+    # Expanded, a polynomial in non-negative symbols shows its sign term by term.
+    return sympy.expand(shifted)
 
 
 class SymDim:
@@ -168,7 +169,17 @@ def _as_spec_tree(out):
     return out
 
 
+def _max(a, b):
+    return a if _dim(a) >= _dim(b) else b
+
+
+def _min(a, b):
+    return a if _dim(a) <= _dim(b) else b
+
+
 _SYM_CALLS = {
+    torch.sym_max: _max,
+    torch.sym_min: _min,
     torch.ops.aten.sym_size.int: lambda t, d: t.shape[d],
     torch.ops.aten.sym_stride.int: lambda t, d: t.strides[d],
     torch.ops.aten.sym_numel.default: lambda t: t.numel(),
