@@ -2,17 +2,24 @@
 
 Most ops are one table row: the aten name, the prim, eager's promotion kind. Each row also
 covers the op's out= and in-place (``<name>_``) overloads through ``register_with_variants``.
+The ops below the tables are compositions of prims, each written as the formula eager's CPU
+kernel evaluates (same special cases, same order of rounding), in the computation dtype.
 """
 from __future__ import annotations
+
+import math
 
 import torch
 
 from decompositions.common import (
-    P, broadcast_shapes, elementwise, is_number, prepare, promote, register_with_variants, tensor_device,
-    to_dtype,
+    P, aten, broadcast_shapes, elementwise, is_number, prepare, promote, register_with_variants, tensor_device,
+    to_dtype, upcast, write_into,
 )
-from decompositions.type_promotion import category
+from decompositions.registry import register
+from decompositions.type_promotion import category, computation_dtype
 from prims import dtypes as dt
+
+INF, NAN = float("inf"), float("nan")
 
 # aten name -> (prim, promotion kind). Integer inputs of "int_to_float" ops compute in float.
 UNARY = {
@@ -30,15 +37,14 @@ UNARY = {
     "special_i0e": ("i0e", "int_to_float"), "special_i1": ("i1", "int_to_float"),
     "special_i1e": ("i1e", "int_to_float"), "special_ndtri": ("ndtri", "int_to_float"),
     "special_log_ndtr": ("log_ndtr", "int_to_float"), "special_erfcx": ("erfcx", "int_to_float"),
-    "signbit": ("signbit", "always_bool"), "isnan": ("isnan", "always_bool"),
-    "logical_not": ("logical_not", "always_bool"), "bitwise_not": ("bitwise_not", "default"),
+    "isnan": ("isnan", "always_bool"), "logical_not": ("logical_not", "always_bool"),
+    "bitwise_not": ("bitwise_not", "default"),
 }
 
 BINARY = {
     "mul": ("mul", "default"), "remainder": ("remainder", "default"), "fmod": ("fmod", "default"),
     "atan2": ("atan2", "int_to_float"), "arctan2": ("atan2", "int_to_float"), "hypot": ("hypot", "default"),
-    "maximum": ("maximum", "default"), "minimum": ("minimum", "default"), "fmax": ("fmax", "default"),
-    "fmin": ("fmin", "default"), "copysign": ("copysign", "int_to_float"), "nextafter": ("nextafter", "default"),
+    "maximum": ("maximum", "default"), "minimum": ("minimum", "default"), "copysign": ("copysign", "int_to_float"), "nextafter": ("nextafter", "default"),
     "igamma": ("igamma", "int_to_float"), "igammac": ("igammac", "int_to_float"),
     "special_zeta": ("zeta", "int_to_float"), "floor_divide": ("floor_divide", "default"),
     "eq": ("eq", "always_bool"), "ne": ("ne", "always_bool"), "lt": ("lt", "always_bool"),
@@ -47,11 +53,17 @@ BINARY = {
     "logical_xor": ("logical_xor", "always_bool"), "bitwise_and": ("bitwise_and", "default"),
     "bitwise_or": ("bitwise_or", "default"), "bitwise_xor": ("bitwise_xor", "default"),
     "bitwise_left_shift": ("shift_left", "default"), "bitwise_right_shift": ("shift_right_arithmetic", "default"),
+    "__lshift__": ("shift_left", "default"), "__rshift__": ("shift_right_arithmetic", "default"),
 }
-# Comparisons are exact in any dtype; they need no float32 upcast.
-NO_UPCAST = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "signbit", "isnan",
-             "logical_not", "maximum", "minimum", "fmax", "fmin", "neg", "abs", "bitwise_not", "bitwise_and",
-             "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "copysign", "nextafter"}
+# Exact in any dtype (comparisons, selections, sign and bit manipulation): no float32 upcast.
+NO_UPCAST = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "isnan",
+             "logical_not", "maximum", "minimum", "neg", "abs", "bitwise_not", "bitwise_and",
+             "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "__lshift__", "__rshift__",
+             "copysign", "nextafter"}
+# Eager's kernels that read a single-element second operand at full precision (see elementwise).
+SCALAR_IN_OPMATH = {"mul", "div"}
+# Shift operators whose in-place form is spelled __i<name>__ rather than <name>_.
+DUNDER_INPLACE = {"__lshift__": "__ilshift__", "__rshift__": "__irshift__"}
 
 
 def _unary(name, prim, kind):
@@ -61,10 +73,6 @@ def _unary(name, prim, kind):
         return elementwise(prim_fn, a, kind=kind, upcast=name not in NO_UPCAST)
     decomp.__name__ = decomp.__qualname__ = name
     return decomp
-
-
-# Eager's kernels that read a single-element second operand at full precision (see elementwise).
-SCALAR_IN_OPMATH = {"mul", "div"}
 
 
 def _binary(name, prim, kind):
@@ -82,6 +90,52 @@ for _name, (_prim, _kind) in UNARY.items():
 for _name, (_prim, _kind) in BINARY.items():
     register_with_variants(_name, _binary(_name, _prim, _kind))
 
+
+def register_inplace(packet_name, fn, op_name):
+    """Register every tensor overload of aten.<packet_name> (an in-place op) as fn, then copy_to."""
+    packet = getattr(aten, packet_name)
+    for overload in packet.overloads():
+        register(getattr(packet, overload))(_written_into_self(fn, op_name))
+
+
+def _written_into_self(fn, op_name):
+    def inplace(self, *args, **kwargs):
+        return write_into(self, fn(self, *args, **kwargs), op_name)
+    inplace.__qualname__ = f"{fn.__qualname__}[inplace]"
+    return inplace
+
+
+def _nan_ignoring(name, prim_fn, exact_fn):
+    """fmax / fmin: the nan-ignoring prim on floats; on exact dtypes (bool included, which the
+    prim lacks) there is no nan to ignore and maximum / minimum give the same answer."""
+    def decomp(a, b):
+        return elementwise(prim_fn if result_dtype(a, b) in dt.FLOAT else exact_fn, a, b, upcast=False)
+    decomp.__name__ = decomp.__qualname__ = name
+    return decomp
+
+
+register_with_variants("fmax", _nan_ignoring("fmax", P.fmax, P.maximum))
+register_with_variants("fmin", _nan_ignoring("fmin", P.fmin, P.minimum))
+
+for _name, _inplace in DUNDER_INPLACE.items():
+    register_inplace(_inplace, _binary(_name, *BINARY[_name]), _inplace)
+
+
+def _like(t, value):
+    """A number as a tensor shaped, typed and placed like t (stride 0: no memory)."""
+    return prepare(value, t.dtype, t.shape, t.device)
+
+
+def result_dtype(*args):
+    return promote(*args, upcast=False)[1]
+
+
+def _reject_complex(name, a):
+    if a.dtype in dt.COMPLEX:
+        raise RuntimeError(f"{name}: complex inputs ({dt.short(a.dtype)}) are not supported by primkit")
+
+
+# ---- rounding, sign and classification -------------------------------------------------------
 
 def _identity_for_exact(prim_name):
     """Rounding ops: an identity (a copy) on integer and bool inputs, as in eager."""
@@ -104,8 +158,8 @@ def round_(a, *, decimals=0):
         return P.clone(a)
     if decimals == 0:
         return elementwise(P.round, a)
-    # Eager scales by 10**decimals, rounds half to even, and scales back.
-    (x,), orig = _upcast1(a)
+    # Eager scales by 10**|decimals| in the computation dtype, rounds half to even, scales back.
+    (x,), orig = upcast(a)
     scale = _like(x, 10.0 ** abs(decimals))
     if decimals > 0:
         out = P.div(P.round(P.mul(x, scale)), scale)
@@ -117,14 +171,12 @@ def round_(a, *, decimals=0):
 register_with_variants("round", round_)
 
 
-def _upcast1(a):
-    from decompositions.type_promotion import computation_dtype
-    return (to_dtype(a, computation_dtype(a.dtype)),), a.dtype
+def frac(a):
+    # x - trunc(x) is exact in x's own dtype: no upcast needed.
+    return elementwise(lambda x: P.sub(x, P.trunc(x)), a, upcast=False)
 
 
-def _like(t, value):
-    """A number as a tensor shaped, typed and placed like t (stride 0: no memory)."""
-    return prepare(value, t.dtype, t.shape, t.device)
+register_with_variants("frac", frac)
 
 
 def sign(a):
@@ -143,29 +195,63 @@ def sgn(a):
 register_with_variants("sgn", sgn)
 
 
-def _predicate_of_float(prim_name, value_for_exact):
-    prim_fn = getattr(P, prim_name)
+def signbit(a):
+    # A bool is never negative; x != x is an all-false mask laid out as eager's result.
+    return P.signbit(a) if a.dtype != torch.bool else P.ne(a, a)
 
+
+register_with_variants("signbit", signbit)
+
+
+def _classify(name, test_float, value_for_exact, complex_ok=True):
+    """isinf & co.: test_float on floating and complex inputs; a constant mask on exact ones
+    (x == x is all true, x != x all false: a fresh tensor with eager's layout)."""
     def decomp(a):
+        if not complex_ok:
+            _reject_complex(name, a)
         if a.dtype in dt.FLOAT or a.dtype in dt.COMPLEX:
-            return prim_fn(a)
-        return P.broadcast_in_dim(P.scalar_tensor(value_for_exact, dtype=torch.bool, device=a.device),
-                                  list(a.shape), [])
-    decomp.__name__ = decomp.__qualname__ = prim_name
+            return test_float(a)
+        return P.eq(a, a) if value_for_exact else P.ne(a, a)
+    decomp.__name__ = decomp.__qualname__ = name
     return decomp
 
 
-register_with_variants("isinf", _predicate_of_float("isinf", False))
-register_with_variants("isfinite", _predicate_of_float("isfinite", True))
+def _is_value(value):
+    return lambda a: P.eq(a, _like(a, value))
 
 
-def _check_alpha(name, alpha, dtype):
+register_with_variants("isinf", _classify("isinf", P.isinf, False))
+register_with_variants("isfinite", _classify("isfinite", P.isfinite, True))
+register_with_variants("isposinf", _classify("isposinf", _is_value(INF), False, complex_ok=False))
+register_with_variants("isneginf", _classify("isneginf", _is_value(-INF), False, complex_ok=False))
+
+
+def nan_to_num(a, nan=0.0, posinf=None, neginf=None):
+    _reject_complex("nan_to_num", a)
+    if a.dtype not in dt.FLOAT:
+        return P.clone(a)
+    info = torch.finfo(a.dtype)
+    replace = [(P.isnan(a), 0.0 if nan is None else nan),
+               (P.eq(a, _like(a, INF)), info.max if posinf is None else posinf),
+               (P.eq(a, _like(a, -INF)), info.min if neginf is None else neginf)]
+    out = a
+    for mask, value in reversed(replace):
+        out = P.where(mask, _like(a, value), out)
+    return out
+
+
+register_with_variants("nan_to_num", nan_to_num)
+
+
+# ---- arithmetic ------------------------------------------------------------------------------
+
+def _check_alpha(name, alpha, dtype, arg="alpha"):
     if alpha is None or alpha == 1:
         return
     if dtype == torch.bool and not isinstance(alpha, bool):
-        raise RuntimeError(f"{name}: Boolean alpha only supported for Boolean results.")
+        raise RuntimeError(f"{name}: Boolean {arg} only supported for Boolean results.")
     if category(dtype) < 2 and not isinstance(alpha, (bool, int, torch.SymInt)):
-        raise RuntimeError(f"{name}: For integral input tensors, argument alpha must not be a floating point number.")
+        raise RuntimeError(f"{name}: For integral input tensors, argument {arg} must not be a floating point number.")
 
 
 def _scaled(b, alpha):
@@ -180,20 +266,19 @@ def add(a, b, *, alpha=1):
 
 
 def sub(a, b, *, alpha=1):
-    for x in (a, b):
-        if isinstance(x, torch.Tensor) and x.dtype == torch.bool or isinstance(x, bool):
-            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    bools = [x for x in (a, b) if (isinstance(x, torch.Tensor) and x.dtype == torch.bool) or isinstance(x, bool)]
+    if len(bools) == 2:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if bools:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     _check_alpha("sub", alpha, result_dtype(a, b))
     return elementwise(lambda x, y: P.sub(x, _scaled(y, alpha)), a, b)
 
 
 def rsub(a, b, *, alpha=1):
     return sub(b, a, alpha=alpha)
-
-
-def result_dtype(*args):
-    return promote(*args, upcast=False)[1]
 
 
 register_with_variants("add", add)
@@ -206,8 +291,8 @@ def div(a, b, *, rounding_mode=None):
     if rounding_mode is None:
         return elementwise(P.div, a, b, kind="int_to_float", scalar_in_opmath=True)
     if rounding_mode == "trunc":
-        if category(result_dtype(a, b)) == 2:   # float: round the true quotient
-            return elementwise(lambda x, y: P.trunc(P.div(x, y)), a, b)
+        if category(result_dtype(a, b)) == 2:   # float: the true quotient, rounded to its dtype, truncated
+            return elementwise(P.trunc, elementwise(P.div, a, b), upcast=False)
         return elementwise(P.trunc_divide, a, b)
     if rounding_mode == "floor":
         return elementwise(P.floor_divide, a, b)
@@ -219,27 +304,328 @@ register_with_variants("divide", div)
 register_with_variants("true_divide", lambda a, b: div(a, b))
 
 
+def _cube(x):
+    return P.mul(P.mul(x, x), x)
+
+
+# Exponents eager's pow(Tensor, Scalar) kernel evaluates by a cheaper formula on floating
+# inputs; they differ from std::pow on signed zeros and infinities (pow(-inf, 0.5) is nan).
+POW_BY_FORMULA = {
+    0.5: P.sqrt, -0.5: P.rsqrt, 2: lambda x: P.mul(x, x), 3: _cube, -1: P.reciprocal,
+    -2: lambda x: P.reciprocal(P.mul(x, x)),
+}
+
+
 def pow_(a, b):
-    if is_number(a):   # aten.pow.Scalar: number ** tensor
-        return elementwise(P.pow, a, b)
+    compute, result = promote(a, b)
+    if isinstance(a, torch.Tensor) and is_number(b):
+        if category(result) == 1 and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        # eager's float16 kernel calls std::pow for every exponent (bfloat16 does not)
+        if category(result) == 2 and result != torch.float16 and not isinstance(b, complex) and b in POW_BY_FORMULA:
+            return to_dtype(POW_BY_FORMULA[b](to_dtype(a, compute)), result)
     return elementwise(P.pow, a, b)
 
 
 register_with_variants("pow", pow_)
-register_with_variants("float_power", lambda a, b: elementwise(
-    P.pow, *(to_dtype(x, torch.complex128 if _any_complex(a, b) else torch.float64) if isinstance(x, torch.Tensor)
-             else x for x in (a, b))))
+
+
+def float_power(a, b):
+    """pow in double precision (complex128 when either operand is complex)."""
+    wide = torch.complex128 if _any_complex(a, b) else torch.float64
+    return pow_(*(to_dtype(x, wide) if isinstance(x, torch.Tensor) else x for x in (a, b)))
+
+
+def float_power_inplace(self, exponent):
+    wide = torch.complex128 if _any_complex(self, exponent) else torch.float64
+    if self.dtype != wide:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_eager_name(self.dtype)} but the "
+                           f"operation's result requires dtype {_eager_name(wide)}")
+    return write_into(self, float_power(self, exponent), "float_power_")
+
+
+# eager's C++ names of dtypes, for its error messages
+EAGER_NAMES = {torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short", torch.int32: "Int",
+               torch.int64: "Long", torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
+               torch.float64: "Double", torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble"}
+
+
+def _eager_name(dtype):
+    return EAGER_NAMES.get(dtype, dt.short(dtype))
 
 
 def _any_complex(*xs):
     return any((isinstance(x, torch.Tensor) and x.dtype in dt.COMPLEX) or isinstance(x, complex) for x in xs)
 
 
+for _overload in aten.float_power.overloads():
+    _op = getattr(aten.float_power, _overload)
+    _out = [a.name for a in _op._schema.arguments if a.is_out]
+    register(_op)(float_power if not _out else
+                  (lambda *args, out, **kw: write_into(out, float_power(*args, **kw), "float_power")))
+register(aten.float_power_)(float_power_inplace)
+
+
+def ldexp(a, exponent):
+    # eager: a * 2.0 ** exponent, through its own pow and mul
+    return torch.mul(a, torch.pow(2.0, exponent))
+
+
+register_with_variants("ldexp", ldexp)
+
+
+def _scale_by(name, factor):
+    """deg2rad / rad2deg: a product with a constant; exact inputs become the default float dtype."""
+    def decomp(a):
+        _reject_complex(name, a)
+        x = a if a.dtype in dt.FLOAT else to_dtype(a, torch.get_default_dtype())
+        return elementwise(P.mul, x, factor, scalar_in_opmath=True)
+    decomp.__name__ = decomp.__qualname__ = name
+    return decomp
+
+
+register_with_variants("deg2rad", _scale_by("deg2rad", math.pi / 180))
+register_with_variants("rad2deg", _scale_by("rad2deg", 180 / math.pi))
+
+
+def addcmul(a, t1, t2, *, value=1):
+    if result_dtype(a, t1, t2) == torch.bool:
+        raise RuntimeError("addcmul: bool tensors are not supported (eager has no bool kernel)")
+    # eager: self + (value * t1) * t2, value read at the computation dtype's precision
+    return elementwise(lambda x, y, z: P.add(x, P.mul(P.mul(_like(y, value), y), z)), a, t1, t2)
+
+
+def addcdiv(a, t1, t2, *, value=1):
+    if category(result_dtype(t1, t2)) < 2:
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release addcdiv "
+                           "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+                           "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+                           "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+                           "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+                           "for all dtypes.")
+    # eager: self + (value * t1) / t2
+    return elementwise(lambda x, y, z: P.add(x, P.div(P.mul(_like(y, value), y), z)), a, t1, t2)
+
+
+register_with_variants("addcmul", addcmul)
+register_with_variants("addcdiv", addcdiv)
+
+
+def lerp(start, end, weight):
+    """start + w * (end - start) for |w| < 0.5, else end - (end - start) * (1 - w): eager's
+    two-sided form, exact at both ends."""
+    for name, t in (("end", end), ("weight", weight)):
+        # eager lets a 0-d weight of another dtype join; end and dimensioned weights must match
+        if isinstance(t, torch.Tensor) and t.dtype != start.dtype and (name == "end" or t.dim() > 0):
+            raise RuntimeError(f"expected dtype {_dtype_word(start.dtype)} for `{name}` but got dtype "
+                               f"{_dtype_word(t.dtype)}")
+    if start.dtype not in dt.FLOAT and start.dtype not in dt.COMPLEX:
+        raise RuntimeError(f"lerp: expected a floating or complex input, got {dt.short(start.dtype)}")
+    tensors = [t for t in (start, end, weight) if isinstance(t, torch.Tensor)]
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    compute = computation_dtype(start.dtype)   # a Python weight is read at this precision, as in eager
+    s, e, w = (prepare(x, compute, shape, tensor_device(*tensors)) for x in (start, end, weight))
+    diff = P.sub(e, s)
+    w_abs = P.abs(w)
+    small = P.lt(w_abs, _like(w_abs, 0.5))
+    out = P.where(small, P.add(s, P.mul(w, diff)), P.sub(e, P.mul(diff, P.sub(_like(w, 1), w))))
+    return to_dtype(out, start.dtype)
+
+
+def _dtype_word(dtype):
+    return {torch.float32: "float", torch.float64: "double", torch.float16: "c10::Half",
+            torch.bfloat16: "c10::BFloat16"}.get(dtype, dt.short(dtype))
+
+
+register_with_variants("lerp", lerp)
+
+
+# ---- special functions -----------------------------------------------------------------------
+
+def _x_times(log_fn):
+    """xlogy / xlog1py: 0 where x is 0 (even where log is -inf) unless y is nan. The mask
+    starts from x so the result takes x's layout, as eager's does."""
+    def math_(x, y):
+        zero = _like(x, 0)
+        x_is_zero = P.logical_and(P.eq(x, zero), P.logical_not(P.isnan(y)))
+        return P.where(x_is_zero, zero, P.mul(x, log_fn(y)))
+    return lambda a, b: elementwise(math_, a, b, kind="int_to_float")
+
+
+xlogy = _x_times(P.log)
+xlog1py = _x_times(P.log1p)
+register_with_variants("xlogy", xlogy)
+register_with_variants("special_xlogy", xlogy)
+register_with_variants("special_xlog1py", xlog1py)
+
+
+def entr(a):
+    """-x log x for x > 0, 0 at 0, -inf below, nan for nan."""
+    def math_(x):
+        zero = _like(x, 0)
+        negative = P.where(P.isnan(x), x, _like(x, -INF))
+        return P.where(P.gt(x, zero), P.mul(P.neg(x), P.log(x)), P.where(P.eq(x, zero), zero, negative))
+    return elementwise(math_, a, kind="int_to_float")
+
+
+register_with_variants("special_entr", entr)
+
+
+def _logaddexp(name, exp_fn, log1p_scale):
+    """log(e^a + e^b) as max + log1p(e^-|a - b|): no overflow for huge operands; equal
+    infinities give themselves (their difference would be nan)."""
+    def math_(x, y):
+        tail = P.log1p(exp_fn(P.neg(P.abs(P.sub(x, y)))))
+        if log1p_scale != 1:
+            tail = P.mul(tail, _like(tail, log1p_scale))
+        same_inf = P.logical_and(P.isinf(x), P.eq(x, y))
+        return P.where(same_inf, x, P.add(P.maximum(x, y), tail))
+
+    def decomp(a, b):
+        for x in (a, b):
+            if isinstance(x, torch.Tensor):
+                _reject_complex(name, x)
+        return elementwise(math_, a, b)
+    decomp.__name__ = decomp.__qualname__ = name
+    return decomp
+
+
+register_with_variants("logaddexp", _logaddexp("logaddexp", P.exp, 1))
+register_with_variants("logaddexp2", _logaddexp("logaddexp2", P.exp2, 1 / math.log(2)))
+
+
+def logit(a, eps=None):
+    """log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given (and not negative).
+    Like eager, eps and 1 - eps are rounded to the result dtype (1 - 1e-6 is 1 in float16)."""
+    result = result_dtype(a) if a.dtype in dt.FLOAT else torch.get_default_dtype()
+
+    def math_(x):
+        if eps is not None and eps >= 0:
+            lo = P.scalar_tensor(eps, dtype=result, device=x.device)
+            hi = P.sub(P.scalar_tensor(1, dtype=result, device=x.device), lo)
+            x = P.minimum(P.maximum(x, prepare(lo, x.dtype, x.shape, x.device)), prepare(hi, x.dtype, x.shape, x.device))
+        return P.log(P.div(x, P.sub(_like(x, 1), x)))
+    return elementwise(math_, a, kind="int_to_float")
+
+
+register_with_variants("logit", logit)
+
+
+def sinc(a):
+    """sin(pi x) / (pi x), 1 at 0."""
+    def math_(x):
+        pi_x = P.mul(_like(x, math.pi), x)
+        return P.where(P.eq(x, _like(x, 0)), _like(x, 1), P.div(P.sin(pi_x), pi_x))
+    return elementwise(math_, a, kind="int_to_float")
+
+
+register_with_variants("sinc", sinc)
+
+
+def heaviside(a, values):
+    if a.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    _reject_complex("heaviside", a)
+
+    def math_(x, v):
+        zero = _like(x, 0)
+        return P.where(P.eq(x, zero), v, to_dtype(P.gt(x, zero), x.dtype))
+    return elementwise(math_, a, values, upcast=False)
+
+
+register_with_variants("heaviside", heaviside)
+
+
+def mvlgamma(a, p):
+    """Multivariate log-gamma: sum over j < p of lgamma(x - j / 2), plus p (p - 1) / 4 log(pi).
+    Like eager, each term is rounded to the input dtype and the sum accumulates in the
+    computation dtype."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if a.dtype == torch.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    x = a if a.dtype in dt.FLOAT else to_dtype(a, torch.get_default_dtype())
+    n = x.dim()
+    shape = (*x.shape, p)
+    # the offsets -(p - 1) / 2, ..., -1/2, 0 in x's dtype (exact), along a new last dim
+    offsets = elementwise(P.div, to_dtype(P.iota(p, start=1 - p, step=1, dtype=torch.int64, device=x.device),
+                                          x.dtype), 2)
+    terms = elementwise(P.lgamma, elementwise(P.add, P.broadcast_in_dim(offsets, shape, [n]),
+                                              P.broadcast_in_dim(x, shape, list(range(n)))))
+    (terms,), orig = upcast(terms)
+    total = to_dtype(P.sum(terms, [n]), orig)
+    return elementwise(P.add, total, p * (p - 1) * math.log(math.pi) / 4)
+
+
+register_with_variants("mvlgamma", mvlgamma)
+
+
+def polygamma(n, a):
+    """digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n == 0:
+        return elementwise(P.digamma, a, kind="int_to_float")
+    if n == 1:
+        return elementwise(_trigamma, a, kind="int_to_float")
+    factor = (1 if n % 2 else -1) * math.factorial(n)
+    return elementwise(lambda x: P.mul(_like(x, factor), P.zeta(_like(x, n + 1), x)), a, kind="int_to_float")
+
+
+def _trigamma(x):
+    """Eager's trigamma: reflection below 1/2, six recurrence steps, then the asymptotic series."""
+    one = _like(x, 1)
+    reflect = P.lt(x, _like(x, 0.5))
+    sin_pi_x = P.sin(P.mul(_like(x, math.pi), x))
+    reflection = P.neg(P.div(_like(x, math.pi ** 2), P.mul(sin_pi_x, sin_pi_x)))
+    result = P.where(reflect, reflection, _like(x, 0))
+    x = P.where(reflect, P.sub(one, x), x)
+    for _ in range(6):
+        result = P.add(result, P.div(one, P.mul(x, x)))
+        x = P.add(x, one)
+    ixx = P.div(one, P.mul(x, x))
+    series = P.mul(ixx, P.sub(_like(x, 1 / 30), P.mul(ixx, _like(x, 1 / 42))))
+    series = P.add(P.add(one, P.div(one, P.mul(_like(x, 2), x))), P.mul(ixx, P.sub(_like(x, 1 / 6), series)))
+    result = P.add(result, P.div(series, x))
+    return P.where(reflect, P.neg(result), result)
+
+
+register(aten.polygamma.default)(polygamma)
+register(aten.polygamma.out)(lambda n, a, *, out: write_into(out, polygamma(n, a), "polygamma"))
+register(aten.polygamma_.default)(lambda a, n: write_into(a, polygamma(n, a), "polygamma_"))
+
+
+# ---- complex parts ---------------------------------------------------------------------------
+
+def angle(a):
+    """arg(z) for complex z; pi for negative reals, 0 otherwise, nan kept."""
+    if a.dtype in dt.COMPLEX:
+        return P.atan2(P.imag(a), P.real(a))
+
+    def math_(x):
+        zero = _like(x, 0)
+        return P.where(P.isnan(x), x, P.where(P.lt(x, zero), _like(x, math.pi), zero))
+    return elementwise(math_, a, kind="int_to_float")
+
+
+register_with_variants("angle", angle)
+
+
+def conj_physical(a):
+    return P.conj_physical(a) if a.dtype in dt.COMPLEX else P.clone(a)
+
+
+register_with_variants("conj_physical", conj_physical)
+register_with_variants("_conj_physical", conj_physical)
+
+
+# ---- selection -------------------------------------------------------------------------------
+
 def where(condition, a, b):
     if condition.dtype != torch.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{dt.short(condition.dtype)}")
-    compute, result = promote(a, b, upcast=False)
+                           f"{_eager_name(condition.dtype)}")
+    result = result_dtype(a, b)
     device = tensor_device(condition, a, b)
     shape = broadcast_shapes(*(x.shape for x in (condition, a, b) if isinstance(x, torch.Tensor)))
     return P.where(prepare(condition, torch.bool, shape, device), prepare(a, result, shape, device),
@@ -252,14 +638,31 @@ register_with_variants("where", where)
 def clamp(a, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    args = [x for x in (a, min, max) if x is not None]
-    result = result_dtype(*args)
+    result = result_dtype(*(x for x in (a, min, max) if x is not None))
+    if result == torch.bool:
+        raise RuntimeError("clamp: bool tensors are not supported (eager has no bool kernel)")
+    for bound in (min, max):
+        _check_fits(bound, result)
+    # maximum then minimum: min > max gives max, as in eager; nan bounds propagate.
     out = to_dtype(a, result)
     if min is not None:
-        out = elementwise(P.maximum, out, min if not isinstance(min, torch.Tensor) else to_dtype(min, result))
+        out = elementwise(P.maximum, out, _cast(min, result), upcast=False)
     if max is not None:
-        out = elementwise(P.minimum, out, max if not isinstance(max, torch.Tensor) else to_dtype(max, result))
-    return to_dtype(out, result)
+        out = elementwise(P.minimum, out, _cast(max, result), upcast=False)
+    return out
+
+
+def _check_fits(value, dtype):
+    """eager converts a Python bound to the result dtype and refuses a finite value beyond its range."""
+    if is_number(value) and dtype in dt.FLOAT and math.isfinite(value) and abs(value) > torch.finfo(dtype).max:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_TYPES.get(dtype, dtype)} without overflow")
+
+
+_CPP_TYPES = {torch.float16: "c10::Half", torch.bfloat16: "c10::BFloat16", torch.float32: "float"}
+
+
+def _cast(x, dtype):
+    return to_dtype(x, dtype) if isinstance(x, torch.Tensor) else x
 
 
 register_with_variants("clamp", clamp)

@@ -1,1 +1,391 @@
-"""Decompositions: reductions."""
+"""Decompositions of reductions: sums, extrema, statistics, norms, logical reductions.
+
+Each reduces a list of dims with one reduction prim (whose output is contiguous, as eager's
+is) and puts the reduced dims back as size 1 for keepdim. Helpers shared with the indexing
+and linalg decompositions (``wrap_dim``, ``register_overloads``) live here too.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from decompositions.common import P, aten, prepare, to_dtype, upcast, write_into
+from decompositions.registry import register
+from decompositions.type_promotion import computation_dtype
+from prims import dtypes as dt
+
+
+# ----------------------------------------------------------------------------- shared helpers
+
+def wrap_dim(dim, ndim):
+    """A dim in [0, ndim) (a 0-d tensor accepts -1 and 0), with eager's IndexError."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def register_overloads(fn, name, overloads, *, inplace=()):
+    """Register fn for aten.<name>.<overload>; an out= overload computes fn and copies into its
+    out tensors (one per result); ``inplace`` overloads of aten.<name>_ copy into self."""
+    packet = getattr(aten, name)
+    for overload in overloads:
+        op = getattr(packet, overload)
+        outs = [a.name for a in op._schema.arguments if a.is_out]
+        register(op)(_into_outs(fn, outs, op.name()) if outs else fn)
+    for overload in inplace:
+        op = getattr(getattr(aten, name + "_"), overload)
+        register(op)(_into_self(fn, op.name()))
+    return fn
+
+
+def _into_outs(fn, out_names, op_name):
+    def out_variant(*args, **kwargs):
+        outs = [kwargs.pop(n) for n in out_names]
+        results = fn(*args, **kwargs)
+        results = results if isinstance(results, tuple) else (results,)
+        written = tuple(write_into(o, r, op_name) for o, r in zip(outs, results))
+        return written if len(written) > 1 else written[0]
+    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
+    return out_variant
+
+
+def _into_self(fn, op_name):
+    def inplace_variant(self, *args, **kwargs):
+        return write_into(self, fn(self, *args, **kwargs), op_name)
+    inplace_variant.__qualname__ = f"{fn.__qualname__}[inplace]"
+    return inplace_variant
+
+
+def like(t, value):
+    """A number as a tensor shaped, typed and placed like t (stride 0: no memory)."""
+    return prepare(value, t.dtype, t.shape, t.device)
+
+
+def reduced_dims(a, dim, *, empty_means_all=True):
+    """The sorted dims a reduction reduces. None reduces every dim, and so does [] unless
+    ``empty_means_all`` is False (any/all, whose dim=() reduces nothing). A 0-d tensor has none."""
+    if isinstance(dim, int):
+        dim = [dim]
+    if dim is None or (len(dim) == 0 and empty_means_all):
+        dim = range(a.dim())
+    dims = [wrap_dim(d, a.dim()) for d in dim]
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return sorted(dims) if a.dim() else []
+
+
+def reduced_count(a, dims):
+    return math.prod(a.shape[d] for d in dims)
+
+
+def keep(out, dims, keepdim):
+    """keepdim: the reduced dims back as size 1."""
+    return P.expand_dims(out, dims) if keepdim and dims else out
+
+
+def unreduce(r, shape, dims):
+    """A reduced tensor broadcast back over the reduced dims of shape."""
+    return P.broadcast_in_dim(r, list(shape), [d for d in range(len(shape)) if d not in dims])
+
+
+def full_reduced(a, dims, value, dtype):
+    """The value of a reduction over empty dims: its identity, shaped like the result."""
+    shape = [s for d, s in enumerate(a.shape) if d not in dims]
+    return P.full(shape, value, dtype=dtype, device=a.device)
+
+
+def check_nonempty(name, a, dim, dims):
+    """Reductions with no identity (amax, max, aminmax, argmax...): eager's errors on empty dims."""
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        if a.numel() == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               f"Specify the reduction dim with the 'dim' argument.")
+        return
+    for d in dims:
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _is_exact(dtype):
+    return dtype == torch.bool or dtype in dt.INT
+
+
+def _check_inexact(name, dtype, message=None):
+    if dtype not in dt.FLOAT and dtype not in dt.COMPLEX:
+        raise RuntimeError(message or f"{name}(): could not infer output dtype. Input dtype must be either a "
+                                      f"floating point or complex dtype. Got: {_scalar_name(dtype)}")
+
+
+def _scalar_name(dtype):
+    return {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char",
+            torch.uint8: "Byte", torch.bool: "Bool"}.get(dtype, dt.short(dtype))
+
+
+# ----------------------------------------------------------------------------- sum, prod, mean
+
+def _accumulating(prim, *, upcast_halves):
+    """sum and prod: bool and integer inputs accumulate in int64; ``dtype`` casts the input first
+    (eager's sum([1.5, 2.5], dtype=long) is 3)."""
+    def reduce(a, dim=None, keepdim=False, *, dtype=None):
+        dims = reduced_dims(a, dim)
+        out_dtype = dtype or (torch.int64 if _is_exact(a.dtype) else a.dtype)
+        x = to_dtype(a, out_dtype)
+        if upcast_halves:
+            (x,), _ = upcast(x)
+        return keep(to_dtype(prim(x, dims), out_dtype), dims, keepdim)
+    return reduce
+
+
+# Eager sums float16/bfloat16 in float32; its CPU prod multiplies them in their own dtype (an
+# overflow to inf stays inf), as the prod prim does.
+sum_ = _accumulating(P.sum, upcast_halves=True)
+prod = _accumulating(P.prod, upcast_halves=False)
+register_overloads(sum_, "sum", ("default", "dim_IntList", "out", "IntList_out"))
+register_overloads(prod, "prod", ("default", "dim_int", "out", "int_out"))
+
+
+def mean(a, dim=None, keepdim=False, *, dtype=None):
+    out_dtype = dtype or a.dtype
+    _check_inexact("mean", out_dtype)
+    dims = reduced_dims(a, dim)
+    (x,), _ = upcast(to_dtype(a, out_dtype))
+    total = P.sum(x, dims)
+    return keep(to_dtype(P.div(total, like(total, reduced_count(a, dims))), out_dtype), dims, keepdim)
+
+
+register_overloads(mean, "mean", ("default", "dim", "out", "dtype_out"))
+
+
+def nansum(a, dim=None, keepdim=False, *, dtype=None):
+    if a.dtype in dt.FLOAT:
+        a = P.where(P.isnan(a), like(a, 0), a)
+    return sum_(a, dim, keepdim, dtype=dtype)
+
+
+register_overloads(nansum, "nansum", ("default", "out"))
+
+
+# ----------------------------------------------------------------------------- extrema
+
+def _extremum(name, prim):
+    """amax / amin: no identity, so empty reduced dims are errors."""
+    def reduce(a, dim=(), keepdim=False):
+        dims = reduced_dims(a, dim)
+        check_nonempty(name, a, dim, dims)
+        return keep(prim(a, dims), dims, keepdim)
+    reduce.__name__ = reduce.__qualname__ = name
+    return reduce
+
+
+amax = _extremum("amax", P.amax)
+amin = _extremum("amin", P.amin)
+register_overloads(amax, "amax", ("default", "out"))
+register_overloads(amin, "amin", ("default", "out"))
+
+
+def _arg_extremum(name, prim):
+    """argmax / argmin: dim=None indexes the flattened tensor."""
+    def reduce(a, dim=None, keepdim=False):
+        if a.dtype == torch.bool:
+            raise RuntimeError(f"{name}(): does not support bool input")
+        if dim is None:
+            if a.numel() == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            index = prim(P.reshape(a, [a.numel()]), 0)
+            return P.reshape(index, [1] * a.dim()) if keepdim else index
+        dims = reduced_dims(a, dim)
+        check_nonempty(name, a, dims, dims)
+        return keep(prim(a, dims[0] if dims else 0), dims, keepdim)
+    reduce.__name__ = reduce.__qualname__ = name
+    return reduce
+
+
+argmax = _arg_extremum("argmax", P.argmax)
+argmin = _arg_extremum("argmin", P.argmin)
+register_overloads(argmax, "argmax", ("default", "out"))
+register_overloads(argmin, "argmin", ("default", "out"))
+
+
+def _max_or_min(name, extremum, arg_extremum):
+    """max/min of everything (a 0-d tensor), or along a dim: (values, indices)."""
+    def reduce(a, dim=None, keepdim=False):
+        dims = reduced_dims(a, dim)
+        check_nonempty(name, a, dim, dims)
+        values = keep(extremum(a, dims), dims, keepdim)
+        if dim is None:
+            return values
+        # The arg-reduction prims take no bool; uint8 0/1 ranks the same.
+        ranked = to_dtype(a, torch.uint8) if a.dtype == torch.bool else a
+        return values, keep(arg_extremum(ranked, dims[0] if dims else 0), dims, keepdim)
+    reduce.__name__ = reduce.__qualname__ = name
+    return reduce
+
+
+max_ = _max_or_min("max", P.amax, P.argmax)
+min_ = _max_or_min("min", P.amin, P.argmin)
+register_overloads(max_, "max", ("default", "dim", "dim_max", "unary_out"))
+register_overloads(min_, "min", ("default", "dim", "dim_min", "unary_out"))
+# max.other / min.other: the elementwise maximum / minimum of two tensors.
+register_overloads(lambda a, b: torch.maximum(a, b), "max", ("other", "out"))
+register_overloads(lambda a, b: torch.minimum(a, b), "min", ("other", "out"))
+
+
+def aminmax(a, *, dim=None, keepdim=False):
+    if dim is None and a.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    dims = reduced_dims(a, dim)
+    if dim is not None and a.dim() and a.shape[dims[0]] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+    if dim is None and keepdim:   # eager keeps every dim as size 1
+        return tuple(P.reshape(r(a, dims), [1] * a.dim()) for r in (P.amin, P.amax))
+    return keep(P.amin(a, dims), dims, keepdim), keep(P.amax(a, dims), dims, keepdim)
+
+
+register_overloads(aminmax, "aminmax", ("default", "out"))
+
+
+# ----------------------------------------------------------------------------- logical
+
+def _logical(name, prim, identity):
+    """any / all: the max / min of a != 0, with the identity over empty dims; bool result
+    (uint8 for uint8 input, as eager)."""
+    def reduce(a, dim=None, keepdim=False):
+        dims = reduced_dims(a, dim, empty_means_all=False)
+        out_dtype = torch.uint8 if a.dtype == torch.uint8 else torch.bool
+        if reduced_count(a, dims) == 0:
+            out = full_reduced(a, dims, identity, torch.bool)
+        else:
+            out = prim(a if a.dtype == torch.bool else P.ne(a, like(a, 0)), dims)
+        return keep(to_dtype(out, out_dtype), dims, keepdim)
+    reduce.__name__ = reduce.__qualname__ = name
+    return reduce
+
+
+any_ = _logical("any", P.amax, False)
+all_ = _logical("all", P.amin, True)
+for _name, _fn in (("any", any_), ("all", all_)):
+    register_overloads(_fn, _name, ("default", "dim", "dims", "out", "all_out", "dims_out"))
+
+
+def count_nonzero(a, dim=None):
+    dims = reduced_dims(a, dim)
+    nonzero = a if a.dtype == torch.bool else P.ne(a, like(a, 0))
+    return P.sum(to_dtype(nonzero, torch.int64), dims)
+
+
+register_overloads(count_nonzero, "count_nonzero", ("default", "dim_IntList", "out", "dim_IntList_out"))
+
+
+# ----------------------------------------------------------------------------- statistics
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return float(correction)
+    return 1.0 if unbiased in (None, True) else 0.0
+
+
+def _variance(a, dims, unbiased, correction):
+    """The variance in the dtype eager accumulates it in (float16/bfloat16 in float32; float32 in
+    float64 on CPU, whose kernel accumulates in double), and the real dtype to return."""
+    _check_inexact("var", a.dtype, "std and var only support floating point and complex dtypes")
+    accumulate = computation_dtype(a.dtype)
+    if a.device.type == "cpu":
+        accumulate = {torch.float32: torch.float64, torch.complex64: torch.complex128}.get(accumulate, accumulate)
+    return P.var(to_dtype(a, accumulate), dims, _correction(unbiased, correction)), dt.to_real(a.dtype)
+
+
+def var(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims = reduced_dims(a, dim)
+    variance, out_dtype = _variance(a, dims, unbiased, correction)
+    return keep(to_dtype(variance, out_dtype), dims, keepdim)
+
+
+def std(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    # The square root is taken before rounding back, as eager does: var may overflow where std does not.
+    dims = reduced_dims(a, dim)
+    variance, out_dtype = _variance(a, dims, unbiased, correction)
+    return keep(to_dtype(P.sqrt(variance), out_dtype), dims, keepdim)
+
+
+def var_mean(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return var(a, dim, unbiased, keepdim, correction=correction), mean(a, dim, keepdim)
+
+
+def std_mean(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return std(a, dim, unbiased, keepdim, correction=correction), mean(a, dim, keepdim)
+
+
+def _unbiased_overload(fn):
+    """var.default (a, unbiased): the flag is the second positional argument, not the dim."""
+    return lambda a, unbiased=True: fn(a, None, unbiased)
+
+
+for _name, _fn in (("var", var), ("std", std), ("var_mean", var_mean), ("std_mean", std_mean)):
+    outs = ("correction_out", "out") if _name in ("var", "std") else ("correction_out",)
+    register_overloads(_fn, _name, ("dim", "correction") + outs)
+    register(getattr(aten, _name).default)(_unbiased_overload(_fn))
+
+
+def logsumexp(a, dim, keepdim=False):
+    """log(sum(exp(a - m))) + m with m the max (0 where it is infinite, so all -inf gives -inf
+    and +inf gives +inf, as eager); int inputs compute in the default float dtype."""
+    out_dtype = torch.get_default_dtype() if _is_exact(a.dtype) else a.dtype
+    dims = reduced_dims(a, dim)
+    (x,), _ = upcast(to_dtype(a, out_dtype))
+    if reduced_count(a, dims) == 0:
+        shift = full_reduced(x, dims, 0, x.dtype)
+    else:
+        peak = P.amax(x, dims)
+        shift = P.where(P.isinf(peak), like(peak, 0), peak)
+    total = P.sum(P.exp(P.sub(x, unreduce(shift, x.shape, dims))), dims)
+    return keep(to_dtype(P.add(P.log(total), shift), out_dtype), dims, keepdim)
+
+
+register_overloads(logsumexp, "logsumexp", ("default", "out"))
+
+
+# ----------------------------------------------------------------------------- norms
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    _check_inexact("linalg.vector_norm", dtype or x.dtype, f"linalg.vector_norm: Expected a floating point or "
+                                                            f"complex tensor as input. Got {_scalar_name(x.dtype)}")
+    dims = reduced_dims(x, dim)
+    if ord < 0 and not math.isinf(ord):
+        for d in dims:
+            if x.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the dimension {d}because "
+                                   f"this dimension is empty and the operation does not have an identity")
+    out_dtype = dt.to_real(dtype or x.dtype)
+    (magnitude,), _ = upcast(P.abs(to_dtype(x, dtype or x.dtype)))
+    if math.isinf(ord):
+        if reduced_count(x, dims) == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {'' if ord > 0 else '-'}inf norm on an "
+                               f"empty tensor because the operation does not have an identity")
+        out = (P.amax if ord > 0 else P.amin)(magnitude, dims)
+    elif ord == 0:
+        out = P.sum(to_dtype(P.ne(magnitude, like(magnitude, 0)), magnitude.dtype), dims)
+    elif ord == 1:
+        out = P.sum(magnitude, dims)
+    elif ord == 2:
+        out = P.sqrt(P.sum(P.mul(magnitude, magnitude), dims))
+    else:
+        total = P.sum(P.pow(magnitude, like(magnitude, ord)), dims)
+        out = P.pow(total, like(total, 1.0 / ord))
+    return keep(to_dtype(out, out_dtype), dims, keepdim)
+
+
+register_overloads(vector_norm, "linalg_vector_norm", ("default", "out"))
+
+
+def norm(a, p=2, dim=None, keepdim=False, *, dtype=None):
+    """aten.norm's number-p overloads: the vector norm (p=None means 2)."""
+    return vector_norm(a, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+register_overloads(lambda a, p=2, *, dtype=None: norm(a, p, dtype=dtype), "norm",
+                   ("Scalar", "ScalarOpt_dtype", "Scalar_out", "ScalarOpt_dtype_out"))
+register_overloads(norm, "norm", ("ScalarOpt_dim", "ScalarOpt_dim_dtype", "out", "dtype_out"))

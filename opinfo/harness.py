@@ -55,9 +55,12 @@ def significant_strides(t: torch.Tensor) -> tuple:
     return tuple(st if sz != 1 else None for sz, st in zip(t.shape, t.stride()))
 
 
-def fake_call(op, s: SampleInput):
-    """op on FakeTensor copies of the sample's tensors (same geometry): the meta rule's answer."""
-    with FakeTensorMode(allow_non_fake_inputs=False) as mode:
+def fake_call(op, s: SampleInput, *, dynamic_output=False):
+    """op on FakeTensor copies of the sample's tensors (same geometry): the meta rule's answer.
+    ``dynamic_output``: the op's output size depends on data (a ShapeEnv lets the meta rule
+    create an unbacked size for it)."""
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+    with FakeTensorMode(allow_non_fake_inputs=False, shape_env=ShapeEnv() if dynamic_output else None) as mode:
         conv = lambda x: mode.from_tensor(x) if isinstance(x, torch.Tensor) else x  # noqa: E731
         input_, args, kwargs = pytree.tree_map(conv, (s.input, s.args, s.kwargs))
         return op(input_, *args, **kwargs)

@@ -1,0 +1,194 @@
+"""Samples and constraint error inputs of the indexing_extra family."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from opinfo.core import ErrorInput, SampleInput
+from opinfo.samples import layouts, make
+from prims.errors import PrimConstraintError, PrimIndexError
+
+ODD_DTYPE = torch.uint16     # in no catalog dtype class
+
+
+def _error(op, cid, name, input, *args, exc=PrimConstraintError):
+    return ErrorInput(SampleInput(input, args, name=f"{cid}: {name}"), exc, f"{op.prim.name}: {cid}:")
+
+
+def _other_device(device):
+    # without a GPU a meta tensor meets a cpu one: the device check fires all the same
+    if not torch.cuda.is_available():
+        return "meta" if torch.device(device).type != "meta" else "cpu"
+    return "cpu" if torch.device(device).type == "cuda" else "cuda"
+
+
+def _index(shape, high, device, *, negative=False):
+    """int64 indices in [0, high) (or [-high, high) with negative), of the given shape."""
+    if high == 0 or 0 in shape:
+        return torch.zeros(shape, device=device, dtype=torch.int64)
+    return make(shape, device, torch.int64, low=-high if negative else 0, high=high)
+
+
+# --- scatter_reduce ---------------------------------------------------------------------------
+
+# (operand shape, dim, index shape, src shape)
+SCATTER_CASES = [((4, 5, 6), 0, (6, 5, 6), (7, 5, 6)), ((4, 5, 6), 1, (4, 2, 3), (4, 3, 6)),
+                 ((4, 5, 6), -1, (4, 5, 6), (4, 5, 6)), ((4, 5, 6), 0, (0, 5, 6), (2, 5, 6)), ((), 0, (), ())]
+
+
+def samples_scatter_reduce(op, device, dtype):
+    for shape, dim, ishape, sshape in SCATTER_CASES:
+        index = _index(ishape, shape[dim] if shape else 1, device)
+        for reduce in ("sum", "prod", "mean", "amax", "amin"):
+            for include_self in (True, False):
+                yield SampleInput(make(shape, device, dtype), (dim, index, make(sshape, device, dtype), reduce,
+                                  include_self), name=f"{shape} dim={dim} {reduce} include_self={include_self}")
+        for name, a in layouts(shape, device, dtype):
+            yield SampleInput(a, (dim, index, make(sshape, device, dtype), "sum", True), name=f"{name} a {shape}")
+        for name, src in layouts(sshape, device, dtype):
+            yield SampleInput(make(shape, device, dtype), (dim, index, src, "amax", False), name=f"{name} src {shape}")
+
+
+def errors_scatter_reduce(op, device):
+    a, src, index = make((4, 5), device, torch.float32), make((4, 5), device, torch.float32), _index((2, 5), 4, device)
+    yield _error(op, "C1", "int32 index", a, 0, index.int(), src, "sum", True)
+    yield _error(op, "C2", "index rank differs", a, 0, _index((2,), 4, device), src, "sum", True)
+    yield _error(op, "C2", "devices differ", a, 0, _index((2, 5), 4, _other_device(device)), src, "sum", True)
+    yield _error(op, "C3", "dim out of range", a, 2, index, src, "sum", True, exc=PrimIndexError)
+    yield _error(op, "C4", "index larger than the operand", a, 0, _index((2, 6), 4, device), src, "sum", True)
+    yield _error(op, "C5", "src dtype differs", a, 0, index, src.double(), "sum", True)
+    yield _error(op, "C5", "unsupported dtype", a.bool(), 0, index, src.bool(), "sum", True)
+    yield _error(op, "C6", "unknown reduction", a, 0, index, src, "max", True)
+
+
+# --- index, index_put -------------------------------------------------------------------------
+
+# (operand shape, index shapes): the index tensors broadcast together.
+INDEX_CASES = [((5, 4), [(3,)]), ((5, 4), [(3,), (3,)]), ((5, 4, 3), [(2, 1), (1, 3)]),
+               ((5, 4, 3), [(2, 3)]), ((5, 4, 3), [(), (4,)]), ((5,), [()]), ((5, 4), [(0,)]),
+               ((0, 4), [(0,)]), ((2, 3, 4, 5), [(3,), (1,)])]
+
+
+def _indices(shape, ishapes, device, *, negative=False):
+    return [_index(s, shape[d], device, negative=negative) for d, s in enumerate(ishapes)]
+
+
+def _index_calls(device, dtype):
+    """(name, a, indices) for every case, layout, and negative or transposed indices."""
+    for shape, ishapes in INDEX_CASES:
+        indices = _indices(shape, ishapes, device)
+        for name, a in layouts(shape, device, dtype):
+            yield f"{name} {shape} indices {ishapes}", a, indices
+        yield f"{shape} negative indices {ishapes}", make(shape, device, dtype), \
+            _indices(shape, ishapes, device, negative=True)
+    t = _index((3, 2), 5, device).t()
+    yield "transposed index", make((5, 4), device, dtype), [t, _index((2, 3), 4, device)]
+    yield "expanded index", make((5, 4), device, dtype), [_index((1,), 5, device).expand(4)]
+
+
+def samples_index(op, device, dtype):
+    for name, a, indices in _index_calls(device, dtype):
+        yield SampleInput(a, (indices,), name=name)
+
+
+def _indexed_shape(a, indices):
+    return tuple(torch.broadcast_shapes(*(i.shape for i in indices))) + tuple(a.shape[len(indices):])
+
+
+def samples_index_put(op, device, dtype):
+    for name, a, indices in _index_calls(device, dtype):
+        values = make(_indexed_shape(a, indices), device, dtype)
+        accumulations = (False, True) if dtype != torch.bool else (False,)
+        for accumulate in accumulations:
+            yield SampleInput(a, (indices, values, accumulate), name=f"{name} accumulate={accumulate}")
+    a, indices = make((5, 4), device, dtype), [_index((3,), 5, device)]
+    values = make((4, 3), device, dtype).t()
+    yield SampleInput(a, (indices, values, False), name="transposed values")
+
+
+def _index_errors(op, device, put):
+    a = make((5, 4), device, torch.float32)
+
+    def call(cid, name, indices, values=None, exc=PrimConstraintError):
+        extra = (make(_indexed_shape(a, indices), device, torch.float32) if values is None else values, False) \
+            if put else ()
+        return _error(op, cid, name, a, indices, *extra, exc=exc)
+    yield call("C1", "no index", [], make((5, 4), device, torch.float32))
+    yield call("C1", "more indices than dims", [_index((2,), 4, device)] * 3, make((2,), device, torch.float32))
+    yield call("C2", "int32 index", [_index((2,), 5, device).int()], make((2, 4), device, torch.float32))
+    yield call("C3", "index shapes do not broadcast", [_index((2,), 5, device), _index((3,), 4, device)],
+               make((3,), device, torch.float32))
+    yield call("C4", "index on another device", [_index((2,), 5, _other_device(device))],
+               make((2, 4), device, torch.float32))
+    if put:
+        index = [_index((2,), 5, device)]
+        yield call("C4", "values on another device", index, make((2, 4), _other_device(device), torch.float32))
+        yield call("C5", "values not of the indexed shape", index, make((4,), device, torch.float32))
+        yield call("C6", "values dtype differs", index, make((2, 4), device, torch.float64))
+        yield _error(op, "C6", "unsupported dtype", torch.zeros(5, 4, dtype=ODD_DTYPE, device=device), index,
+                     torch.zeros(2, 4, dtype=ODD_DTYPE, device=device), False)
+
+
+def errors_index(op, device):
+    yield from _index_errors(op, device, put=False)
+
+
+def errors_index_put(op, device):
+    yield from _index_errors(op, device, put=True)
+
+
+# --- searchsorted, take -----------------------------------------------------------------------
+
+def _sorted(shape, device, dtype):
+    return torch.sort(make(shape, device, dtype), dim=-1).values
+
+
+def samples_searchsorted(op, device, dtype):
+    cases = [("1-d sequence", (7,), (3, 4)), ("1-d sequence, 0-d value", (7,), ()),
+             ("batched rows", (2, 3, 6), (2, 3, 4)), ("empty sequence", (0,), (5,)), ("no values", (6,), (0, 2)),
+             ("single row", (1, 5), (1, 3))]
+    for name, sshape, vshape in cases:
+        seq = _sorted(sshape, device, dtype)
+        for right in (False, True):
+            for layout, values in layouts(vshape, device, dtype):
+                yield SampleInput(seq, (values, right), name=f"{name}, {layout} values, right={right}")
+    seq = _sorted((5, 3), device, dtype)
+    yield SampleInput(seq.t().contiguous().t(), (make((5, 2), device, dtype), False), name="transposed sequence")
+    # values equal to sequence elements: left and right sides differ
+    yield SampleInput(_sorted((6,), device, dtype), (_sorted((6,), device, dtype), True), name="ties")
+
+
+def errors_searchsorted(op, device):
+    f = lambda shape, dtype=torch.float32, dev=device: make(shape, dev, dtype)  # noqa: E731
+    yield _error(op, "C1", "0-d sequence", f(()), f((3,)), False)
+    yield _error(op, "C1", "leading sizes differ", f((2, 5)), f((3, 4)), False)
+    yield _error(op, "C1", "ranks differ", f((2, 5)), f((2, 1, 4)), False)
+    yield _error(op, "C2", "dtypes differ", f((5,)), f((3,), torch.float64), False)
+    yield _error(op, "C2", "unsupported dtype", f((5,), torch.complex64), f((3,), torch.complex64), False)
+    yield _error(op, "C3", "devices differ", f((5,)), f((3,), dev=_other_device(device)), False)
+
+
+def samples_take(op, device, dtype):
+    cases = [((3, 4), (5,)), ((3, 4), (2, 3)), ((5,), ()), ((), (3,)), ((2, 3, 4), (0,)), ((0,), (0, 2))]
+    for shape, ishape in cases:
+        n = math.prod(shape)
+        index = _index(ishape, n, device, negative=n > 0)
+        for name, a in layouts(shape, device, dtype):
+            yield SampleInput(a, (index,), name=f"{name} {shape} index {ishape}")
+    yield SampleInput(make((3, 4), device, dtype), (_index((3, 2), 12, device).t(),), name="transposed index")
+
+
+def errors_take(op, device):
+    a = make((3, 4), device, torch.float32)
+    yield _error(op, "C1", "int32 index", a, _index((2,), 12, device).int())
+    yield _error(op, "C2", "devices differ", a, _index((2,), 12, _other_device(device)))
+
+
+SPECIFIC = {
+    "scatter_reduce": (samples_scatter_reduce, errors_scatter_reduce),
+    "index": (samples_index, errors_index),
+    "index_put": (samples_index_put, errors_index_put),
+    "searchsorted": (samples_searchsorted, errors_searchsorted),
+    "take": (samples_take, errors_take),
+}

@@ -1,0 +1,91 @@
+"""Meta rules of the indexing_extra family (scatter_reduce, index, index_put, searchsorted, take)."""
+from __future__ import annotations
+
+import torch
+
+from prims import dtypes as dt
+from prims.errors import check
+from prims.meta import TensorMeta, meta_rule
+from prims.meta.common import check_dtype, check_same_device, shape_str
+from prims.meta.indexing import scatter
+from prims.meta.strides import contiguous_strides
+
+SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _contiguous(shape, dtype, device):
+    shape = tuple(shape)
+    return TensorMeta(shape, contiguous_strides(shape), dtype, device)
+
+
+def _check_int64(prim, cid, index, what="index"):
+    check(index.dtype == torch.int64, prim, cid, lambda: f"{what} has dtype {dt.short(index.dtype)}, expected int64")
+
+
+@meta_rule("scatter_reduce", constraints=("C1", "C2", "C3", "C4", "C5", "C6"))
+def scatter_reduce(prim, a, dim, index, src, reduce, include_self):
+    out = scatter(prim, a, dim, index, src)
+    check(reduce in SCATTER_REDUCTIONS, prim, "C6", lambda: f"reduce is '{reduce}', expected one of "
+          f"{', '.join(SCATTER_REDUCTIONS)}")
+    return out
+
+
+def broadcast_shapes(prim, cid, shapes):
+    """The shape that every shape broadcasts to (right-aligned, sizes equal or 1)."""
+    rank = max((len(s) for s in shapes), default=0)
+    out = [1] * rank
+    for shape in shapes:
+        for i, size in enumerate(shape, rank - len(shape)):
+            if size != 1:
+                check(out[i] == 1 or out[i] == size, prim, cid, lambda: f"index shapes "
+                      f"{', '.join(shape_str(s) for s in shapes)} do not broadcast together")
+                out[i] = size
+    return tuple(out)
+
+
+def _indexed_shape(prim, a, indices):
+    rank = len(a.shape)
+    check(1 <= len(indices) <= rank, prim, "C1", lambda: f"{len(indices)} index tensors for an operand of rank "
+          f"{rank}, expected between 1 and {rank}")
+    for i, index in enumerate(indices):
+        _check_int64(prim, "C2", index, f"indices[{i}]")
+    shape = broadcast_shapes(prim, "C3", [tuple(i.shape) for i in indices])
+    check_same_device(prim, "C4", [a, *indices])
+    return shape + tuple(a.shape[len(indices):])
+
+
+@meta_rule("advanced_index", constraints=("C1", "C2", "C3", "C4"))
+def advanced_index(prim, a, indices):
+    return _contiguous(_indexed_shape(prim, a, indices), a.dtype, a.device)
+
+
+@meta_rule("advanced_index_put", constraints=("C1", "C2", "C3", "C4", "C5", "C6"))
+def advanced_index_put(prim, a, indices, values, accumulate):
+    shape = _indexed_shape(prim, a, indices)
+    check(tuple(values.shape) == shape, prim, "C5", lambda: f"values has shape {shape_str(values.shape)}, expected "
+          f"the indexed shape {shape_str(shape)}")
+    check(values.dtype == a.dtype, prim, "C6", lambda: f"values has dtype {dt.short(values.dtype)} but the operand "
+          f"has {dt.short(a.dtype)}")
+    check_dtype(prim, "C6", a, prim.dtypes)
+    check_same_device(prim, "C4", [a, values])
+    return _contiguous(a.shape, a.dtype, a.device)
+
+
+@meta_rule("searchsorted", constraints=("C1", "C2", "C3"))
+def searchsorted(prim, sorted_sequence, values, right):
+    seq, val = tuple(sorted_sequence.shape), tuple(values.shape)
+    check(len(seq) == 1 or (len(seq) == len(val) >= 1 and seq[:-1] == val[:-1]), prim, "C1",
+          lambda: f"sorted_sequence has shape {shape_str(seq)} and values {shape_str(val)}: expected a 1-d sequence "
+          f"or one of values' rank with equal sizes in every dim but the last")
+    check(sorted_sequence.dtype == values.dtype, prim, "C2", lambda: f"sorted_sequence has dtype "
+          f"{dt.short(sorted_sequence.dtype)} but values has {dt.short(values.dtype)}")
+    check_dtype(prim, "C2", values, prim.dtypes, "values")
+    check_same_device(prim, "C3", [sorted_sequence, values])
+    return _contiguous(val, torch.int64, values.device)
+
+
+@meta_rule("take", constraints=("C1", "C2"))
+def take(prim, a, index):
+    _check_int64(prim, "C1", index)
+    check_same_device(prim, "C2", [a, index])
+    return _contiguous(index.shape, a.dtype, a.device)

@@ -1,0 +1,41 @@
+"""Reference implementations of the linalg_decomp family: torch.linalg, outputs made contiguous
+(torch.linalg returns several of them column-major)."""
+from __future__ import annotations
+
+import torch
+
+
+def _contiguous(*outs):
+    return tuple(o.contiguous() for o in outs)
+
+
+def cholesky(a, upper):
+    return torch.linalg.cholesky(a, upper=upper).contiguous()
+
+
+def triangular_solve(a, b, upper, left, unitriangular):
+    return torch.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unitriangular).contiguous()
+
+
+def lu_factor(a):
+    return _contiguous(*torch.linalg.lu_factor(a))
+
+
+def lu_solve(LU, pivots, b, left, adjoint):
+    return torch.linalg.lu_solve(LU, pivots, b, left=left, adjoint=adjoint).contiguous()
+
+
+def qr(a, mode):
+    return _contiguous(*torch.linalg.qr(a, mode=mode))
+
+
+def svd(a, full_matrices):
+    return _contiguous(*torch.linalg.svd(a, full_matrices=full_matrices))
+
+
+def eigh(a, upper):
+    return _contiguous(*torch.linalg.eigh(a, UPLO="U" if upper else "L"))
+
+
+def eig(a):
+    return _contiguous(*torch.linalg.eig(a))
