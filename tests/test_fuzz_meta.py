@@ -152,7 +152,8 @@ def matmul_call(draw, prim):
 
 
 STRATEGIES = {
-    "elementwise": elementwise_call, "elementwise_unary": elementwise_call, "reduction": reduction_call,
+    "elementwise": elementwise_call, "elementwise_unary": elementwise_call,
+    "elementwise_unary_order": elementwise_call, "reduction": reduction_call,
     "arg_reduction": reduction_call, "permute": permute_call, "reshape": reshape_call,
     "broadcast_in_dim": broadcast_call, "slice": slice_call, "squeeze": dims_call, "expand_dims": dims_call,
     "rev": dims_call, "clone": unary_view_call, "cat": cat_call, "matmul": matmul_call,

@@ -1,0 +1,37 @@
+"""Meta rules of the random family: new contiguous tensors, like creation's, from explicit
+(seed, offset) counters."""
+from __future__ import annotations
+
+import torch
+
+from prims import dtypes as dt
+from prims.errors import check
+from prims.meta import TensorMeta, meta_rule
+from prims.meta.common import check_dtype, shape_str
+from prims.meta.strides import contiguous_strides
+
+
+def _fresh(prim, shape, dtype, device):
+    check(all(s >= 0 for s in shape), prim, "C1", lambda: f"shape {shape_str(shape)} has a negative size")
+    check(dtype in prim.dtypes, prim, "C2", lambda: f"dtype {dt.short(dtype)} is not supported, expected one of "
+          f"{{{', '.join(sorted(dt.short(d) for d in prim.dtypes))}}}")
+    return TensorMeta(tuple(shape), contiguous_strides(shape), dtype, torch.device(device))
+
+
+@meta_rule("uniform", constraints=("C1", "C2", "C3"))
+def uniform(prim, shape, low, high, seed, offset, dtype, device):
+    check(low <= high, prim, "C3", lambda: f"low {low} is greater than high {high}")
+    return _fresh(prim, shape, dtype, device)
+
+
+@meta_rule("normal", constraints=("C1", "C2", "C3"))
+def normal(prim, shape, mean, std, seed, offset, dtype, device):
+    check(std >= 0, prim, "C3", lambda: f"std is {std}, expected std >= 0")
+    return _fresh(prim, shape, dtype, device)
+
+
+@meta_rule("bernoulli", constraints=("C1",))
+def bernoulli(prim, p, seed, offset):
+    check_dtype(prim, "C1", p, prim.dtypes, "p")
+    shape = tuple(p.shape)
+    return TensorMeta(shape, contiguous_strides(shape), torch.bool, p.device)

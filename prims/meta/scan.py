@@ -1,0 +1,20 @@
+"""Meta rule of the scan family: the operand's shape and dtype, contiguous; with_indices adds an
+int64 index tensor of the same shape."""
+from __future__ import annotations
+
+import torch
+
+from prims.meta import TensorMeta, meta_rule
+from prims.meta.common import canonical_dim, check_dtype
+from prims.meta.strides import contiguous_strides
+
+
+@meta_rule("scan", params=("with_indices",), constraints=("C1", "C2"))
+def scan(prim, a, dim):
+    canonical_dim(prim, "C1", dim, len(a.shape))
+    check_dtype(prim, "C2", a, prim.dtypes)
+    shape = tuple(a.shape)
+    values = TensorMeta(shape, contiguous_strides(shape), a.dtype, a.device)
+    if prim.params.get("with_indices", False):
+        return values, TensorMeta(shape, contiguous_strides(shape), torch.int64, a.device)
+    return values

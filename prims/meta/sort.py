@@ -1,0 +1,36 @@
+"""Meta rules of the sort family: contiguous values and int64 indices; topk shortens dim to k."""
+from __future__ import annotations
+
+import torch
+
+from prims.errors import check
+from prims.meta import TensorMeta, meta_rule
+from prims.meta.common import canonical_dim, check_dtype
+from prims.meta.strides import contiguous_strides
+
+
+def _values_and_indices(a, shape):
+    strides = contiguous_strides(shape)
+    return TensorMeta(shape, strides, a.dtype, a.device), TensorMeta(shape, strides, torch.int64, a.device)
+
+
+@meta_rule("sort", params=("indices_only",), constraints=("C1", "C2"))
+def sort(prim, a, dim, descending, stable):
+    canonical_dim(prim, "C1", dim, len(a.shape))
+    check_dtype(prim, "C2", a, prim.dtypes)
+    values, indices = _values_and_indices(a, tuple(a.shape))
+    return indices if prim.params.get("indices_only", False) else (values, indices)
+
+
+@meta_rule("topk", constraints=("C1", "C2", "C3"))
+def topk(prim, a, k, dim, largest, sorted):
+    dim = canonical_dim(prim, "C1", dim, len(a.shape))
+    check_dtype(prim, "C2", a, prim.dtypes)
+    if len(a.shape) == 0:
+        check(k == 1, prim, "C3", lambda: f"k is {k} but a 0-d operand has exactly one element")
+        return _values_and_indices(a, ())
+    size = a.shape[dim]
+    check(0 <= k, prim, "C3", lambda: f"k is {k}, expected k >= 0")
+    check(k <= size, prim, "C3", lambda: f"k is {k} but dim {dim} has size {size}")
+    shape = tuple(k if d == dim else s for d, s in enumerate(a.shape))
+    return _values_and_indices(a, shape)

@@ -1,0 +1,21 @@
+"""Reference implementations of the sort prims, all through torch's stable sort (a valid answer
+for stable=False and sorted=False too, and the same on every backend)."""
+from __future__ import annotations
+
+import torch
+
+
+def sort(a, dim, descending, stable):
+    values, indices = torch.sort(a, dim=dim, descending=descending, stable=True)
+    return values.contiguous(), indices.contiguous()
+
+
+def argsort(a, dim, descending, stable):
+    return sort(a, dim, descending, stable)[1]
+
+
+def topk(a, k, dim, largest, sorted):
+    values, indices = sort(a, dim, largest, True)
+    if a.dim() == 0:
+        return values, indices
+    return values.narrow(dim, 0, k).contiguous(), indices.narrow(dim, 0, k).contiguous()

@@ -1,0 +1,31 @@
+"""Reference implementations of the special-function prims that are not one torch call as is."""
+from __future__ import annotations
+
+import torch
+
+from prims.meta.strides import elementwise_strides, itemsize
+
+
+def in_elementwise_layout(result, *operands):
+    """result copied into the layout the elementwise meta rule gives for these operands (for a
+    reference built from several torch calls, or a kernel that lays its output out otherwise)."""
+    shape = tuple(result.shape)
+    strides = elementwise_strides(shape, [(a.stride(), itemsize(a.dtype)) for a in operands])
+    return torch.empty_strided(shape, strides, dtype=result.dtype, device=result.device).copy_(result)
+
+
+def polygamma(a, n):
+    # torch takes the order first; the prim takes the operand first, as every elementwise prim.
+    return torch.special.polygamma(n, a)
+
+
+def shift_right_logical(a, b):
+    """a >> b filling with zeros (the bits of a read as unsigned); 0 where b is outside [0, bits)."""
+    bits = torch.iinfo(a.dtype).bits
+    inside = (b > 0) & (b < bits)
+    shift = torch.where(inside, b, torch.ones_like(b))
+    # Arithmetic shift, then clear the `shift` high bits the sign may have filled.
+    keep = ~(torch.full_like(a, -1) << (bits - shift).to(a.dtype))
+    shifted = (a >> shift) & keep
+    out = torch.where(inside, shifted, torch.where(b == 0, a, torch.zeros_like(a)))
+    return in_elementwise_layout(out, a, b)
