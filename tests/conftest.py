@@ -13,6 +13,12 @@ def pytest_addoption(parser):
                           "cleanly without a GPU)")
 
 
+def pytest_configure(config):
+    # With xdist, keep an entry's tests on one worker (tests/test_ops.py shares traces between them).
+    if config.pluginmanager.hasplugin("xdist") and getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"
+
+
 def devices(config) -> list[str]:
     choice = config.getoption("--device")
     return ["cpu", "cuda"] if choice == "all" else [choice]
