@@ -124,9 +124,12 @@ def pad(a, padding_value, low, high, interior):
         start, stop = max(-low[d], 0), out.shape[d] - max(-high[d], 0)   # negative padding crops
         out = out.narrow(d, start, max(stop - start, 0))
     from prims.meta.strides import suggested_memory_format
-    fmt = suggested_memory_format(tuple(a.shape), a.stride())
-    return out.contiguous(memory_format={"channels_last": torch.channels_last,
-                                         "channels_last_3d": torch.channels_last_3d}.get(fmt, torch.contiguous_format))
+    fmt = {"channels_last": torch.channels_last, "channels_last_3d": torch.channels_last_3d}.get(
+        suggested_memory_format(tuple(a.shape), a.stride()), torch.contiguous_format)
+    result = out.contiguous(memory_format=fmt)
+    # pad is not a view: with nothing to pad, return a copy, never the operand's own storage.
+    return result.clone(memory_format=fmt) if result.untyped_storage().data_ptr() == \
+        a.untyped_storage().data_ptr() else result
 
 
 def cat(tensors, dim):
