@@ -418,6 +418,8 @@ def _rename_unique(gm):
 def canonicalize(gm: fx.GraphModule) -> fx.GraphModule:
     """A canonical copy of a prim graph (see the module doc for the passes)."""
     gm = fx.GraphModule(gm, copy.deepcopy(gm.graph))
+    for i, node in enumerate(gm.graph.nodes):   # call order, for group_by_module (first stamp wins)
+        node.meta.setdefault("call_index", i)
     functional(gm)
     explicit_arguments(gm)
     remove_noops(gm)
@@ -457,18 +459,19 @@ def module_path(node) -> str:
 
 
 def group_by_module(gm) -> list[ModuleGroup]:
-    """The prim nodes grouped by the innermost module call they came from, in call order."""
+    """The prim nodes grouped by the innermost module call they came from, in call order (the
+    order the program ran them in, which canonicalize records as ``meta["call_index"]``)."""
+    position = {n: i for i, n in enumerate(gm.graph.nodes)}
+    order = lambda n: n.meta.get("call_index", position[n])  # noqa: E731
     groups: dict = {}
-    for node in gm.graph.nodes:
-        if node.op != "call_function":
-            continue
+    for node in sorted((n for n in gm.graph.nodes if n.op == "call_function"), key=order):
         groups.setdefault(module_path(node), []).append(node)
     out = []
     for path, nodes in groups.items():
         members = set(nodes)
         inputs, outputs = [], []
         for n in nodes:
-            for d in n.all_input_nodes:
+            for d in sorted(n.all_input_nodes, key=lambda d: (d.op != "placeholder", order(d))):
                 if d not in members and d not in inputs:
                     inputs.append(d)
             if any(u not in members for u in n.users):

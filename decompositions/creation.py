@@ -47,8 +47,8 @@ def filled(shape, value, dtype, device, strides=None):
     value = _cast_value(value, dtype)
     if strides is None or tuple(strides) == contiguous_strides(shape):
         return P.full(shape, value, dtype=dtype, device=device)
-    out = P.empty_strided(shape, list(strides), dtype=dtype, device=device)
-    return P.copy_to(out, P.broadcast_in_dim(P.scalar_tensor(value, dtype=dtype, device=device), shape, []))
+    return P.copy_strided(P.broadcast_in_dim(P.scalar_tensor(value, dtype=dtype, device=device), shape, []),
+                          list(strides))
 
 
 def _register_out(out_op, fn):
@@ -196,8 +196,7 @@ def _fill_value(a, value):
 
 @register(aten.fill.Scalar, aten.fill.Tensor)
 def fill(a, value):
-    out = P.empty_strided(list(a.shape), list(preserved_strides(a)), dtype=a.dtype, device=a.device)
-    return P.copy_to(out, _fill_value(a, value))
+    return P.copy_strided(_fill_value(a, value), list(preserved_strides(a)))
 
 
 @register(aten.fill_.Scalar, aten.fill_.Tensor)

@@ -114,8 +114,7 @@ def in_layout(t, strides):
     """t itself when its layout already is ``strides``, else a copy laid out so."""
     if _same_layout(t.shape, t.stride(), strides):
         return t
-    out = P.empty_strided(list(t.shape), list(strides), dtype=t.dtype, device=t.device)
-    return P.copy_to(out, t)
+    return P.copy_strided(t, list(strides))
 
 
 def register_out(out_op, fn):
@@ -410,7 +409,7 @@ def repeat(a, repeats):
     # Broadcast to (r0, s0, r1, s1, ...) and merge each pair: a contiguous copy, as eager's.
     pairs = [x for r, s in zip(repeats, sizes) for x in (r, s)]
     spread = P.broadcast_in_dim(a, pairs, [2 * (lead + i) + 1 for i in range(a.dim())])
-    dense = P.copy_to(P.empty_strided(pairs, list(contiguous_strides(pairs)), dtype=a.dtype, device=a.device), spread)
+    dense = P.copy_strided(spread, list(contiguous_strides(pairs)))
     return P.reshape(dense, [r * s for r, s in zip(repeats, sizes)])
 
 
@@ -495,8 +494,7 @@ _inplace(aten.tril_.default, tril)
 def clone(a, *, memory_format=None):
     if memory_format in (None, torch.preserve_format):
         return P.clone(a)
-    out = P.empty_strided(list(a.shape), list(strides_for(a.shape, memory_format)), dtype=a.dtype, device=a.device)
-    return P.copy_to(out, a)
+    return P.copy_strided(a, list(strides_for(a.shape, memory_format)))
 
 
 @register(aten._to_copy.default)
@@ -521,8 +519,20 @@ def check_layout(layout, op):
 @register(aten.copy.default)
 def copy(a, src, non_blocking=False):
     """src's values in a new tensor with a's shape, dtype, device and layout."""
-    out = P.empty_strided(list(a.shape), list(a.stride()), dtype=a.dtype, device=a.device)   # eager keeps a's strides
-    return P.copy_to(out, _source_like(a, src))
+    # Eager allocates with a's own strides when they do not overlap, else densely in a's dim order.
+    strides = a.stride() if _non_overlapping(a.shape, a.stride()) else preserved_strides(a)
+    return P.copy_strided(_source_like(a, src), list(strides))
+
+
+def _non_overlapping(shape, strides) -> bool:
+    """No two indices address one element (each dim's extent fits under the next-larger stride)."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d])
+    reach = 0
+    for d in dims:
+        if strides[d] <= reach:
+            return False
+        reach = reach + strides[d] * (shape[d] - 1)
+    return True
 
 
 @register(aten.copy_.default)

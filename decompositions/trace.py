@@ -1,9 +1,11 @@
 """``trace``: a torch program -> a GraphModule holding only prims, under fake tensors."""
 from __future__ import annotations
 
+import contextlib
 import operator
 
 import torch
+from torch.fx import traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import make_fx
 
 import prims
@@ -42,6 +44,37 @@ def check_prim_only(gm: torch.fx.GraphModule, context: str = "") -> torch.fx.Gra
     return gm
 
 
+@contextlib.contextmanager
+def _module_scopes(module: torch.nn.Module):
+    """Record on every node the module calls it happens in, as torch.export does:
+    ``node.meta["nn_module_stack"] = {path: (path, qualified type name)}``, outermost first.
+    Forward hooks keep FX's current node meta up to date; FX copies it onto each node it creates."""
+    stack: dict = {}
+    handles = []
+
+    def enter(path):
+        def hook(mod, args):
+            stack[path] = (path, f"{type(mod).__module__}.{type(mod).__qualname__}")
+            fx_traceback.current_meta["nn_module_stack"] = dict(stack)
+        return hook
+
+    def leave(path):
+        def hook(mod, args, out):
+            stack.pop(path, None)
+            fx_traceback.current_meta["nn_module_stack"] = dict(stack)
+        return hook
+
+    for path, mod in module.named_modules():
+        handles.append(mod.register_forward_pre_hook(enter(path)))
+        handles.append(mod.register_forward_hook(leave(path)))
+    try:
+        with fx_traceback.preserve_node_meta():
+            yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
 def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool = True, target=None,
           **kwargs) -> torch.fx.GraphModule:
     """Trace ``fn(*args, **kwargs)`` (a function or nn.Module) to a prim-only GraphModule.
@@ -62,9 +95,10 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         def fn(*a):
             return inner(*a, **kwargs)
     name = getattr(fn, "__name__", type(fn).__name__)
-    with torch.no_grad():   # inference graphs; training graphs go through AOTAutograd
+    scopes = _module_scopes(fn) if isinstance(fn, torch.nn.Module) else contextlib.nullcontext()
+    with torch.no_grad(), scopes:   # inference graphs; training graphs go through AOTAutograd
         gm = make_fx(fn, decomposition_table=table, tracing_mode="symbolic" if dynamic else "fake",
-                     _allow_non_fake_inputs=True, record_module_stack=isinstance(fn, torch.nn.Module))(*args)
+                     _allow_non_fake_inputs=True)(*args)
     check_prim_only(gm, f"trace({name}): ")
     if target is not None:
         outside = sorted({n.target.name() for n in gm.graph.nodes if n.op == "call_function"

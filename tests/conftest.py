@@ -17,6 +17,8 @@ def pytest_configure(config):
     # With xdist, keep an entry's tests on one worker (tests/test_ops.py shares traces between them).
     if config.pluginmanager.hasplugin("xdist") and getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadgroup"
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        torch.set_num_threads(1)   # one thread per worker: the samples are small, cores are few
 
 
 def devices(config) -> list[str]:
