@@ -17,7 +17,9 @@ from decompositions.common import (
 )
 from decompositions.registry import register
 from decompositions.type_promotion import category, computation_dtype
+from decompositions.shape import in_layout
 from prims import dtypes as dt
+from prims.meta.strides import elementwise_strides, itemsize
 
 INF, NAN = float("inf"), float("nan")
 
@@ -429,6 +431,8 @@ def lerp(start, end, weight):
     w_abs = P.abs(w)
     small = P.lt(w_abs, _like(w_abs, 0.5))
     out = P.where(small, P.add(s, P.mul(w, diff)), P.sub(e, P.mul(diff, P.sub(_like(w, 1), w))))
+    # The where's predicate leads the layout rule; eager's result follows (start, end, weight).
+    out = in_layout(out, elementwise_strides(shape, [(x.stride(), itemsize(x.dtype)) for x in (s, e, w)]))
     return to_dtype(out, start.dtype)
 
 

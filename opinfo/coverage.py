@@ -70,20 +70,33 @@ def family_of(fn) -> str:
     return module.rsplit(".", 1)[-1] if module.startswith("decompositions") else "other"
 
 
-def _recording(table, called):
-    """The table, each entry wrapped to record the overloads called at top level (not nested
-    inside another decomposition): those are the ops a sample exercises directly."""
+def _recording(table, seen):
+    """The table, each entry wrapped so that a call at top level (not nested inside another
+    decomposition) records the graph nodes it creates: seen[overload] grows by the prims among
+    them and the non-prim ops they leave."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode
     depth = [0]
 
     def wrap(op, fn):
         def recorded(*args, **kwargs):
-            if depth[0] == 0:
-                called.add(op.name())
+            top = depth[0] == 0
+            graph = get_proxy_mode().tracer.graph if top else None
+            before = len(graph.nodes) if top else 0
             depth[0] += 1
             try:
                 return fn(*args, **kwargs)
             finally:
                 depth[0] -= 1
+                if top:
+                    reached, missing = seen.setdefault(op.name(), (set(), set()))
+                    for node in list(graph.nodes)[before:]:
+                        if node.op != "call_function":
+                            continue
+                        if prims.is_prim(node.target):
+                            reached.add(node.target._opname)
+                        elif not is_allowed_target(node.target):
+                            t = node.target
+                            missing.add(t.name() if isinstance(t, torch._ops.OpOverload) else str(t))
         return recorded
     return {op: wrap(op, fn) for op, fn in table.items()}
 
@@ -107,8 +120,8 @@ def trace_entry(entry, table):
         calls.append((entry.inplace, clone_sample(samples[-1]), False))
     if samples and entry.supports_out:
         calls.append((entry.op, samples[-1], True))
+    recording = _recording(table, seen)
     for op, sample, with_out in calls:
-        called: set = set()
         try:
             fn, tensors = as_function(op, sample)
             if with_out:
@@ -116,21 +129,14 @@ def trace_entry(entry, table):
                 fn = lambda o, *ts, _s=sample: as_function(op, _s, out=o)[0](*ts)  # noqa: E731
                 tensors = [out, *tensors]
             with torch.no_grad():
-                gm = make_fx(fn, decomposition_table=_recording(table, called), tracing_mode="fake")(*tensors)
+                gm = make_fx(fn, decomposition_table=recording, tracing_mode="fake")(*tensors)
         except Exception:
             continue   # this sample does not trace; the tests report why
-        reached, missing = set(), set()
+        # A non-prim op the trace left at top level is an op without a decomposition.
         for node in gm.graph.nodes:
-            if node.op != "call_function":
-                continue
-            if prims.is_prim(node.target):
-                reached.add(node.target._opname)
-            elif not is_allowed_target(node.target):
-                t = node.target
-                missing.add(t.name() if isinstance(t, torch._ops.OpOverload) else str(t))
-        for name in called:
-            r, m = seen.get(name, (set(), set()))
-            seen[name] = (r | reached, m | missing)
+            if node.op == "call_function" and not is_allowed_target(node.target) and \
+                    isinstance(node.target, torch._ops.OpOverload):
+                seen.setdefault(node.target.name(), (set(), set()))
     return seen, len(samples)
 
 

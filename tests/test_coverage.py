@@ -126,11 +126,12 @@ def test_html_in_headless_chromium(tmp_path, report):
             assert sorted(names) == sorted(r["name"] for r in expected)
             assert page.inner_text("#shown-count").startswith(f"{len(expected)} of {len(report['ops'])}")
             assert all(shown.nth(i).get_attribute("data-status") == "prims" for i in range(shown.count()))
-            # Sorting by name twice reverses the order.
+            # Sorting by name, then again, reverses the order.
             page.click("th[data-key=name]")
+            ascending = [shown.nth(i).get_attribute("data-name") for i in range(shown.count())]
             page.click("th[data-key=name]")
-            if len(names) > 1:
-                assert shown.nth(0).get_attribute("data-name") == max(names)
+            descending = [shown.nth(i).get_attribute("data-name") for i in range(shown.count())]
+            assert descending == ascending[::-1] and sorted(ascending) == sorted(names)
             # A row expands to its prims and collapses again.
             if names:
                 shown.nth(0).click()
