@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import time
+import warnings
 
 import torch
 
@@ -105,6 +106,12 @@ MAX_SAMPLES = 4   # traced per entry: enough to see the prims, bounded so a repo
 
 
 def trace_entry(entry, table):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # deprecation notices of the sampled ops are not the report's
+        return _trace_entry(entry, table)
+
+
+def _trace_entry(entry, table):
     """What tracing an entry's samples (float32 where supported) shows, per overload exercised
     at top level: {overload: (prims reached, non-prim ops left)}, and the sample count. The
     in-place and out= forms are traced once each, so their overloads are seen too."""
