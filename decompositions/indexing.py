@@ -11,6 +11,7 @@ import math
 
 import torch
 
+from decompositions.shape import in_layout
 from decompositions.common import P, broadcast_shapes, broadcast_to, prepare, to_dtype
 from decompositions.reductions import like, register_overloads, wrap_dim
 from prims import dtypes as dt
@@ -26,18 +27,8 @@ def _as_int64_index(name, index, allowed=INDEX_DTYPES):
     return to_dtype(index, torch.int64)
 
 
-def with_strides(t, strides):
-    """t laid out densely in the dim order of the given strides. Flattening t in that order
-    materializes it (the reshape prim copies, row-major, exactly when no view exists)."""
-    if t.numel() == 0 or tuple(t.stride()) == tuple(strides):
-        return t
-    order = sorted(range(t.dim()), key=lambda d: -strides[d])    # slowest dim first
-    dense = P.reshape(P.reshape(P.permute(t, order), [t.numel()]), [t.shape[d] for d in order])
-    return P.permute(dense, [order.index(d) for d in range(t.dim())])
-
-
 def contiguous(t):
-    return with_strides(t, contiguous_strides(t.shape))
+    return in_layout(t, contiguous_strides(t.shape))
 
 
 # ----------------------------------------------------------------------------- gather / scatter
@@ -225,7 +216,7 @@ def index(a, indices):
         return P.clone(a)
     picked = P.index_select(g.grouped(a), 0, g.flat_index())
     out = P.reshape(picked, list(g.shape) + [a.shape[d] for d in g.rest])
-    return with_strides(g.index_in_place(out), g.eager_strides())
+    return in_layout(g.index_in_place(out), g.eager_strides())
 
 
 register_overloads(index, "index", ("Tensor", "Tensor_out"))
@@ -250,7 +241,7 @@ def index_put(a, indices, values, accumulate=False):
     prim = P.scatter_add if accumulate else P.scatter
     out = g.ungrouped(prim(g.grouped(a), 0, where, values))
     # Eager clones a (keeping its layout) and writes in place.
-    return with_strides(out, elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]))
+    return in_layout(out, elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]))
 
 
 register_overloads(index_put, "index_put", ("default", "out"), inplace=("default",))

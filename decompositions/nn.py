@@ -13,6 +13,7 @@ import math
 
 import torch
 
+from decompositions.shape import in_layout
 from decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, elementwise, prepare, register_with_variants, to_dtype, upcast,
     write_into,
@@ -20,7 +21,7 @@ from decompositions.common import (
 from decompositions.registry import register
 from decompositions.type_promotion import computation_dtype
 from prims import dtypes as dt
-from prims.meta.strides import is_channels_last, is_contiguous
+from prims.meta.strides import contiguous_strides, is_channels_last, is_contiguous
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -56,10 +57,7 @@ def _keepdim(reduced, dims):
 
 
 def _contiguous(t):
-    """t laid out contiguously: flattening copies any other layout, and the unflatten is a view."""
-    if is_contiguous(t.shape, t.stride()):
-        return t
-    return P.reshape(P.reshape(t, [_numel(t.shape)]), list(t.shape))
+    return in_layout(t, contiguous_strides(t.shape))
 
 
 def _contiguous_unless_channels_last(t):

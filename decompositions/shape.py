@@ -15,7 +15,7 @@ from decompositions.type_promotion import result_type
 from prims import dtypes as dt
 from prims.meta.shape import view_strides
 from prims.meta.strides import (
-    channels_last_strides, contiguous_strides, elementwise_strides, itemsize,
+    channels_last_strides, contiguous_strides, elementwise_strides, is_non_overlapping, itemsize,
 )
 
 
@@ -520,19 +520,9 @@ def check_layout(layout, op):
 def copy(a, src, non_blocking=False):
     """src's values in a new tensor with a's shape, dtype, device and layout."""
     # Eager allocates with a's own strides when they do not overlap, else densely in a's dim order.
-    strides = a.stride() if _non_overlapping(a.shape, a.stride()) else preserved_strides(a)
+    strides = a.stride() if is_non_overlapping(a.shape, a.stride()) else preserved_strides(a)
     return P.copy_strided(_source_like(a, src), list(strides))
 
-
-def _non_overlapping(shape, strides) -> bool:
-    """No two indices address one element (each dim's extent fits under the next-larger stride)."""
-    dims = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d])
-    reach = 0
-    for d in dims:
-        if strides[d] <= reach:
-            return False
-        reach = reach + strides[d] * (shape[d] - 1)
-    return True
 
 
 @register(aten.copy_.default)

@@ -167,3 +167,16 @@ def memory_format_strides(shape, inputs) -> tuple:
     if len(formats) == 1 and formats != {"contiguous"}:
         return channels_last_strides(shape)
     return contiguous_strides(shape)
+
+
+def is_non_overlapping(shape, strides) -> bool:
+    """No two indices address one element: the dims of size > 1, innermost first, each step past
+    everything the inner ones span. An empty tensor has no elements to overlap."""
+    if any(n == 0 for n in shape):
+        return True
+    extent = 1
+    for st, n in sorted((st, n) for st, n in zip(strides, shape) if n != 1):
+        if st < extent:
+            return False
+        extent = st * (n - 1) + extent
+    return True
