@@ -1,5 +1,5 @@
 """Samples and constraint error inputs of the data_dependent family (nonzero, masked_select,
-unique, unique_consecutive).
+unique, unique_consecutive, bincount, repeat_interleave, histc).
 
 Their meta rules size the data-dependent dim with an unbacked SymInt, which needs a ShapeEnv:
 test_prim_meta's plain FakeTensorMode has none, so there the fake kernel raises
@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import make
+from opinfo.samples import layouts, make
 from prims.errors import PrimConstraintError
 
 SHAPES = ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5))
@@ -67,7 +67,74 @@ def errors_masked_select(op, device):
         yield ErrorInput(SampleInput(a, (mask,), name=f"{cid}: {name}"), PrimConstraintError, f"masked_select: {cid}:")
 
 
+def _counts_1d(n, high, device):
+    """(name, 1-d int64 tensor of n values in [0, high)) in the 1-d layouts: contiguous, strided, expanded."""
+    yield "contiguous", make((n,), device, torch.int64, low=0, high=high)
+    if n > 1:
+        yield "noncontiguous", make((2 * n,), device, torch.int64, low=0, high=high)[::2]
+        yield "expanded", make((1,), device, torch.int64, low=0, high=high).expand(n)
+
+
+def samples_bincount(op, device, dtype):
+    for n, high in ((0, 1), (1, 1), (7, 5), (30, 3), (4, 1000)):
+        for name, a in _counts_1d(n, high, device):
+            for minlength in (0, 1, 6):
+                yield SampleInput(a, (minlength,), name=f"{name} n={n} values<{high} minlength={minlength}")
+    yield SampleInput(torch.zeros(5, dtype=torch.int64, device=device), (0,), name="all zero")
+
+
+def _error(op, cid, name, input, *args):
+    return ErrorInput(SampleInput(input, args, name=f"{cid}: {name}"), PrimConstraintError, f"{op.prim.name}: {cid}:")
+
+
+def errors_bincount(op, device):
+    yield _error(op, "C1", "int32 operand", torch.ones(3, dtype=torch.int32, device=device), 0)
+    yield _error(op, "C1", "float operand", torch.ones(3, device=device), 0)
+    yield _error(op, "C2", "2-d operand", torch.ones(2, 3, dtype=torch.int64, device=device), 0)
+    yield _error(op, "C2", "0-d operand", torch.ones((), dtype=torch.int64, device=device), 0)
+    yield _error(op, "C3", "negative minlength", torch.ones(3, dtype=torch.int64, device=device), -1)
+
+
+def samples_repeat_interleave(op, device, dtype):
+    for n, high in ((0, 1), (1, 4), (6, 4), (20, 2)):
+        for name, repeats in _counts_1d(n, high, device):
+            yield SampleInput(repeats, name=f"{name} n={n} repeats<{high}")
+    yield SampleInput(torch.zeros(4, dtype=torch.int64, device=device), name="all zero repeats")
+
+
+def errors_repeat_interleave(op, device):
+    yield _error(op, "C1", "int32 repeats", torch.ones(3, dtype=torch.int32, device=device))
+    yield _error(op, "C2", "2-d repeats", torch.ones(2, 3, dtype=torch.int64, device=device))
+    yield _error(op, "C2", "0-d repeats", torch.ones((), dtype=torch.int64, device=device))
+
+
+def samples_histc(op, device, dtype):
+    for shape in SHAPES:
+        for name, a in layouts(shape, device, dtype, low=-3, high=3):
+            yield SampleInput(a, (5, -2.0, 2.5), name=f"{name} {shape}")
+    a = make((4, 5), device, dtype, low=-3, high=3)
+    for bins, lo, hi in ((1, -3.0, 3.0), (100, -1.0, 1.0), (7, 10.0, 20.0)):
+        yield SampleInput(a, (bins, lo, hi), name=f"bins={bins} [{lo}, {hi}]")
+    nan, inf = float("nan"), float("inf")
+    edges = torch.tensor([-1.0, -1.0, 0.0, 0.5, 1.0, 1.0, 1.5, -inf, inf, nan, -0.0], device=device, dtype=dtype)
+    yield SampleInput(edges, (4, -1.0, 1.0), name="values on the edges, beyond, inf and nan")
+    yield SampleInput(edges, (3, -1.0, -0.999), name="min and max round to neighbours")
+
+
+def errors_histc(op, device):
+    a = make((3, 4), device, torch.float32)
+    yield _error(op, "C1", "int64 operand", make((3,), device, torch.int64), 4, 0.0, 1.0)
+    yield _error(op, "C2", "zero bins", a, 0, 0.0, 1.0)
+    yield _error(op, "C3", "min == max", a, 4, 0.0, 0.0)
+    yield _error(op, "C3", "min > max", a, 4, 1.0, -1.0)
+    yield _error(op, "C3", "infinite max", a, 4, 0.0, float("inf"))
+    yield _error(op, "C3", "nan min", a, 4, float("nan"), 1.0)
+
+
 SPECIFIC = {
+    "bincount": (samples_bincount, errors_bincount),
+    "repeat_interleave": (samples_repeat_interleave, errors_repeat_interleave),
+    "histc": (samples_histc, errors_histc),
     "nonzero": (samples_one_operand, None),
     "masked_select": (samples_masked_select, errors_masked_select),
     "unique": (samples_one_operand, errors_unique),

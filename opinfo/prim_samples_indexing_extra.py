@@ -1,4 +1,5 @@
-"""Samples and constraint error inputs of the indexing_extra family."""
+"""Samples and constraint error inputs of the indexing_extra family (scatter_reduce, index, index_put,
+searchsorted, take, index_add, index_copy, masked_scatter)."""
 from __future__ import annotations
 
 import math
@@ -185,7 +186,92 @@ def errors_take(op, device):
     yield _error(op, "C2", "devices differ", a, _index((2,), 12, _other_device(device)))
 
 
+# --- index_add, index_copy, masked_scatter ---------------------------------------------------
+
+# (operand shape, dim, index length): repeats among the indices whenever the length exceeds 1.
+INDEX_WRITE_CASES = [((5, 4), 0, 3), ((5, 4), 1, 6), ((3, 4, 5), -1, 5), ((3, 4, 5), 1, 0), ((0, 3), 1, 2),
+                     ((4,), 0, 4), ((2, 3, 4, 5), 2, 7), ((), 0, 1), ((), -1, 1)]
+
+
+def _source_shape(shape, dim, count):
+    return tuple(count if d == dim % len(shape) else n for d, n in enumerate(shape)) if shape else ()
+
+
+def samples_index_write(op, device, dtype):
+    for shape, dim, count in INDEX_WRITE_CASES:
+        size = shape[dim] if shape else 1
+        index = _index((count,), size, device)
+        if count > 1 and size > 1:
+            index[-1] = index[0]      # a repeated position: index_add sums, index_copy keeps the last
+        sshape = _source_shape(shape, dim, count)
+        for name, a in layouts(shape, device, dtype):
+            yield SampleInput(a, (dim, index, make(sshape, device, dtype)), name=f"{name} a {shape} dim={dim}")
+        for name, source in layouts(sshape, device, dtype):
+            if name != "contiguous":
+                yield SampleInput(make(shape, device, dtype), (dim, index, source), name=f"{name} source {sshape}")
+    a = make((6, 3), device, dtype)
+    index = _index((2, 4), 6, device).t()[0]      # a strided index
+    yield SampleInput(a, (0, index, make((2, 3), device, dtype)), name="strided index")
+    yield SampleInput(a, (0, torch.zeros(5, dtype=torch.int64, device=device), make((5, 3), device, dtype)),
+                      name="every index the same")
+
+
+def errors_index_write(op, device):
+    a, source, index = make((5, 4), device, torch.float32), make((3, 4), device, torch.float32), _index((3,), 5, device)
+    yield _error(op, "C1", "int32 index", a, 0, index.int(), source)
+    yield _error(op, "C2", "2-d index", a, 0, index.reshape(3, 1), source)
+    yield _error(op, "C2", "index on another device", a, 0, index.to(_other_device(device)), source)
+    yield _error(op, "C2", "source on another device", a, 0, index, source.to(_other_device(device)))
+    yield _error(op, "C3", "dim out of range", a, 2, index, source, exc=PrimIndexError)
+    yield _error(op, "C4", "source length differs from the index", a, 0, index, make((4, 4), device, torch.float32))
+    yield _error(op, "C4", "source differs in another dim", a, 0, index, make((3, 5), device, torch.float32))
+    yield _error(op, "C4", "source rank differs", a, 0, index, make((3, 4, 1), device, torch.float32))
+    yield _error(op, "C4", "0-d operand, two indices", make((), device, torch.float32), 0, _index((2,), 1, device),
+                 make((), device, torch.float32))
+    yield _error(op, "C5", "source dtype differs", a, 0, index, source.double())
+    bad = torch.bool if torch.bool not in op.prim.dtypes else ODD_DTYPE
+    yield _error(op, "C5", f"unsupported dtype {bad}", torch.zeros(5, 4, dtype=bad, device=device), 0, index,
+                 torch.zeros(3, 4, dtype=bad, device=device))
+
+
+def _mask(shape, device):
+    return make(shape, device, torch.int8, low=0, high=2) > 0 if 0 not in shape else torch.zeros(shape, dtype=torch.bool,
+                                                                                                 device=device)
+
+
+def samples_masked_scatter(op, device, dtype):
+    for shape in ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5)):
+        n = math.prod(shape)
+        mask = _mask(shape, device)
+        for name, a in layouts(shape, device, dtype):
+            yield SampleInput(a, (mask, make((n,), device, dtype)), name=f"{name} a {shape}")
+        for name, m in layouts(shape, device, torch.bool):
+            if name != "contiguous":
+                yield SampleInput(make(shape, device, dtype), (m, make((n + 2,), device, dtype)), name=f"{name} mask")
+        for name, source in layouts(shape, device, dtype):
+            if name != "contiguous":
+                yield SampleInput(make(shape, device, dtype), (mask, source), name=f"{name} source {shape}")
+    a = make((3, 4), device, dtype)
+    yield SampleInput(a, (torch.zeros(3, 4, dtype=torch.bool, device=device), make((0,), device, dtype)),
+                      name="no True, empty source")
+    yield SampleInput(a, (torch.ones(3, 4, dtype=torch.bool, device=device), make((2, 3, 2), device, dtype)),
+                      name="all True, 3-d source")
+
+
+def errors_masked_scatter(op, device):
+    a, mask, source = make((3, 4), device, torch.float32), _mask((3, 4), device), make((12,), device, torch.float32)
+    yield _error(op, "C1", "uint8 mask", a, mask.to(torch.uint8), source)
+    yield _error(op, "C2", "mask broadcasts but differs", a, mask[0], source)
+    yield _error(op, "C2", "mask rank differs", a, mask.reshape(1, 3, 4), source)
+    yield _error(op, "C3", "source dtype differs", a, mask, source.double())
+    yield _error(op, "C4", "mask on another device", a, mask.to(_other_device(device)), source)
+    yield _error(op, "C4", "source on another device", a, mask, source.to(_other_device(device)))
+
+
 SPECIFIC = {
+    "index_add": (samples_index_write, errors_index_write),
+    "index_copy": (samples_index_write, errors_index_write),
+    "masked_scatter": (samples_masked_scatter, errors_masked_scatter),
     "scatter_reduce": (samples_scatter_reduce, errors_scatter_reduce),
     "index": (samples_index, errors_index),
     "index_put": (samples_index_put, errors_index_put),

@@ -1,4 +1,6 @@
-"""Samples and constraint error inputs of the random prims (uniform, normal, bernoulli)."""
+"""Samples and constraint error inputs of the random prims (uniform, normal, bernoulli, random_bits,
+randint, exponential, randperm), and `sanity_checks`: determinism and modest statistics that the
+per-sample tests cannot state."""
 from __future__ import annotations
 
 import torch
@@ -48,7 +50,149 @@ def errors_bernoulli(op, device):
     yield ErrorInput(SampleInput(p, (0, 0), name="C1: int64 p"), PrimConstraintError, "bernoulli: C1:")
 
 
+# (seed, offset) pairs: zero, negative seed, offsets near 2 ** 63 (counters wrap modulo 2 ** 64).
+SEEDS = ((0, 0), (-7, 17), (2 ** 62, 2 ** 40), (12345, 2 ** 63 - 3))
+
+
+def _fresh_kwargs(device, dtype):
+    return {"dtype": dtype, "device": device}
+
+
+def samples_random_bits(op, device, dtype):
+    for shape in SHAPES:
+        for seed, offset in SEEDS:
+            yield SampleInput(list(shape), (seed, offset), _fresh_kwargs(device, dtype),
+                              name=f"{shape} seed={seed} offset={offset}")
+
+
+def errors_random_bits(op, device):
+    def err(cid, what, shape, dtype):
+        return ErrorInput(SampleInput(shape, (0, 0), _fresh_kwargs(device, dtype), name=f"{cid}: {what}"),
+                          PrimConstraintError, f"random_bits: {cid}:")
+    yield err("C1", "negative size", [3, -2], torch.int32)
+    yield err("C2", "float32 dtype", [2], torch.float32)
+    yield err("C2", "bool dtype", [2], torch.bool)
+
+
+def _randint_ranges(dtype):
+    """(low, high): a single value, a small range, and the dtype's whole range (int64: all but its maximum)."""
+    info = torch.iinfo(dtype)
+    small = (0, 7) if info.min == 0 else (-3, 4)
+    return ((5, 6), small, (info.min, info.max + (dtype != torch.int64)))
+
+
+def samples_randint(op, device, dtype):
+    for shape in SHAPES:
+        for (low, high), (seed, offset) in zip(_randint_ranges(dtype) * 2, SEEDS + SEEDS[::-1]):
+            yield SampleInput(list(shape), (low, high, seed, offset), _fresh_kwargs(device, dtype),
+                              name=f"{shape} [{low}, {high}) seed={seed} offset={offset}")
+
+
+def errors_randint(op, device):
+    def err(cid, what, shape, low, high, dtype=torch.int64):
+        return ErrorInput(SampleInput(shape, (low, high, 0, 0), _fresh_kwargs(device, dtype), name=f"{cid}: {what}"),
+                          PrimConstraintError, f"randint: {cid}:")
+    yield err("C1", "negative size", [-1], 0, 5)
+    yield err("C2", "float64 dtype", [2], 0, 5, torch.float64)
+    yield err("C3", "low == high", [2], 3, 3)
+    yield err("C3", "low > high", [2], 4, 0)
+    yield err("C4", "high beyond uint8", [2], 0, 257, torch.uint8)
+    yield err("C4", "negative low for uint8", [2], -1, 5, torch.uint8)
+    yield err("C4", "low below int16", [2], -40000, 0, torch.int16)
+
+
+def samples_exponential(op, device, dtype):
+    for shape in SHAPES:
+        for lambd, (seed, offset) in zip((1.0, 0.5, 1e3, 1e-30), SEEDS):
+            yield SampleInput(list(shape), (lambd, seed, offset), _fresh_kwargs(device, dtype),
+                              name=f"{shape} lambd={lambd} seed={seed} offset={offset}")
+
+
+def errors_exponential(op, device):
+    def err(cid, what, shape, lambd, dtype=torch.float32):
+        return ErrorInput(SampleInput(shape, (lambd, 0, 0), _fresh_kwargs(device, dtype), name=f"{cid}: {what}"),
+                          PrimConstraintError, f"exponential: {cid}:")
+    yield err("C1", "negative size", [2, -1], 1.0)
+    yield err("C2", "int32 dtype", [2], 1.0, torch.int32)
+    yield err("C3", "zero rate", [2], 0.0)
+    yield err("C3", "negative rate", [2], -1.5)
+
+
+def samples_randperm(op, device, dtype):
+    for n, (seed, offset) in zip((0, 1, 2, 7, 100, 128), SEEDS + SEEDS[:2]):
+        yield SampleInput(n, (seed, offset), _fresh_kwargs(device, dtype), name=f"n={n} seed={seed} offset={offset}")
+
+
+def errors_randperm(op, device):
+    def err(cid, what, n, dtype=torch.int64):
+        return ErrorInput(SampleInput(n, (0, 0), _fresh_kwargs(device, dtype), name=f"{cid}: {what}"),
+                          PrimConstraintError, f"randperm: {cid}:")
+    yield err("C1", "negative n", -1)
+    yield err("C2", "float32 dtype", 4, torch.float32)
+    yield err("C3", "n beyond int8", 129, torch.int8)
+    yield err("C3", "n beyond uint8", 300, torch.uint8)
+
+
+def sanity_checks(device="cpu"):
+    """(name, passed, detail) for the properties of the counter-based prims that single samples do not
+    show: the same (seed, offset) replays, another offset or seed gives other numbers, and moments and
+    ranges are those of the distribution (bounds about 6 standard errors wide: a failure is a bug)."""
+    P = torch.ops.primkit
+    n = 20000
+    kw = {"device": device}
+    calls = {
+        "uniform": lambda seed, off: P.uniform([n], 0.0, 1.0, seed, off, dtype=torch.float64, **kw),
+        "normal": lambda seed, off: P.normal([n], 0.0, 1.0, seed, off, dtype=torch.float64, **kw),
+        "bernoulli": lambda seed, off: P.bernoulli(torch.full((n,), 0.25, dtype=torch.float64, **kw), seed, off),
+        "random_bits": lambda seed, off: P.random_bits([n], seed, off, dtype=torch.uint8, **kw),
+        "randint": lambda seed, off: P.randint([n], -3, 4, seed, off, dtype=torch.int64, **kw),
+        "exponential": lambda seed, off: P.exponential([n], 2.0, seed, off, dtype=torch.float64, **kw),
+        "randperm": lambda seed, off: P.randperm(n, seed, off, dtype=torch.int64, **kw),
+    }
+    for name, call in calls.items():
+        x = call(42, 5)
+        yield f"{name}: same seed and offset replay", torch.equal(x, call(42, 5)), ""
+        yield f"{name}: another offset differs", not torch.equal(x, call(42, 6)), ""
+        yield f"{name}: another seed differs", not torch.equal(x, call(43, 5)), ""
+    # The stream is one sequence of counters: a call at offset k continues a call at offset 0.
+    head, tail = P.random_bits([10], 7, 0, dtype=torch.int64, **kw), P.random_bits([4], 7, 6, dtype=torch.int64, **kw)
+    yield "random_bits: offset k continues the stream", torch.equal(head[6:], tail), ""
+
+    def moment(name, value, expected, tolerance):
+        yield f"{name} = {expected} +- {tolerance}", abs(value - expected) <= tolerance, f"got {value}"
+    u = calls["uniform"](1, 0)
+    yield from moment("uniform mean", u.mean().item(), 0.5, 6 * (1 / 12 / n) ** 0.5)
+    z = calls["normal"](1, 0)
+    yield from moment("normal mean", z.mean().item(), 0.0, 6 / n ** 0.5)
+    yield from moment("normal variance", z.var().item(), 1.0, 6 * (2 / n) ** 0.5)
+    b = calls["bernoulli"](1, 0).double()
+    yield from moment("bernoulli(0.25) mean", b.mean().item(), 0.25, 6 * (0.25 * 0.75 / n) ** 0.5)
+    bits = calls["random_bits"](1, 0).long()
+    yield "random_bits uint8 covers 0..255", bits.min().item() == 0 and bits.max().item() == 255, ""
+    for k in range(8):      # each bit is a fair coin
+        yield from moment(f"random_bits bit {k} mean", ((bits >> k) & 1).double().mean().item(), 0.5, 6 * (0.25 / n) ** 0.5)
+    r = calls["randint"](1, 0)
+    counts = torch.bincount(r + 3, minlength=7).double()
+    yield "randint in [-3, 4)", r.min().item() == -3 and r.max().item() == 3, f"got [{r.min()}, {r.max()}]"
+    chi2 = (((counts - n / 7) ** 2) / (n / 7)).sum().item()
+    yield "randint chi-squared (6 degrees of freedom) < 30", chi2 < 30, f"got {chi2}"
+    e = calls["exponential"](1, 0)
+    yield from moment("exponential(2) mean", e.mean().item(), 0.5, 6 * 0.5 / n ** 0.5)
+    yield "exponential >= 0 and finite", bool((e >= 0).all() and e.isfinite().all()), ""
+    p = calls["randperm"](1, 0)
+    yield "randperm is a permutation", torch.equal(torch.sort(p).values, torch.arange(n, **kw)), ""
+    # position of element 0 over many small permutations: uniform over the 5 places
+    firsts = torch.stack([P.randperm(5, 3, 5 * i, dtype=torch.int64, **kw) for i in range(2000)]).argmin(1)
+    counts = torch.bincount(firsts, minlength=5).double()
+    chi2 = (((counts - 400) ** 2) / 400).sum().item()
+    yield "randperm(5): place of 0 chi-squared (4 degrees of freedom) < 25", chi2 < 25, f"got {chi2}"
+
+
 SPECIFIC = {
+    "random_bits": (samples_random_bits, errors_random_bits),
+    "randint": (samples_randint, errors_randint),
+    "exponential": (samples_exponential, errors_exponential),
+    "randperm": (samples_randperm, errors_randperm),
     "uniform": (samples_fresh, errors_fresh),
     "normal": (samples_fresh, errors_fresh),
     "bernoulli": (samples_bernoulli, errors_bernoulli),

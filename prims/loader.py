@@ -10,7 +10,12 @@ A catalog file holds one family:
 
 An entry inherits every default it does not set. Any defect — unknown key, missing field,
 unknown dtype class, duplicate name, unparsable signature, unknown meta rule or parameter,
-an impl that does not resolve — raises ``CatalogError`` naming file, prim and field.
+an impl that does not resolve, a malformed derivative formula (see prims/autograd.py) — raises
+``CatalogError`` naming file, prim and field.
+
+Derivatives: within a family that declares any (in its defaults or an entry), every prim that
+can have a floating or complex output needs a ``derivative`` (formulas or ``none``); a family
+without any is not yet covered and its prims get no autograd rule.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from pathlib import Path
 import torch
 import yaml
 
+from prims import autograd
 from prims import dtypes as dt
 from prims.errors import CatalogError
 from prims.meta import RULES
@@ -29,7 +35,8 @@ from prims.meta import RULES
 CATALOG_DIR = Path(__file__).parent / "catalog"
 
 FILE_KEYS = {"family", "doc", "defaults", "prims"}
-ENTRY_KEYS = {"name", "signature", "doc", "dtypes", "meta", "impl", "constraints", "params", "tags", "example"}
+ENTRY_KEYS = {"name", "signature", "doc", "dtypes", "meta", "impl", "constraints", "params", "tags", "example",
+              "derivative"}
 REQUIRED = ("name", "signature", "doc", "dtypes", "meta", "impl")
 TAGS = {"view", "mutates", "nondeterministic", "data_dependent", "random"}
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -56,6 +63,7 @@ class PrimDef:
     params: dict = field(default_factory=dict, hash=False, compare=False)
     tags: frozenset = frozenset()
     example: str | None = None
+    derivative: object = field(default=None, hash=False, compare=False)   # autograd.Derivative or None
     file: str = ""
     arg_names: tuple = ()
     arg_defaults: tuple = ()        # (name, has_default, default) in schema order
@@ -135,7 +143,13 @@ def load_file(path: Path) -> list[PrimDef]:
     entries = data["prims"]
     if not isinstance(entries, list):
         _fail(file, None, "prims", "expected a list of entries")
-    return [_entry(file, family, defaults, e, i) for i, e in enumerate(entries)]
+    out = [_entry(file, family, defaults, e, i) for i, e in enumerate(entries)]
+    if "derivative" in defaults or any(isinstance(e, dict) and "derivative" in e for e in entries):
+        for p in out:   # the family covers derivatives: each prim that may be differentiable says how
+            if p.derivative is None and autograd.may_be_differentiable(p.dtypes, p.params):
+                _fail(file, p.name, "derivative", "missing: the prim has floating or complex dtypes, so it needs "
+                      "a formula per tensor argument or `none`")
+    return out
 
 
 def _entry(file, family, defaults, entry, index) -> PrimDef:
@@ -187,13 +201,36 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
     tags = frozenset(e.get("tags") or ())
     if not tags <= TAGS:
         _fail(file, name, "tags", f"unknown tags {sorted(tags - TAGS)} (known: {', '.join(sorted(TAGS))})")
+    derivative = None
+    if "derivative" in e:
+        derivative = parse_derivative(file, name, e["derivative"], schema, dtypes, params)
     args = schema.arguments
     return PrimDef(
         name=name, family=family, signature=e["signature"], doc=str(e["doc"]).strip(), dtypes=dtypes,
         constraints=tuple(constraints), meta=e["meta"], impl=e["impl"], params=params, tags=tags,
-        example=e.get("example"), file=file, arg_names=tuple(a.name for a in args),
+        example=e.get("example"), derivative=derivative, file=file, arg_names=tuple(a.name for a in args),
         arg_defaults=tuple((a.name, a.has_default_value(), a.default_value if a.has_default_value() else None)
                            for a in args))
+
+
+def parse_derivative(file, name, spec, schema, dtypes, params):
+    """A ``derivative`` value -> autograd.Derivative; CatalogError naming file, prim and field."""
+    try:
+        derivative = autograd.parse_derivative(spec, schema)
+    except autograd.FormulaError as e:
+        _fail(file, name, e.field, str(e))
+    if derivative.differentiable and not autograd.may_be_differentiable(dtypes, params):
+        _fail(file, name, "derivative", "the prim's outputs are never floating or complex, so it is not "
+              "differentiable: drop the formulas (or say `none`)")
+    return derivative
+
+
+def check_derivative_calls(file, name, derivative, prim_names):
+    """CatalogError when a formula calls a name that is neither a prim nor a helper."""
+    try:
+        autograd.check_calls(derivative, prim_names)
+    except autograd.FormulaError as e:
+        _fail(file, name, e.field, str(e))
 
 
 def load_catalog(directory: Path = CATALOG_DIR) -> tuple[PrimDef, ...]:
@@ -207,4 +244,7 @@ def load_catalog(directory: Path = CATALOG_DIR) -> tuple[PrimDef, ...]:
                 _fail(path.name, p.name, "name", f"duplicate: already defined in {seen[p.name]}")
             seen[p.name] = path.name
             prims.append(p)
+    for p in prims:     # formulas may call prims of any file: checked once all are known
+        if p.derivative is not None:
+            check_derivative_calls(p.file, p.name, p.derivative, seen)
     return tuple(prims)

@@ -2,12 +2,14 @@
 
 Each prim gets: its schema from YAML; a fake kernel that materializes its meta rule's output;
 and a CPU/CUDA kernel that runs the meta rule (so strictness holds on real tensors too) and
-then the reference implementation named in YAML.
+then the reference implementation named in YAML; and, where its entry has a ``derivative``,
+an autograd rule built from the formulas (prims/autograd.py).
 """
 from __future__ import annotations
 
 import torch
 
+from prims import autograd
 from prims.loader import PrimDef, resolve_impl
 from prims.meta import RULES, TensorMeta
 
@@ -45,6 +47,11 @@ def _real_kernel(prim):
     return kernel
 
 
+def library():
+    """The torch.library.Library holding the prims (for registrations made after import)."""
+    return _LIB
+
+
 def register_all(catalog) -> tuple[PrimDef, ...]:
     """Define each prim once per process; returns the PrimDefs with ``op`` filled in."""
     global _LIB
@@ -55,5 +62,6 @@ def register_all(catalog) -> tuple[PrimDef, ...]:
             _LIB.define(prim.schema)
             _LIB.impl(prim.name, _real_kernel(prim), "CompositeExplicitAutograd")
             torch.library.register_fake(f"{NAMESPACE}::{prim.name}", _fake_kernel(prim), lib=_LIB)
+        autograd.register_all(catalog, _LIB)    # after every define: formulas call other prims
     ns = getattr(torch.ops, NAMESPACE)
     return tuple(replace(p, op=getattr(ns, p.name).default) for p in catalog)

@@ -101,3 +101,72 @@ def test_strict_under_real_and_fake():
                 torch.ops.primkit.add(a, b)
             with pytest.raises(prims.PrimConstraintError, match=r"^add: C2: .*prims do not promote"):
                 torch.ops.primkit.add(a, a.double())
+
+
+# --- derivative formulas (prims/autograd.py) ---------------------------------------------------
+
+def with_derivative(value, entry=None):
+    return (entry or GOOD_ENTRY.format(name="foo")) + f"    derivative: {value}\n"
+
+
+def test_derivative_formulas_load(tmp_path):
+    write(tmp_path, with_derivative('{a: "foo(foo(grad))"}') + GOOD_ENTRY.format(name="bar") + "    derivative: none\n")
+    foo, bar = load_catalog(tmp_path)
+    assert foo.derivative.differentiable and foo.derivative.calls == {"foo"}
+    assert bar.derivative is not None and not bar.derivative.differentiable
+
+
+@pytest.mark.parametrize("value,field,message", [
+    ('{a: "foo(grad,"}', "derivative.a", "cannot parse formula"),
+    ('{a: "no_such_prim(grad)"}', "derivative.a", "calls no_such_prim, which is neither a prim nor a helper"),
+    ('{a: "foo(q)"}', "derivative.a", "unknown name 'q'"),
+    ('{z: "grad"}', "derivative.z", "the prim has no argument 'z'"),
+    ('{a: "(lambda: grad)()"}', "derivative.a", "only prims and helpers can be called, by name"),
+    ('{a: "lambda: grad"}', "derivative.a", "Lambda is not allowed"),
+    ('{a: "grad.__class__"}', "derivative.a", "attribute '__class__' is not allowed"),
+    ('{a: "foo(\'os\')"}', "derivative.a", "only numeric literals"),
+    ('{a: "__import__(grad)"}', "derivative.a", "calls __import__, which is neither"),
+    ("3", "derivative", "expected `none` or a mapping"),
+    ("{a: 3}", "derivative.a", "expected a formula string or `none`"),
+], ids=["syntax", "unknown prim", "unknown name", "no such argument", "called lambda", "lambda",
+        "dunder attribute", "string", "builtin call", "not a mapping", "formula not a string"])
+def test_malformed_derivative_names_file_prim_and_field(tmp_path, value, field, message):
+    write(tmp_path, with_derivative(value))
+    with pytest.raises(CatalogError, match=message) as info:
+        load_catalog(tmp_path)
+    assert (info.value.file, info.value.prim, info.value.field) == ("fam.yaml", "foo", field)
+
+
+def test_derivative_of_a_non_tensor_argument(tmp_path):
+    entry = GOOD_ENTRY.format(name="foo").replace("(Tensor a) -> Tensor", "(Tensor a, int k) -> Tensor")
+    write(tmp_path, with_derivative('{a: grad, k: grad}', entry))
+    with pytest.raises(CatalogError, match="argument 'k' is not a tensor") as info:
+        load_catalog(tmp_path)
+    assert info.value.field == "derivative.k"
+
+
+def test_every_tensor_argument_needs_a_formula_or_none(tmp_path):
+    entry = GOOD_ENTRY.format(name="foo").replace("(Tensor a) -> Tensor", "(Tensor a, Tensor b) -> Tensor")
+    write(tmp_path, with_derivative('{a: grad}', entry))
+    with pytest.raises(CatalogError, match=r"field 'derivative': tensor argument\(s\) b need a formula or `none`"):
+        load_catalog(tmp_path)
+
+
+def test_differentiable_prim_without_formula_in_a_family_with_derivatives(tmp_path):
+    write(tmp_path, with_derivative("none") + GOOD_ENTRY.format(name="bar"))
+    with pytest.raises(CatalogError, match="prim 'bar': field 'derivative': missing"):
+        load_catalog(tmp_path)
+
+
+def test_family_without_derivatives_is_not_yet_covered(tmp_path):
+    write(tmp_path, GOOD_ENTRY.format(name="bar"))
+    (p,) = load_catalog(tmp_path)
+    assert p.derivative is None
+
+
+def test_formula_for_a_bool_output_prim(tmp_path):
+    entry = GOOD_ENTRY.format(name="foo").replace("    doc: A test prim.\n",
+                                                  "    doc: A test prim.\n    params: {out_dtype: bool}\n")
+    write(tmp_path, with_derivative('{a: grad}', entry))
+    with pytest.raises(CatalogError, match="field 'derivative': the prim's outputs are never floating or complex"):
+        load_catalog(tmp_path)

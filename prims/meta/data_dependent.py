@@ -1,6 +1,9 @@
-"""Meta rules of the data_dependent family (nonzero, masked_select, unique): a dim whose size
-depends on values is an unbacked SymInt under FakeTensor, a fresh symbol elsewhere."""
+"""Meta rules of the data_dependent family (nonzero, masked_select, unique, bincount, repeat_interleave;
+histc, whose size is fixed): a dim whose size depends on values is an unbacked SymInt under FakeTensor, a
+fresh symbol elsewhere."""
 from __future__ import annotations
+
+import math
 
 import torch
 
@@ -11,14 +14,19 @@ from prims.meta.common import check_dtype, check_same_device, shape_str
 from prims.meta.strides import contiguous_strides
 
 
-def data_dependent_size(prim, a):
-    """A size between 0 and a.numel() that only the data decides."""
+def data_dependent_size(prim, a=None, *, least=0):
+    """A size that only the data decides: between least and a.numel() with an operand a, else unbounded
+    above."""
     ctx = torch.library.get_ctx()
     if ctx is not None:     # inside a fake kernel: an unbacked SymInt (raises without a ShapeEnv)
-        numel = 1
-        for s in a.shape:
-            numel = numel * s
-        return ctx.new_dynamic_size(max=numel) if isinstance(numel, int) else ctx.new_dynamic_size()
+        numel = None
+        if a is not None:
+            numel = 1
+            for s in a.shape:
+                numel = numel * s
+        least = least if isinstance(least, int) else 0
+        return ctx.new_dynamic_size(min=least, max=numel) if isinstance(numel, int) else \
+            ctx.new_dynamic_size(min=least)
     from prims.symbolic import SymDim, symbol   # lazily: prims.symbolic imports the meta rules
     return SymDim(symbol(f"{prim.name}_size"))
 
@@ -48,3 +56,31 @@ def unique(prim, a):
     n = data_dependent_size(prim, a)
     return (_contiguous((n,), a.dtype, a.device), _contiguous(a.shape, torch.int64, a.device),
             _contiguous((n,), torch.int64, a.device))
+
+
+def _check_int64_vector(prim, x, what):
+    check(x.dtype == torch.int64, prim, "C1", lambda: f"{what} has dtype {dt.short(x.dtype)}, expected int64")
+    check(len(x.shape) == 1, prim, "C2", lambda: f"{what} has shape {shape_str(x.shape)}, expected 1-d")
+
+
+@meta_rule("bincount", constraints=("C1", "C2", "C3"))
+def bincount(prim, a, minlength):
+    _check_int64_vector(prim, a, "a")
+    check(minlength >= 0, prim, "C3", lambda: f"minlength is {minlength}, expected minlength >= 0")
+    # max(a) + 1 is not bounded by a's length: only minlength bounds the size, from below
+    return _contiguous((data_dependent_size(prim, least=minlength),), torch.int64, a.device)
+
+
+@meta_rule("repeat_interleave", constraints=("C1", "C2"))
+def repeat_interleave(prim, repeats):
+    _check_int64_vector(prim, repeats, "repeats")
+    return _contiguous((data_dependent_size(prim),), torch.int64, repeats.device)
+
+
+@meta_rule("histc", constraints=("C1", "C2", "C3"))
+def histc(prim, a, bins, min, max):
+    check_dtype(prim, "C1", a, prim.dtypes)
+    check(bins >= 1, prim, "C2", lambda: f"bins is {bins}, expected bins >= 1")
+    check(math.isfinite(min) and math.isfinite(max) and min < max, prim, "C3",
+          lambda: f"[min, max] is [{min}, {max}], expected finite min < max")
+    return _contiguous((bins,), a.dtype, a.device)

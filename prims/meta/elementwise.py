@@ -1,8 +1,9 @@
 """Meta rule of the elementwise families (unary, binary, ternary, conversions).
 
 Strict: tensor operands share one shape, one device and (except those named in the entry's
-``arg_dtypes``) one dtype. The entry's ``out_dtype`` says the output dtype kind. Output
-strides follow eager's elementwise layout rule (see ``strides.elementwise_strides``).
+``arg_dtypes``) one dtype. The entry's ``out_dtype`` says the output dtype kind (a list of kinds
+for a prim with several outputs, such as frexp). Output strides follow eager's elementwise
+layout rule (see ``strides.elementwise_strides``); non-tensor arguments do not take part.
 """
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ OUT_DTYPE = {
     "complex": lambda d, args: dt.to_complex(d),    # real -> its complex counterpart
     "arg": lambda d, args: args["dtype"],           # the prim's `dtype` argument
 }
+
+
+def out_dtype_of(kind, common, args):
+    """An out_dtype kind of OUT_DTYPE, or a dtype name (frexp's exponent: int32)."""
+    return OUT_DTYPE[kind](common, args) if kind in OUT_DTYPE else dt.by_name(kind)
 
 
 # The constraint id each check cites, per rule: n-ary prims list four constraints, one-operand
@@ -59,6 +65,15 @@ def _elementwise(prim, ids, args):
     if "device" in ids:
         check_same_device(prim, ids["device"], [a for _, a in tensors])
     common = typed[0][1].dtype if typed else tensors[0][1].dtype
-    out_dtype = OUT_DTYPE[prim.params.get("out_dtype", "same")](common, named)
+    kinds = prim.params.get("out_dtype", "same")
     strides = elementwise_strides(shape, [(a.stride(), itemsize(a.dtype)) for _, a in tensors])
-    return TensorMeta(shape, strides, out_dtype, tensors[0][1].device)
+    if isinstance(kinds, list):     # several outputs, each in the one elementwise layout
+        return tuple(TensorMeta(shape, strides, out_dtype_of(k, common, named), tensors[0][1].device) for k in kinds)
+    return TensorMeta(shape, strides, out_dtype_of(kinds, common, named), tensors[0][1].device)
+
+
+@meta_rule("reduce_precision", constraints=("C1", "C2", "C3"))
+def reduce_precision(prim, a, exponent_bits, mantissa_bits):
+    check(exponent_bits >= 1, prim, "C2", lambda: f"exponent_bits must be >= 1, got {exponent_bits}")
+    check(mantissa_bits >= 0, prim, "C3", lambda: f"mantissa_bits must be >= 0, got {mantissa_bits}")
+    return elementwise_unary(prim, a, exponent_bits, mantissa_bits)

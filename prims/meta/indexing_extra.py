@@ -1,4 +1,5 @@
-"""Meta rules of the indexing_extra family (scatter_reduce, index, index_put, searchsorted, take)."""
+"""Meta rules of the indexing_extra family (scatter_reduce, index, index_put, searchsorted, take, index_add,
+index_copy, masked_scatter)."""
 from __future__ import annotations
 
 import torch
@@ -6,7 +7,7 @@ import torch
 from prims import dtypes as dt
 from prims.errors import check
 from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import check_dtype, check_same_device, shape_str
+from prims.meta.common import canonical_dim, check_dtype, check_same_device, shape_str
 from prims.meta.indexing import scatter
 from prims.meta.strides import contiguous_strides
 
@@ -89,3 +90,34 @@ def take(prim, a, index):
     _check_int64(prim, "C1", index)
     check_same_device(prim, "C2", [a, index])
     return _contiguous(index.shape, a.dtype, a.device)
+
+
+@meta_rule("index_write", constraints=("C1", "C2", "C3", "C4", "C5"))
+def index_write(prim, a, dim, index, source):
+    _check_int64(prim, "C1", index)
+    check(len(index.shape) == 1, prim, "C2", lambda: f"index has shape {shape_str(index.shape)}, expected 1-d")
+    check_same_device(prim, "C2", [a, index, source])
+    rank = len(a.shape)
+    dim = canonical_dim(prim, "C3", dim, rank)
+    expected = list(a.shape)
+    if rank:
+        expected[dim] = index.shape[0]
+    check(tuple(source.shape) == tuple(expected) and (rank or index.shape[0] == 1), prim, "C4",
+          lambda: f"source has shape {shape_str(source.shape)} and index {shape_str(index.shape)}, expected source "
+          f"{shape_str(expected)} (a's shape {shape_str(a.shape)} with the index length in dim {dim})"
+          + ("" if rank else " and an index of one element"))
+    check(source.dtype == a.dtype, prim, "C5", lambda: f"source has dtype {dt.short(source.dtype)} but the operand "
+          f"has {dt.short(a.dtype)}")
+    check_dtype(prim, "C5", a, prim.dtypes)
+    return _contiguous(a.shape, a.dtype, a.device)
+
+
+@meta_rule("masked_scatter", constraints=("C1", "C2", "C3", "C4"))
+def masked_scatter(prim, a, mask, source):
+    check(mask.dtype == torch.bool, prim, "C1", lambda: f"mask has dtype {dt.short(mask.dtype)}, expected bool")
+    check(tuple(mask.shape) == tuple(a.shape), prim, "C2", lambda: f"mask has shape {shape_str(mask.shape)} but the "
+          f"operand has {shape_str(a.shape)}")
+    check(source.dtype == a.dtype, prim, "C3", lambda: f"source has dtype {dt.short(source.dtype)} but the operand "
+          f"has {dt.short(a.dtype)}")
+    check_same_device(prim, "C4", [a, mask, source])
+    return _contiguous(a.shape, a.dtype, a.device)

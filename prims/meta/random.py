@@ -35,3 +35,38 @@ def bernoulli(prim, p, seed, offset):
     check_dtype(prim, "C1", p, prim.dtypes, "p")
     shape = tuple(p.shape)
     return TensorMeta(shape, contiguous_strides(shape), torch.bool, p.device)
+
+
+@meta_rule("random_bits", constraints=("C1", "C2"))
+def random_bits(prim, shape, seed, offset, dtype, device):
+    return _fresh(prim, shape, dtype, device)
+
+
+def _int_range(dtype):
+    info = torch.iinfo(dtype)
+    return info.min, info.max
+
+
+@meta_rule("randint", constraints=("C1", "C2", "C3", "C4"))
+def randint(prim, shape, low, high, seed, offset, dtype, device):
+    out = _fresh(prim, shape, dtype, device)
+    check(low < high, prim, "C3", lambda: f"low {low} is not less than high {high}")
+    lo, hi = _int_range(dtype)
+    check(lo <= low and high - 1 <= hi, prim, "C4", lambda: f"[{low}, {high}) does not fit {dt.short(dtype)}, whose "
+          f"values are [{lo}, {hi}]")
+    return out
+
+
+@meta_rule("exponential", constraints=("C1", "C2", "C3"))
+def exponential(prim, shape, lambd, seed, offset, dtype, device):
+    check(lambd > 0, prim, "C3", lambda: f"lambd is {lambd}, expected lambd > 0")
+    return _fresh(prim, shape, dtype, device)
+
+
+@meta_rule("randperm", constraints=("C1", "C2", "C3"))
+def randperm(prim, n, seed, offset, dtype, device):
+    check(n >= 0, prim, "C1", lambda: f"n is {n}, expected n >= 0")
+    out = _fresh(prim, (n,), dtype, device)
+    check(n - 1 <= _int_range(dtype)[1], prim, "C3", lambda: f"n is {n} but {dt.short(dtype)} holds values up to "
+          f"{_int_range(dtype)[1]}")
+    return out

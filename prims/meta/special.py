@@ -1,4 +1,5 @@
-"""Meta rule of special functions that take an integer order besides their operand (polygamma)."""
+"""Meta rule of special functions that take an integer order besides their operand (polygamma's
+n, mvlgamma's p). The entry's ``min_order`` is the least order allowed (default 0)."""
 from __future__ import annotations
 
 from prims.errors import check
@@ -6,7 +7,8 @@ from prims.meta import meta_rule
 from prims.meta.elementwise import elementwise_unary
 
 
-@meta_rule("elementwise_unary_order", params=("out_dtype",), constraints=("C1", "C2"))
+@meta_rule("elementwise_unary_order", params=("out_dtype", "min_order"), constraints=("C1", "C2"))
 def elementwise_unary_order(prim, a, n):
-    check(n >= 0, prim, "C2", lambda: f"order n must be >= 0, got {n}")
+    least = prim.params.get("min_order", 0)
+    check(n >= least, prim, "C2", lambda: f"order {prim.arg_names[1]} must be >= {least}, got {n}")
     return elementwise_unary(prim, a, n)

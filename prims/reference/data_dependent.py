@@ -21,3 +21,24 @@ def unique(a):
 def unique_consecutive(a):
     values, inverse, counts = torch.unique_consecutive(a, return_inverse=True, return_counts=True)
     return values.contiguous(), inverse.contiguous(), counts.contiguous()
+
+
+def bincount(a, minlength):
+    return torch.bincount(a, minlength=minlength).contiguous()
+
+
+def repeat_interleave(repeats):
+    return torch.repeat_interleave(repeats).contiguous()
+
+
+def histc(a, bins, min, max):
+    x = a.reshape(-1)
+    lo, hi = (torch.tensor(v, dtype=a.dtype, device=a.device) for v in (min, max))
+    inside = (x >= lo) & (x <= hi)      # False for nan
+    # eager's formula, every operation in a's dtype: ((x - min) * bins) / (max - min)
+    # (nan only where min and max round to one value: x is that value, and goes to the last bin)
+    position = torch.nan_to_num(torch.floor((x - lo) * bins / (hi - lo)), nan=bins - 1).clamp(0, bins - 1)
+    index = torch.where(inside, position, 0).to(torch.int64)
+    # int64 counts: exact and, unlike a float scatter, independent of the order of additions
+    counts = torch.zeros(bins, dtype=torch.int64, device=a.device).scatter_add_(0, index, inside.to(torch.int64))
+    return counts.to(a.dtype)

@@ -23,3 +23,27 @@ def searchsorted(sorted_sequence, values, right):
 
 def take(a, index):
     return torch.take(a, index).contiguous()
+
+
+def index_add(a, dim, index, source):
+    return a.index_add(dim, index, source).contiguous()
+
+
+def index_copy(a, dim, index, source):
+    if a.dim() == 0:
+        return index_copy(a.reshape(1), 0, index, source.reshape(1)).reshape(())
+    dim = dim % a.dim()
+    size, count = a.shape[dim], index.shape[0]
+    if count and not bool(((index >= 0) & (index < size)).all()):   # eager's check, with its exception type
+        raise IndexError(f"index_copy: an index is out of bounds for dim {dim} with size {size}")
+    if count == 0:
+        return a.contiguous().clone()
+    # The last write wins: each position takes the slice of the largest i with index[i] == position.
+    last = torch.full((size,), -1, dtype=torch.int64, device=a.device).scatter_reduce(
+        0, index, torch.arange(count, device=a.device), "amax")
+    written = (last >= 0).reshape([size if d == dim else 1 for d in range(a.dim())])
+    return torch.where(written, source.index_select(dim, last.clamp(min=0)), a).contiguous()
+
+
+def masked_scatter(a, mask, source):
+    return a.masked_scatter(mask, source).contiguous()

@@ -65,3 +65,44 @@ def normal(shape, mean, std, seed, offset, *, dtype, device):
 def bernoulli(p, seed, offset):
     u = _unit(_words(p.numel(), seed, offset, p.device), 53).reshape(p.shape)
     return u < p.to(torch.float64)
+
+
+INT_BITS = {torch.uint8: 8, torch.int8: 8, torch.int16: 16, torch.int32: 32, torch.int64: 64}
+SIGN = _int64(1 << 63)
+
+
+def random_bits(shape, seed, offset, *, dtype, device):
+    words = _shr(_words(_numel(shape), seed, offset, device), 64 - INT_BITS[dtype])
+    # the top bits as an unsigned value; the integer cast wraps it into the dtype's two's complement
+    return words.to(dtype).reshape(shape)
+
+
+def _ult(x, y):
+    """x < y for int64 tensors (or an int) read as unsigned 64-bit integers."""
+    return (x ^ SIGN) < (y ^ SIGN)
+
+
+def _umod(words, r: int):
+    """words mod r, words read as unsigned 64-bit, for 1 <= r < 2 ** 64: int64 tensor holding the result."""
+    r64 = _int64(r)
+    if r >= 1 << 63:    # words < 2 ** 64 < 2 r: one subtraction at most
+        return torch.where(_ult(words, r64), words, words - r64)
+    # words = 2 h + b with h = words >>> 1 < 2 ** 63: mod r of (2 (h mod r) + b), which is below 2 r
+    y = 2 * (_shr(words, 1) % r) + (words & 1)
+    return torch.where(_ult(y, r64), y, y - r64)
+
+
+def randint(shape, low, high, seed, offset, *, dtype, device):
+    words = _words(_numel(shape), seed, offset, device)
+    # int64 addition wraps: low + m is exact whenever it lies in [low, high)
+    return (_umod(words, high - low) + low).to(dtype).reshape(shape)
+
+
+def exponential(shape, lambd, seed, offset, *, dtype, device):
+    u = _unit(_words(_numel(shape), seed, offset, device), 53)
+    return (-torch.log1p(-u) / lambd).to(dtype).reshape(shape)
+
+
+def randperm(n, seed, offset, *, dtype, device):
+    keys = _words(n, seed, offset, device)
+    return torch.sort(keys, stable=True).indices.to(dtype)

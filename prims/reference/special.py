@@ -1,6 +1,8 @@
 """Reference implementations of the special-function prims that are not one torch call as is."""
 from __future__ import annotations
 
+import math
+
 import torch
 
 from prims.meta.strides import elementwise_strides, itemsize
@@ -29,3 +31,13 @@ def shift_right_logical(a, b):
     shifted = (a >> shift) & keep
     out = torch.where(inside, shifted, torch.where(b == 0, a, torch.zeros_like(a)))
     return in_elementwise_layout(out, a, b)
+
+
+def mvlgamma(a, p):
+    """Multivariate log-gamma of order p, eager's sum in eager's order:
+    sum_j lgamma(a + (1 - p) / 2 + j / 2) for j = 0..p-1, plus p (p - 1) / 4 log(pi); nan where
+    a <= (p - 1) / 2 (eager raises there, after a host sync; the prim does not look at values)."""
+    offsets = torch.arange((1 - p) / 2, 0.5, 0.5, dtype=a.dtype, device=a.device)
+    out = (a.unsqueeze(-1) + offsets).lgamma().sum(-1) + p * (p - 1) * math.log(math.pi) / 4
+    out = torch.where(a > (p - 1) / 2, out, torch.full_like(out, float("nan")))
+    return in_elementwise_layout(out, a)

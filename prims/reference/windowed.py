@@ -1,12 +1,13 @@
 """Reference implementations of the windowed family: pad with the reduction's identity, unfold
-every dim into its windows, reduce the window elements (flattened, row-major) in one last dim."""
+every dim into its windows, reduce the window elements (flattened, row-major) in one last dim;
+select_and_scatter_add adds at argmax_window's positions; im2col unfolds, col2im sums blocks back."""
 from __future__ import annotations
 
 import math
 
 import torch
 
-from prims.meta.windowed import window_output_size
+from prims.meta.windowed import blocks_shape, window_output_size
 
 
 def _lowest(dtype):
@@ -58,3 +59,42 @@ def argmax_window(a, *window_args):
     k = torch.where(nan.any(-1, keepdim=True), last_nan, first_max)
     index = torch.gather(positions, -1, k).squeeze(-1)
     return torch.where(valid.any(-1), index, -1).contiguous()
+
+
+def select_and_scatter_add(source, operand, *window_args):
+    position = argmax_window(operand, *window_args)
+    selected = position >= 0
+    index = torch.where(selected, position, 0).reshape(-1)
+    values = torch.where(selected, source, torch.zeros((), dtype=source.dtype, device=source.device)).reshape(-1)
+    out = torch.zeros(operand.numel(), dtype=operand.dtype, device=operand.device)
+    return out.index_add_(0, index, values).reshape(operand.shape)
+
+
+
+
+def im2col(a, kernel_size, dilation, padding, stride):
+    n, c, h, w = a.shape
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    oh, ow = blocks_shape((h, w), kernel_size, dilation, padding, stride)
+    if 0 in (n, c, oh, ow):
+        return a.new_zeros((n, c * kh * kw, oh * ow))
+    padded = a.new_zeros((n, c, h + 2 * ph, w + 2 * pw))
+    padded[:, :, ph:ph + h, pw:pw + w] = a
+    # (n, c, oh, ow, kh, kw): each dim's windows, every dilation-th element of the dilated extent
+    blocks = padded.unfold(2, (kh - 1) * dh + 1, sh)[..., ::dh].unfold(3, (kw - 1) * dw + 1, sw)[..., ::dw]
+    return blocks.permute(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow).contiguous()
+
+
+def col2im(a, output_size, kernel_size, dilation, padding, stride):
+    n, c = a.shape[0], a.shape[1] // (kernel_size[0] * kernel_size[1])
+    h, w = output_size
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    oh, ow = blocks_shape((h, w), kernel_size, dilation, padding, stride)
+    padded = a.new_zeros((n, c, h + 2 * ph, w + 2 * pw))
+    if 0 not in (oh, ow):
+        cols = a.reshape(n, c, kh, kw, oh, ow)
+        for i in range(kh):         # kernel position order: a fixed order of additions
+            for j in range(kw):
+                rows = slice(i * dh, i * dh + (oh - 1) * sh + 1, sh)
+                padded[:, :, rows, j * dw:j * dw + (ow - 1) * sw + 1:sw] += cols[:, :, i, j]
+    return padded[:, :, ph:ph + h, pw:pw + w].contiguous()

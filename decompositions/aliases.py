@@ -1,0 +1,2 @@
+"""aliases decompositions (being written)."""
+from __future__ import annotations

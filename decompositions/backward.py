@@ -1,0 +1,2 @@
+"""backward decompositions (being written)."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""fft decompositions (being written)."""
+from __future__ import annotations

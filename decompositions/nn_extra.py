@@ -1,0 +1,2 @@
+"""nn_extra decompositions (being written)."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""random decompositions (being written)."""
+from __future__ import annotations

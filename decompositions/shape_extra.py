@@ -1,0 +1,2 @@
+"""shape_extra decompositions (being written)."""
+from __future__ import annotations

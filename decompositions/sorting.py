@@ -1,0 +1,2 @@
+"""sorting decompositions (being written)."""
+from __future__ import annotations

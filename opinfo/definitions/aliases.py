@@ -1,0 +1,4 @@
+"""OpInfo entries: aliases (being written)."""
+from __future__ import annotations
+
+ENTRIES = []

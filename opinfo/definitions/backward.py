@@ -1,0 +1,4 @@
+"""OpInfo entries: backward (being written)."""
+from __future__ import annotations
+
+ENTRIES = []

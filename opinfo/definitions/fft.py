@@ -1,0 +1,4 @@
+"""OpInfo entries: fft (being written)."""
+from __future__ import annotations
+
+ENTRIES = []

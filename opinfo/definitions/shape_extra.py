@@ -1,0 +1,4 @@
+"""OpInfo entries: shape_extra (being written)."""
+from __future__ import annotations
+
+ENTRIES = []

@@ -1,0 +1,4 @@
+"""OpInfo entries: sorting (being written)."""
+from __future__ import annotations
+
+ENTRIES = []

@@ -1,0 +1,404 @@
+"""Derivative formulas from the catalog, registered as autograd rules of the prims.
+
+A catalog entry's ``derivative`` key gives, per tensor argument, a Python expression written in
+prims (in the spirit of PyTorch's derivatives.yaml)::
+
+    derivative: {a: "mul(grad, conj(b))", b: "mul(grad, conj(a))"}   # mul
+    derivative: {x: "mul(grad, ...)", n: none}                        # not differentiable in n
+    derivative: none                                                  # not differentiable at all
+
+A formula may use:
+- prim names, called like functions (``sin(a)``); they run as ``torch.ops.primkit.<name>``, so a
+  backward is made of prims and is differentiable again where those prims are;
+- the prim's argument names; ``grad`` (``grads[i]`` for a prim with several outputs), the
+  gradient of the output; ``result`` (``results[i]``), the forward output;
+- numeric literals (``0``, ``0.5``, ``-1``), lists of them, and ``+ - * /`` between plain numbers
+  (never tensors: tensor arithmetic is spelled with prims). A literal in a Tensor argument of a
+  prim becomes a tensor full of that value, shaped like the call's first non-bool tensor
+  argument (prims do not wrap scalars themselves);
+- attributes ``x.shape``, ``x.dtype``, ``x.ndim`` of a tensor;
+- the helpers of ``HELPERS`` below (each small, documented, written in prims).
+
+Formulas are parsed with ``ast`` against that whitelist at catalog load, never ``eval``-ed.
+Tensor and Tensor[] arguments each need a formula or ``none``; a formula for a Tensor[]
+argument yields a list. Prims whose outputs are never floating or complex (comparisons,
+bitwise ops) need no key: their outputs cannot require grad.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+
+import torch
+
+NOT_DIFFERENTIABLE = "none"
+
+
+class NotDifferentiableError(RuntimeError):
+    """A gradient was asked of a prim (or one of its arguments) whose catalog entry says ``none``."""
+
+
+class FormulaError(ValueError):
+    """A malformed formula; ``field`` is ``derivative`` or ``derivative.<arg>``."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(message)
+
+
+# --- helpers a formula may call ----------------------------------------------------------------
+
+def _ops():
+    return torch.ops.primkit
+
+
+def conj(x):
+    """conj_physical(x) for a complex x, x itself otherwise (Wirtinger convention, as eager)."""
+    return _ops().conj_physical(x) if x.is_complex() else x
+
+
+def zeros_like(x):
+    """A zero tensor with x's shape, dtype and device (the prim ``full``)."""
+    return _ops().full(list(x.shape), 0, dtype=x.dtype, device=x.device)
+
+
+def other_dims(a, dims):
+    """The dims of ``a`` not in ``dims`` (negative dims wrapped), in order: a reduction's kept dims."""
+    reduced = {d % max(a.dim(), 1) for d in dims}
+    return [d for d in range(a.dim()) if d not in reduced]
+
+
+def unreduce(x, a, dims):
+    """x (the shape of a reduced over dims) broadcast back to a's shape."""
+    return _ops().broadcast_in_dim(x, list(a.shape), other_dims(a, dims))
+
+
+def count(a, dims):
+    """How many elements of a each output element of a reduction over dims combines (a number)."""
+    return math.prod(a.shape[d] for d in dims)
+
+
+def inverse_permutation(dims):
+    """The permutation undoing ``permute(x, dims)``."""
+    n = len(dims)
+    inv = [0] * n
+    for i, d in enumerate(dims):
+        inv[d % n] = i
+    return inv
+
+
+def swap_last_two(x):
+    """The dims of x with the last two exchanged: ``permute(x, swap_last_two(x))`` is x transposed."""
+    dims = list(range(x.dim()))
+    dims[-2], dims[-1] = dims[-1], dims[-2]
+    return dims
+
+
+def unbroadcast(grad, a, broadcast_dimensions):
+    """The gradient of ``broadcast_in_dim(a, shape, broadcast_dimensions)``: grad summed over the new
+    dims and over the dims a had as size 1 and that were broadcast, then reshaped to a's shape."""
+    kept = {d: i for i, d in enumerate(broadcast_dimensions)}
+    reduced = [d for d in range(grad.dim()) if d not in kept or (a.shape[kept[d]] == 1 and grad.shape[d] != 1)]
+    return _ops().reshape(_ops().sum(grad, reduced), list(a.shape))
+
+
+def unslice(grad, a, start_indices, limit_indices, strides):
+    """The gradient of ``slice``: grad put back at its positions in a's shape, zero elsewhere (pad)."""
+    low, high, interior = [], [], []
+    for size, n, start, step in zip(a.shape, grad.shape, start_indices, strides):
+        last = start + (n - 1) * step if n > 0 else start - 1   # index of the last element taken
+        low.append(start)
+        high.append(size - 1 - last if n > 0 else size - start)
+        interior.append(step - 1)
+    return _ops().pad(grad, 0, low, high, interior)
+
+
+def unpad(grad, a, low, high, interior):
+    """The gradient of ``pad``: the elements of grad that came from a (a cropped edge, negative low or
+    high, gets zero gradient: it is padded back first), read with a slice."""
+    ops = _ops()
+    if any(x < 0 for x in (*low, *high)):
+        grad = ops.pad(grad, 0, [max(-x, 0) for x in low], [max(-x, 0) for x in high], [0] * len(low))
+        low, high = [max(x, 0) for x in low], [max(x, 0) for x in high]
+    limits = [lo + (n - 1) * (i + 1) + 1 if n > 0 else lo for lo, n, i in zip(low, a.shape, interior)]
+    return ops.slice(grad, list(low), limits, [i + 1 for i in interior])
+
+
+def split_like(grad, tensors, dim):
+    """The gradient of ``cat(tensors, dim)``: one slice of grad per input."""
+    out, start = [], 0
+    dim = dim % grad.dim()
+    for t in tensors:
+        lo, hi = [0] * grad.dim(), list(grad.shape)
+        lo[dim], hi[dim] = start, start + t.shape[dim]
+        out.append(_ops().slice(grad, lo, hi, [1] * grad.dim()))
+        start += t.shape[dim]
+    return out
+
+
+def mvdigamma(a, p):
+    """The derivative of ``mvlgamma(a, p)``: the sum of digamma(a - j / 2) for j in 0..p-1."""
+    ops = _ops()
+    total = ops.digamma(a)
+    for j in range(1, p):
+        total = ops.add(total, ops.digamma(ops.sub(a, ops.full(list(a.shape), j / 2, dtype=a.dtype, device=a.device))))
+    return total
+
+
+HELPERS = {f.__name__: f for f in (conj, zeros_like, other_dims, unreduce, count, inverse_permutation,
+                                   swap_last_two, unbroadcast, unslice, unpad, split_like, mvdigamma)}
+ATTRIBUTES = {"shape", "dtype", "ndim"}
+
+
+# --- parsing -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Formula:
+    arg: str
+    text: str
+    tree: ast.expr | None       # None: not differentiable in this argument
+    calls: frozenset            # prim and helper names the formula calls
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """A prim's parsed ``derivative`` entry: one Formula per tensor argument, or none at all."""
+    formulas: tuple = ()        # () for ``derivative: none``
+    values: frozenset = frozenset()   # argument names, grad/result names the formulas read
+
+    @property
+    def differentiable(self) -> bool:
+        return any(f.tree is not None for f in self.formulas)
+
+    @property
+    def calls(self) -> frozenset:
+        return frozenset().union(*(f.calls for f in self.formulas))
+
+
+_NODES = (ast.Expression, ast.Call, ast.Name, ast.Constant, ast.List, ast.Tuple, ast.UnaryOp, ast.USub,
+          ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Attribute, ast.Subscript, ast.Load, ast.keyword)
+
+
+def tensor_args(schema) -> list[str]:
+    """Names of a schema's Tensor, Tensor? and Tensor[] arguments."""
+    return [a.name for a in schema.arguments if str(a.type).replace("?", "") in ("Tensor", "List[Tensor]")]
+
+
+def parse_derivative(spec, schema) -> Derivative:
+    """A catalog ``derivative`` value -> Derivative; FormulaError naming the field on any defect.
+    Names of called functions are checked later, against the whole catalog (``check_calls``)."""
+    if spec == NOT_DIFFERENTIABLE:
+        return Derivative()
+    if not isinstance(spec, dict) or not spec:
+        raise FormulaError("derivative", f"expected `none` or a mapping from argument name to formula, got {spec!r}")
+    args = [a.name for a in schema.arguments]
+    tensors = tensor_args(schema)
+    outputs = len(schema.returns)
+    grad_names = {"grad", "result"} if outputs == 1 else {"grads", "results"}
+    formulas, values = [], set()
+    for arg, text in spec.items():
+        fld = f"derivative.{arg}"
+        if arg not in args:
+            raise FormulaError(fld, f"the prim has no argument '{arg}' (it has: {', '.join(args)})")
+        if arg not in tensors:
+            raise FormulaError(fld, f"argument '{arg}' is not a tensor; only tensor arguments have derivatives")
+        if text == NOT_DIFFERENTIABLE:
+            formulas.append(Formula(arg, text, None, frozenset()))
+            continue
+        if not isinstance(text, str):
+            raise FormulaError(fld, f"expected a formula string or `none`, got {text!r}")
+        tree, calls, names = _parse(fld, text, set(args) | grad_names)
+        formulas.append(Formula(arg, text, tree, calls))
+        values |= names
+    missing = [t for t in tensors if t not in spec]
+    if missing:
+        raise FormulaError("derivative", f"tensor argument(s) {', '.join(missing)} need a formula or `none`")
+    return Derivative(tuple(formulas), frozenset(values))
+
+
+def _parse(fld, text, names):
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as e:
+        raise FormulaError(fld, f"cannot parse formula {text!r}: {e.msg}") from None
+    calls, used = set(), set()
+    for node in ast.walk(tree):
+        if not isinstance(node, _NODES):
+            raise FormulaError(fld, f"{text!r}: {type(node).__name__} is not allowed in a formula (calls of "
+                                    f"prims and helpers, names, numbers and lists only)")
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name):
+                raise FormulaError(fld, f"{text!r}: only prims and helpers can be called, by name")
+            calls.add(node.func.id)
+        elif isinstance(node, ast.Name) and not _is_callee(tree, node):
+            if node.id not in names:
+                raise FormulaError(fld, f"{text!r}: unknown name '{node.id}' (known: {', '.join(sorted(names))})")
+            used.add(node.id)
+        elif isinstance(node, ast.Constant) and (isinstance(node.value, (str, bytes)) or node.value is Ellipsis):
+            raise FormulaError(fld, f"{text!r}: only numeric literals are allowed, got {node.value!r}")
+        elif isinstance(node, ast.Attribute) and node.attr not in ATTRIBUTES:
+            raise FormulaError(fld, f"{text!r}: attribute '{node.attr}' is not allowed "
+                                    f"(allowed: {', '.join(sorted(ATTRIBUTES))})")
+        elif isinstance(node, ast.Subscript) and _int_literal(node.slice) is None:
+            raise FormulaError(fld, f"{text!r}: subscripts take an integer literal (grads[0], x.shape[-1])")
+    return tree.body, frozenset(calls), frozenset(used)
+
+
+def _int_literal(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_literal(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def _is_callee(tree, name_node) -> bool:
+    return any(isinstance(n, ast.Call) and n.func is name_node for n in ast.walk(tree))
+
+
+def check_calls(derivative: Derivative, prim_names) -> None:
+    """FormulaError naming the field when a formula calls something that is neither prim nor helper."""
+    for f in derivative.formulas:
+        unknown = sorted(c for c in f.calls if c not in prim_names and c not in HELPERS)
+        if unknown:
+            raise FormulaError(f"derivative.{f.arg}", f"{f.text!r} calls {', '.join(unknown)}, which is neither "
+                                                      f"a prim nor a helper ({', '.join(sorted(HELPERS))})")
+
+
+def may_be_differentiable(dtypes, params) -> bool:
+    """Whether a prim can have a floating or complex output: some inexact dtype, and no fixed
+    bool/integer output dtype."""
+    out = params.get("out_dtype")
+    fixed_exact = isinstance(out, str) and (out == "bool" or out.startswith("int") or out.startswith("uint"))
+    return not fixed_exact and any(d.is_floating_point or d.is_complex for d in dtypes)
+
+
+# --- evaluation ------------------------------------------------------------------------------------
+
+_BINOPS = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y, ast.Mult: lambda x, y: x * y,
+           ast.Div: lambda x, y: x / y if y != 0 else math.copysign(math.inf, x) if x != 0 else math.nan}
+
+
+def evaluate(prim_name, node, env):
+    """Value of a parsed formula node; ``env`` maps argument and grad/result names to values."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return env[node.id]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [evaluate(prim_name, e, env) for e in node.elts]
+    if isinstance(node, ast.UnaryOp):
+        return -_number(prim_name, evaluate(prim_name, node.operand, env))
+    if isinstance(node, ast.BinOp):
+        x, y = (_number(prim_name, evaluate(prim_name, n, env)) for n in (node.left, node.right))
+        return _BINOPS[type(node.op)](x, y)
+    if isinstance(node, ast.Attribute):
+        x = evaluate(prim_name, node.value, env)
+        return {"shape": lambda: list(x.shape), "dtype": lambda: x.dtype, "ndim": x.dim}[node.attr]()
+    if isinstance(node, ast.Subscript):
+        return evaluate(prim_name, node.value, env)[_int_literal(node.slice)]
+    fn_name = node.func.id
+    args = [evaluate(prim_name, a, env) for a in node.args]
+    kwargs = {k.arg: evaluate(prim_name, k.value, env) for k in node.keywords}
+    if fn_name in HELPERS:
+        return HELPERS[fn_name](*args, **kwargs)
+    op = getattr(torch.ops.primkit, fn_name).default
+    return op(*_wrap_literals(op, args), **kwargs)
+
+
+def _number(prim_name, x):
+    if isinstance(x, torch.Tensor):
+        raise TypeError(f"primkit.{prim_name}: derivative formula applies + - * / to a tensor; "
+                        f"use the prims add, sub, mul, div")
+    return x
+
+
+def _wrap_literals(op, args):
+    """Numbers in Tensor arguments -> tensors full of them, like the first non-bool tensor argument."""
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    like = next((t for t in tensors if t.dtype != torch.bool), tensors[0] if tensors else None)
+    out = []
+    for a, spec in zip(args, op._schema.arguments):
+        number = isinstance(a, (int, float, complex)) and not isinstance(a, bool)
+        if number and str(spec.type) == "Tensor" and like is not None:
+            a = torch.ops.primkit.full.default(list(like.shape), a, dtype=like.dtype, device=like.device)
+        out.append(a)
+    return out
+
+
+# --- registration -----------------------------------------------------------------------------------
+
+REGISTERED: dict = {}       # prim name -> Derivative registered with torch.library
+
+
+def register(prim, derivative: Derivative, lib) -> None:
+    """Register ``derivative`` as the autograd rule of ``prim`` (a PrimDef), once per process."""
+    if prim.name in REGISTERED:
+        raise RuntimeError(f"primkit.{prim.name}: a derivative is already registered")
+    schema = torch._C.parse_schema(f"primkit::{prim.schema}")
+    arg_names = [a.name for a in schema.arguments]
+    multi = len(schema.returns) > 1
+    saved = [n for n in arg_names if n in derivative.values]
+    save_result = bool({"result", "results"} & derivative.values)
+    by_arg = {f.arg: f for f in derivative.formulas}
+
+    def setup_context(ctx, inputs, output):
+        # Tensors go through save_for_backward (checked against in-place changes); a Tensor[] is
+        # flattened and its length kept; other arguments are plain values.
+        tensors, layout = [], []
+        for name in saved:
+            value = inputs[arg_names.index(name)]
+            if isinstance(value, torch.Tensor):
+                layout.append((name, "tensor", len(tensors)))
+                tensors.append(value)
+            elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
+                layout.append((name, "list", (len(tensors), len(value))))
+                tensors.extend(value)
+            else:
+                layout.append((name, "value", value))
+        if save_result:
+            outs = list(output) if multi else [output]
+            layout.append(("results" if multi else "result", "outputs", (len(tensors), len(outs))))
+            tensors.extend(outs)
+        ctx.save_for_backward(*tensors)
+        ctx.layout = layout
+
+    def backward(ctx, *grads):
+        saved_tensors = ctx.saved_tensors
+        env = {"grads": list(grads)} if multi else {"grad": grads[0]}
+        for name, kind, where in ctx.layout:
+            if kind == "tensor":
+                env[name] = saved_tensors[where]
+            elif kind == "value":
+                env[name] = where
+            else:
+                start, n = where
+                values = list(saved_tensors[start:start + n])
+                env[name] = values if kind == "list" or multi else values[0]
+        out = []
+        for name, needed in zip(arg_names, ctx.needs_input_grad):
+            f = by_arg.get(name)
+            if not needed or f is None:
+                out.append(None)
+            elif f.tree is None:
+                raise NotDifferentiableError(f"primkit.{prim.name}: not differentiable"
+                                             + (f" in '{name}'" if len(derivative.formulas) > 1 else ""))
+            else:
+                out.append(evaluate(prim.name, f.tree, env))
+        return tuple(out)
+
+    def not_differentiable(ctx, *grads):
+        raise NotDifferentiableError(f"primkit.{prim.name}: not differentiable")
+
+    if derivative.formulas:
+        torch.library.register_autograd(f"primkit::{prim.name}", backward, setup_context=setup_context, lib=lib)
+    else:
+        torch.library.register_autograd(f"primkit::{prim.name}", not_differentiable, lib=lib)
+    REGISTERED[prim.name] = derivative
+
+
+def register_all(catalog, lib) -> None:
+    """Register the derivative of every catalog prim that has one (formulas or ``none``)."""
+    for prim in catalog:
+        if prim.derivative is not None:
+            register(prim, prim.derivative, lib)

@@ -1,0 +1,258 @@
+"""Derivative formulas of the catalog against finite differences.
+
+Every prim with a formula is gradchecked (float64, and complex128 where the prim takes it) on
+its OpInfo samples, and gradgradchecked where its formula is itself differentiable; a prim that
+says ``derivative: none`` raises NotDifferentiableError naming itself when a gradient is asked.
+
+Cost bound: at most MAX_SAMPLES samples per prim and dtype (MAX_GRADGRAD for second order),
+at most two per operand shape, each with at most MAX_NUMEL elements per operand; samples are
+drawn under a fixed seed, so the filters below leave out the same samples on every run.
+"""
+from __future__ import annotations
+
+
+import pytest
+import torch
+
+import opinfo
+import prims
+from prims import autograd
+from prims.autograd import NotDifferentiableError
+
+MAX_SAMPLES, MAX_GRADGRAD, MAX_NUMEL = 4, 2, 60
+GRAD_DTYPES = (torch.float64, torch.complex128)
+
+DERIVATIVES = {p.name: p.derivative for p in prims.catalog() if p.derivative is not None}
+ENTRIES = {e.prim.name: e for e in opinfo.op_db if e.is_prim}
+DIFFERENTIABLE = sorted(n for n, d in DERIVATIVES.items() if d.differentiable)
+NONE_ARGS = sorted((n, f.arg) for n, d in DERIVATIVES.items() for f in d.formulas if f.tree is None
+                   and f.arg not in prims.get(n).params.get("arg_dtypes", {}))   # a bool operand never requires grad
+NONE_PRIMS = sorted(n for n, d in DERIVATIVES.items() if not d.formulas)
+
+
+# --- sample filters: points where the prim has no derivative (each with its reason) ---------------
+
+def _near(x, y, tol=1e-3):
+    return bool(((x - y).abs() < tol).any())
+
+
+def _near_integer(x, tol=1e-3):
+    return bool(((x - x.round()).abs() < tol).any())
+
+
+KINKS = {   # prim -> (predicate on the sample's tensor args, why it is not differentiable there)
+    "maximum": (lambda a, b: _near(a, b), "a tie: the even split is a convention, not a derivative"),
+    "minimum": (lambda a, b: _near(a, b), "a tie: the even split is a convention, not a derivative"),
+    "fmax": (lambda a, b: _near(a, b), "a tie: a takes the gradient by convention"),
+    "fmin": (lambda a, b: _near(a, b), "a tie: a takes the gradient by convention"),
+    "remainder": (lambda a, b: _near_integer(a / b), "a / b near an integer: the result jumps"),
+    "fmod": (lambda a, b: _near_integer(a / b), "a / b near an integer: the result jumps"),
+    "copysign": (lambda a, b: _near(a, 0) or _near(b, 0), "a or b near 0: |a| has a kink, sign(b) a jump"),
+    "abs": (lambda a: _near(a, 0), "a near 0: |a| has a kink"),
+    "prod": (lambda a, *_: _near(a, 0), "a zero element: the formula divides by a"),
+    "hypot": (lambda a, b: _near(a, 0) and _near(b, 0), "a and b both near 0: a cone point"),
+    "i0e": (lambda a: _near(a, 0), "a near 0: e ** -|a| has a kink"),
+    "i1e": (lambda a: _near(a, 0), "a near 0: e ** -|a| has a kink"),
+    "cat": (lambda *ts: False, ""),
+    "clamp": (lambda a, lo, hi: _near(a, lo) or _near(a, hi) or _near(lo, hi), "a at a bound (or the bounds tie): a kink"),
+    "cbrt": (lambda a: _near(a, 0), "a near 0: the derivative is infinite there"),
+    "frac": (lambda a: _near_integer(a), "a near an integer: frac jumps"),
+    "frexp": (lambda a: _near(a, 0) or _near_integer(torch.log2(a.abs().clamp_min(1e-30))),
+              "a near 0 or a power of two: the mantissa jumps"),
+}
+
+
+# Prims defined (or finite) on part of the real line only: their real float operands' values are
+# mapped linearly from make_tensor's [-9, 9] into (low, high) before the check (the mapped tensor
+# is contiguous). Keyed by prim, then by argument ("*": every tensor argument).
+DOMAIN = {
+    "asin": {"*": (-0.9, 0.9)}, "acos": {"*": (-0.9, 0.9)}, "atanh": {"*": (-0.9, 0.9)},
+    "erfinv": {"*": (-0.9, 0.9)}, "logit": {"*": (0.05, 0.95)}, "ndtri": {"*": (0.05, 0.95)},
+    "acosh": {"*": (1.1, 9.0)}, "log1p": {"*": (-0.9, 9.0)}, "entr": {"*": (0.1, 9.0)},
+    "bessel_y0": {"*": (0.1, 9.0)}, "bessel_y1": {"*": (0.1, 9.0)},
+    "modified_bessel_k0": {"*": (0.1, 9.0)}, "modified_bessel_k1": {"*": (0.1, 9.0)},
+    "scaled_modified_bessel_k0": {"*": (0.1, 9.0)}, "scaled_modified_bessel_k1": {"*": (0.1, 9.0)},
+    "xlogy": {"b": (0.1, 9.0)}, "xlog1py": {"b": (-0.9, 9.0)},
+    "pow": {"a": (0.1, 9.0), "b": (-3.0, 3.0)},   # a negative base has no real non-integer power
+}
+
+
+def _in_domain(name, args):
+    ranges = DOMAIN.get(name)
+    if not ranges:
+        return args
+    out = list(args)
+    for i, arg in enumerate(prims.get(name).arg_names):
+        t, r = out[i], ranges.get(arg) or ranges.get("*")
+        if r and isinstance(t, torch.Tensor) and t.is_floating_point():
+            low, high = r
+            out[i] = (low + (high - low) * (t.clamp(-9, 9) + 9) / 18).clamp(low, high)
+    return tuple(out)
+
+
+def _tensors(args):
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from (x for x in a if isinstance(x, torch.Tensor))
+
+
+def _skip_reason(name, args, out):
+    """Why a sample is left out of the derivative check, or None to keep it."""
+    ts = list(_tensors(args))
+    if any(t.numel() > MAX_NUMEL for t in ts):
+        return f"operand larger than {MAX_NUMEL} elements (cost bound)"
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    if not any(t.is_floating_point() or t.is_complex() for t in outs):
+        return "bool or integer output: nothing to differentiate"
+    if not all(bool(torch.isfinite(t).all()) for t in [*ts, *outs] if t.is_floating_point() or t.is_complex()):
+        return "non-finite input or output: finite differences are undefined there"
+    kink = KINKS.get(name)
+    if kink and kink[0](*[a for a in args if isinstance(a, torch.Tensor)]):
+        return kink[1]
+    return None
+
+
+def _samples(name, limit):
+    """(dtype, args, kwargs) of up to ``limit`` kept samples per dtype, at most two per input shape;
+    and the reasons samples were left out, counted (so nothing is dropped unseen)."""
+    entry = ENTRIES[name]
+    kept, skipped = [], {}
+    torch.manual_seed(0)
+    for dtype in GRAD_DTYPES:
+        if dtype not in entry.prim.dtypes:    # the catalog's dtypes: the OpInfo tests fewer complex ones
+            continue
+        per_shape, n = {}, 0
+        for s in entry.samples("cpu", dtype):
+            args = _in_domain(name, (s.input, *s.args))
+            shape = tuple(tuple(t.shape) for t in _tensors(args))
+            if n >= limit or per_shape.get(shape, 0) >= 2:
+                continue
+            with torch.no_grad():
+                out = entry.op(*args, **s.kwargs)
+            reason = _skip_reason(name, args, out)
+            if reason:
+                skipped[reason] = skipped.get(reason, 0) + 1
+                continue
+            per_shape[shape] = per_shape.get(shape, 0) + 1
+            n += 1
+            kept.append((dtype, args, s.kwargs))
+    return kept, skipped
+
+
+def _grad_inputs(name, args):
+    """The call as a function of the tensors a gradient is asked for (those with a formula)."""
+    prim = prims.get(name)
+    wanted = {f.arg for f in DERIVATIVES[name].formulas if f.tree is not None}
+    inputs, slots = [], []
+    for i, (arg, value) in enumerate(zip(prim.arg_names, args)):
+        if arg not in wanted:
+            continue
+        if isinstance(value, torch.Tensor):
+            slots.append((i, None))
+            inputs.append(value.detach().clone().requires_grad_())
+        else:
+            slots.append((i, len(value)))
+            inputs.extend(v.detach().clone().requires_grad_() for v in value)
+
+    def call(*tensors):
+        full, k = list(args), 0
+        for i, n in slots:
+            if n is None:
+                full[i], k = tensors[k], k + 1
+            else:
+                full[i], k = list(tensors[k:k + n]), k + n
+        return prim.op(*full)
+    return call, tuple(inputs)
+
+
+# Formulas whose own backward reaches a prim that says `none`: second order raises (strictly).
+FIRST_ORDER_ONLY = {
+    "chebyshev_polynomial_t": r"primkit\.chebyshev_polynomial_u: not differentiable in 'x'",
+    "shifted_chebyshev_polynomial_t": r"primkit\.shifted_chebyshev_polynomial_u: not differentiable in 'x'",
+    "i0e": r"primkit\.sign: not differentiable",     # e ** -|x| brings sign(x) into the formula
+    "i1e": r"primkit\.sign: not differentiable",
+}
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_gradcheck(name):
+    kept, skipped = _samples(name, MAX_SAMPLES)
+    assert any(t.numel() for _, args, _ in kept for t in _tensors(args)), \
+        f"primkit.{name}: no non-empty sample kept (left out: {skipped}); add samples at differentiable points"
+    for dtype, args, kwargs in kept:
+        fn, inputs = _grad_inputs(name, args)
+        assert torch.autograd.gradcheck(fn, inputs), f"primkit.{name} {dtype}"
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_gradgradcheck(name):
+    # torch's fallback for a prim without an autograd rule only warns ("silently incorrect"): fail first.
+    uncovered = sorted(c for c in DERIVATIVES[name].calls if c not in autograd.HELPERS and c not in autograd.REGISTERED
+                       and autograd.may_be_differentiable(prims.get(c).dtypes, prims.get(c).params))
+    assert not uncovered, f"primkit.{name}: its formulas call {uncovered}, which have no derivative registered"
+    kept, skipped = _samples(name, MAX_GRADGRAD)
+    assert kept, f"primkit.{name}: every sample was left out ({skipped})"
+    for dtype, args, kwargs in kept:
+        fn, inputs = _grad_inputs(name, args)
+        if name in FIRST_ORDER_ONLY:
+            with pytest.raises(NotDifferentiableError, match=FIRST_ORDER_ONLY[name]):
+                torch.autograd.gradgradcheck(fn, inputs)
+            return
+        assert torch.autograd.gradgradcheck(fn, inputs), f"primkit.{name} {dtype}"
+
+
+def _first_sample(name):
+    entry = ENTRIES[name]
+    dtype = next(d for d in (torch.float64, torch.float32, torch.complex128) if d in entry.prim.dtypes)
+    s = next(iter(entry.samples("cpu", dtype)))
+    return [s.input, *s.args]
+
+
+@pytest.mark.parametrize("name", NONE_PRIMS)
+def test_not_differentiable_prim_raises(name):
+    args = _first_sample(name)
+    args[0] = args[0].detach().clone().requires_grad_()
+    out = ENTRIES[name].op(*args)
+    out = out[0] if isinstance(out, tuple) else out
+    with pytest.raises(NotDifferentiableError, match=rf"^primkit\.{name}: not differentiable$"):
+        out.backward(torch.ones_like(out))
+
+
+@pytest.mark.parametrize("name,arg", NONE_ARGS)
+def test_not_differentiable_argument_raises(name, arg):
+    args = _first_sample(name)
+    i = prims.get(name).arg_names.index(arg)
+    assert args[i].is_floating_point() or args[i].is_complex(), f"{name}: sample's '{arg}' is {args[i].dtype}"
+    args[i] = args[i].detach().clone().requires_grad_()
+    out = ENTRIES[name].op(*args)
+    with pytest.raises(NotDifferentiableError, match=rf"^primkit\.{name}: not differentiable in '{arg}'$"):
+        out.backward(torch.ones_like(out))
+
+
+BOOL_OUTPUT = sorted(n for n, e in ENTRIES.items() if n in DERIVATIVES or e.prim.family == "elementwise_binary"
+                     if not autograd.may_be_differentiable(e.prim.dtypes, e.prim.params)
+                     and torch.float64 in e.prim.dtypes)
+
+
+@pytest.mark.parametrize("name", BOOL_OUTPUT)
+def test_bool_or_integer_output_does_not_require_grad(name):
+    args = [a.detach().clone().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+            for a in _first_sample(name)]
+    out = ENTRIES[name].op(*args)
+    assert not any(t.requires_grad for t in (out if isinstance(out, tuple) else (out,)))
+
+
+def test_backward_is_made_of_prims():
+    """The backward graph of a formula holds only prims (so it is differentiable again where they are)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    a, b = torch.rand(3, dtype=torch.float64), torch.rand(3, dtype=torch.float64) + 1
+
+    def f(a, b, g):
+        a, b = a.requires_grad_(), b.requires_grad_()
+        return torch.autograd.grad(torch.ops.primkit.div(a, b), (a, b), g)
+    gm = make_fx(f)(a, b, torch.ones(3, dtype=torch.float64))
+    # aten.detach is autograd's own bookkeeping of the saved inputs, not part of the formula
+    targets = {n.target for n in gm.graph.nodes if n.op == "call_function"} - {torch.ops.aten.detach.default}
+    assert targets and all(prims.is_prim(t) for t in targets), targets
