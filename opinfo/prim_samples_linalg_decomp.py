@@ -1,5 +1,6 @@
 """Samples and constraint error inputs of the linalg_decomp family: well-conditioned matrices
-(Hermitian positive-definite M M^H + n I, triangular with a dominant diagonal) in every layout."""
+(Hermitian positive-definite M M^H + n I, triangular with a dominant diagonal, full-rank
+M + 2n I, symmetric indefinite with a dominant diagonal) in every layout."""
 from __future__ import annotations
 
 import torch
@@ -189,6 +190,175 @@ def errors_lu_solve(op, device):
     yield _error(op, "C4", "devices differ", f((3, 3)), piv, f((3, 2), dev=_other_device(device)), *flags)
 
 
+# --- Householder QR: geqrf, householder_product, ormqr ------------------------------------------
+
+# (..., m, n) with m >= n: householder_product's operands
+TALL = ((3, 3), (1, 1), (2, 4, 4), (0, 3, 3), (0, 0), (4, 3), (2, 5, 2), (3, 0), (0, 4, 2))
+
+
+def samples_geqrf(op, device, dtype):
+    for shape in SQUARE + RECTANGULAR:
+        for name, a in _matrix_layouts(_general(shape, device, dtype)):
+            yield SampleInput(a, name=f"{name} {shape}")
+
+
+def samples_householder_product(op, device, dtype):
+    for shape in TALL:
+        a, tau = torch.geqrf(_general(shape, device, dtype))
+        for name, a_layout in _matrix_layouts(a):
+            yield SampleInput(a_layout, (tau,), name=f"a {name} {shape}")
+        if shape[-1] > 1:
+            yield SampleInput(a, (tau[..., :1].clone(),), name=f"{shape}, fewer reflectors than columns")
+        yield SampleInput(a, (tau[..., :0].clone(),), name=f"{shape}, no reflector (identity columns)")
+
+
+def samples_ormqr(op, device, dtype):
+    for shape in SQUARE + RECTANGULAR:
+        a, tau = torch.geqrf(_general(shape, device, dtype))
+        batch, m = shape[:-2], shape[-2]
+        for left, transpose in ((True, False), (True, True), (False, False), (False, True)):
+            other = _general(batch + ((m, 2) if left else (2, m)), device, dtype)
+            flags = f"left={left} transpose={transpose}"
+            for name, a_layout in _matrix_layouts(a):
+                yield SampleInput(a_layout, (tau, other, left, transpose), name=f"a {name} {shape} {flags}")
+            for name, o_layout in list(_matrix_layouts(other))[1:]:
+                yield SampleInput(a, (tau, o_layout, left, transpose), name=f"other {name} {shape} {flags}")
+        other = _general(batch + (m, 0), device, dtype)
+        yield SampleInput(a, (tau, other, True, False), name=f"{shape} other with no columns")
+
+
+def errors_geqrf(op, device):
+    yield from _rank_and_dtype_errors(op, device, square=False)
+
+
+def errors_householder_product(op, device):
+    f = lambda shape, dtype=torch.float32, dev=device: make(shape, dev, dtype)  # noqa: E731
+    yield _error(op, "C1", "1-d a", f((3,)), f((1,)))
+    yield _error(op, "C1", "more columns than rows", f((3, 4)), f((3,)))
+    yield _error(op, "C2", "tau's batch dims differ", f((2, 4, 3)), f((1, 3)))
+    yield _error(op, "C2", "tau without batch dims", f((2, 4, 3)), f((3,)))
+    yield _error(op, "C2", "more reflectors than columns", f((4, 3)), f((4,)))
+    yield _error(op, "C3", "dtypes differ", f((4, 3)), f((3,), torch.float64))
+    yield _error(op, "C3", "unsupported dtype", f((4, 3), torch.float16), f((3,), torch.float16))
+    yield _error(op, "C3", "devices differ", f((4, 3)), f((3,), dev=_other_device(device)))
+
+
+def errors_ormqr(op, device):
+    f = lambda shape, dtype=torch.float32, dev=device: make(shape, dev, dtype)  # noqa: E731
+    flags = (True, False)
+    yield _error(op, "C1", "1-d a", f((3,)), f((1,)), f((3, 2)), *flags)
+    yield _error(op, "C1", "other's rank differs", f((2, 4, 3)), f((2, 3)), f((4, 2)), *flags)
+    yield _error(op, "C1", "other's batch dims differ", f((2, 4, 3)), f((2, 3)), f((1, 4, 2)), *flags)
+    yield _error(op, "C2", "other's rows differ (left)", f((4, 3)), f((3,)), f((3, 2)), *flags)
+    yield _error(op, "C2", "other's columns differ (right)", f((4, 3)), f((3,)), f((4, 2)), False, False)
+    yield _error(op, "C3", "tau shorter than min(m, n)", f((4, 3)), f((2,)), f((4, 2)), *flags)
+    yield _error(op, "C3", "tau's batch dims differ", f((2, 4, 3)), f((1, 3)), f((2, 4, 2)), *flags)
+    yield _error(op, "C4", "dtypes differ", f((4, 3)), f((3,)), f((4, 2), torch.float64), *flags)
+    yield _error(op, "C4", "unsupported dtype", f((4, 3), torch.int64), f((3,), torch.int64),
+                 f((4, 2), torch.int64), *flags)
+    yield _error(op, "C4", "devices differ", f((4, 3)), f((3,)), f((4, 2), dev=_other_device(device)), *flags)
+
+
+# --- symmetric indefinite (LDL) and Cholesky solves ------------------------------------------------
+
+def _symmetric_indefinite(shape, device, dtype):
+    """M + M^T (symmetric, not Hermitian, when complex) plus a dominant diagonal of alternating sign."""
+    m = _general(shape, device, dtype)
+    n = shape[-1]
+    signs = torch.tensor([(-1.0) ** i for i in range(n)], device=device).to(dtype)
+    return m + m.mT + torch.diag_embed(2 * n * signs).expand(shape)
+
+
+def _ldl_flags(dtype):
+    # complex operands: only the symmetric (hermitian=False) factorization (constraint C3)
+    return (False,) if dtype.is_complex else (False, True)
+
+
+def samples_ldl_factor(op, device, dtype):
+    for shape in SQUARE:
+        for name, a in _matrix_layouts(_symmetric_indefinite(shape, device, dtype)):
+            for hermitian in _ldl_flags(dtype):
+                yield SampleInput(a, (hermitian,), name=f"{name} {shape} hermitian={hermitian}")
+
+
+def samples_ldl_solve(op, device, dtype):
+    for ashape, left_b, _ in SOLVE_CASES:
+        for hermitian in _ldl_flags(dtype):
+            LD, pivots = torch.linalg.ldl_factor(_symmetric_indefinite(ashape, device, dtype), hermitian=hermitian)
+            B = _general(left_b, device, dtype)
+            for name, ld_layout in _matrix_layouts(LD):
+                yield SampleInput(ld_layout, (pivots, B, hermitian), name=f"LD {name} {ashape} hermitian={hermitian}")
+            for name, b_layout in list(_matrix_layouts(B))[1:]:
+                yield SampleInput(LD, (pivots, b_layout, hermitian), name=f"B {name} {ashape} hermitian={hermitian}")
+
+
+def samples_cholesky_solve(op, device, dtype):
+    for ashape, left_b, _ in SOLVE_CASES:
+        for upper in (False, True):
+            L = torch.linalg.cholesky(_hermitian_pd(ashape, device, dtype), upper=upper)
+            B = _general(left_b, device, dtype)
+            for name, l_layout in _matrix_layouts(L):
+                yield SampleInput(B, (l_layout, upper), name=f"L {name} {ashape} upper={upper}")
+            for name, b_layout in list(_matrix_layouts(B))[1:]:
+                yield SampleInput(b_layout, (L, upper), name=f"B {name} {ashape} upper={upper}")
+
+
+def errors_ldl_factor(op, device):
+    yield from _rank_and_dtype_errors(op, device, extra=(False,))
+    yield _error(op, "C3", "complex64 with hermitian=True", make((3, 3), device, torch.complex64), True)
+
+
+def errors_ldl_solve(op, device):
+    f = lambda shape, dtype=torch.float32, dev=device: make(shape, dev, dtype)  # noqa: E731
+    piv = torch.ones(3, dtype=torch.int32, device=device)
+    yield _error(op, "C1", "LD not square", f((3, 4)), piv, f((3, 2)), False)
+    yield _error(op, "C2", "int64 pivots", f((3, 3)), piv.long(), f((3, 2)), False)
+    yield _error(op, "C2", "pivots too short", f((3, 3)), piv[:2], f((3, 2)), False)
+    yield _error(op, "C3", "batch dims differ", f((3, 3)), piv, f((2, 3, 2)), False)
+    yield _error(op, "C3", "B's rows differ", f((3, 3)), piv, f((4, 2)), False)
+    yield _error(op, "C4", "dtypes differ", f((3, 3)), piv, f((3, 2), torch.float64), False)
+    yield _error(op, "C4", "unsupported dtype", f((3, 3), torch.float16), piv, f((3, 2), torch.float16), False)
+    yield _error(op, "C4", "devices differ", f((3, 3)), piv, f((3, 2), dev=_other_device(device)), False)
+    yield _error(op, "C5", "complex64 with hermitian=True", f((3, 3), torch.complex64), piv,
+                 f((3, 2), torch.complex64), True)
+
+
+def errors_cholesky_solve(op, device):
+    f = lambda shape, dtype=torch.float32, dev=device: make(shape, dev, dtype)  # noqa: E731
+    yield _error(op, "C1", "1-d L", f((3, 2)), f((3,)), False)
+    yield _error(op, "C1", "L not square", f((3, 2)), f((3, 4)), False)
+    yield _error(op, "C2", "B's rank differs", f((3,)), f((3, 3)), False)
+    yield _error(op, "C2", "batch dims differ", f((1, 3, 2)), f((2, 3, 3)), False)
+    yield _error(op, "C2", "B's rows differ", f((4, 2)), f((3, 3)), False)
+    yield _error(op, "C3", "dtypes differ", f((3, 2), torch.float64), f((3, 3)), False)
+    yield _error(op, "C3", "unsupported dtype", f((3, 2), torch.int64), f((3, 3), torch.int64), False)
+    yield _error(op, "C3", "devices differ", f((3, 2), dev=_other_device(device)), f((3, 3)), False)
+
+
+# --- least squares -------------------------------------------------------------------------------
+
+def samples_lstsq(op, device, dtype):
+    for shape in SQUARE + RECTANGULAR:
+        a = _well_conditioned(shape, device, dtype)   # full rank min(m, n)
+        b = _general(shape[:-1] + (2,), device, dtype)
+        for name, a_layout in _matrix_layouts(a):
+            yield SampleInput(a_layout, (b,), name=f"a {name} {shape}")
+        for name, b_layout in list(_matrix_layouts(b))[1:]:
+            yield SampleInput(a, (b_layout,), name=f"b {name} {tuple(b.shape)}")
+        yield SampleInput(a, (_general(shape[:-1] + (0,), device, dtype),), name=f"{shape}, b with no columns")
+
+
+def errors_lstsq(op, device):
+    f = lambda shape, dtype=torch.float32, dev=device: make(shape, dev, dtype)  # noqa: E731
+    yield _error(op, "C1", "1-d a", f((3,)), f((3, 2)))
+    yield _error(op, "C2", "b's rank differs", f((4, 3)), f((4,)))
+    yield _error(op, "C2", "batch dims differ", f((2, 4, 3)), f((1, 4, 2)))
+    yield _error(op, "C2", "b's rows differ", f((4, 3)), f((3, 2)))
+    yield _error(op, "C3", "dtypes differ", f((4, 3)), f((4, 2), torch.float64))
+    yield _error(op, "C3", "unsupported dtype", f((4, 3), torch.float16), f((4, 2), torch.float16))
+    yield _error(op, "C3", "devices differ", f((4, 3)), f((4, 2), dev=_other_device(device)))
+
+
 SPECIFIC = {
     "cholesky": (samples_cholesky, errors_cholesky),
     "triangular_solve": (samples_triangular_solve, errors_triangular_solve),
@@ -198,4 +368,11 @@ SPECIFIC = {
     "svd": (samples_svd, errors_svd),
     "eigh": (samples_eigh, errors_cholesky),
     "eig": (samples_eig, errors_eig),
+    "geqrf": (samples_geqrf, errors_geqrf),
+    "householder_product": (samples_householder_product, errors_householder_product),
+    "ormqr": (samples_ormqr, errors_ormqr),
+    "ldl_factor": (samples_ldl_factor, errors_ldl_factor),
+    "ldl_solve": (samples_ldl_solve, errors_ldl_solve),
+    "cholesky_solve": (samples_cholesky_solve, errors_cholesky_solve),
+    "lstsq": (samples_lstsq, errors_lstsq),
 }

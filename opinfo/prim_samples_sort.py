@@ -1,9 +1,10 @@
-"""Samples and constraint error inputs of the sort prims (sort, argsort, topk)."""
+"""Samples and constraint error inputs of the sort prims (sort, argsort, topk, kthvalue, median)."""
 from __future__ import annotations
 
 import torch
 
 from opinfo.core import ErrorInput, SampleInput
+from opinfo.prims import errors_arg_reduction
 from opinfo.samples import layouts, make
 from prims.errors import PrimConstraintError, PrimIndexError
 
@@ -67,8 +68,56 @@ def errors_sort(op, device):
     yield from _errors(op, device, (False, True))
 
 
+def _selection_cases(device, dtype):
+    """(name, operand, dim) of every non-empty-dim case of SORT_CASES, in every layout."""
+    for shape, dims in SORT_CASES:
+        for name, t in layouts(shape, device, dtype):
+            for dim in dims:
+                if not shape or shape[dim] != 0:
+                    yield f"{name} {shape} dim={dim}", t, dim
+
+
+def samples_kthvalue(op, device, dtype):
+    for name, t, dim in _selection_cases(device, dtype):
+        size = t.shape[dim] if t.dim() else 1
+        for k in sorted({1, (size + 1) // 2, size}):
+            yield SampleInput(t, (k, dim), name=f"{name} k={k}")
+    yield SampleInput(make((0, 3), device, dtype), (2, 1), name="empty, non-empty dim selected")
+    ties = _ties_and_nan(device, dtype)
+    for k in range(1, ties.shape[1] + 1):
+        yield SampleInput(ties, (k, 1), name=f"ties and nan, k={k}")
+
+
+def samples_median(op, device, dtype):
+    for name, t, dim in _selection_cases(device, dtype):
+        yield SampleInput(t, (dim,), name=name)
+    yield SampleInput(make((0, 3), device, dtype), (1,), name="empty, non-empty dim reduced")
+    ties = _ties_and_nan(device, dtype)
+    yield SampleInput(ties, (1,), name="ties and nan (even length: the lower median)")
+    yield SampleInput(ties[..., :5], (1,), name="ties and nan (odd length)")
+    yield SampleInput(ties.mT, (0,), name="ties and nan, transposed")
+
+
+def errors_kthvalue(op, device):
+    prim = op.prim
+
+    def err(cid, name, t, k, dim, exc=PrimConstraintError):
+        return ErrorInput(SampleInput(t, (k, dim), name=f"{cid}: {name}"), exc, f"{prim.name}: {cid}:")
+    f = make((2, 3), device, torch.float32)
+    yield err("C1", "dim out of range", f, 1, 2, PrimIndexError)
+    yield err("C1", "0-d, dim 1", make((), device, torch.float32), 1, 1, PrimIndexError)
+    yield err("C2", "bool operand", make((2, 3), device, torch.bool), 1, 0)
+    yield err("C2", "complex64 operand", make((2, 3), device, torch.complex64), 1, 0)
+    yield err("C3", "empty dim", make((0, 3), device, torch.float32), 1, 0, PrimIndexError)
+    yield err("C4", "k larger than dim", f, 4, 1)
+    yield err("C4", "k = 0", f, 0, 1)
+    yield err("C4", "0-d, k=2", make((), device, torch.float32), 2, 0)
+
+
 SPECIFIC = {
     "sort": (samples_sort, errors_sort),
     "argsort": (samples_sort, errors_sort),
     "topk": (samples_topk, errors_sort),
+    "kthvalue": (samples_kthvalue, errors_kthvalue),
+    "median": (samples_median, errors_arg_reduction),
 }

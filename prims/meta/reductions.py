@@ -1,4 +1,7 @@
-"""Meta rules of the reduction family: reduce the listed dims; output is contiguous."""
+"""Meta rules of the reduction family: reduce the listed dims; output is contiguous.
+
+`with_mean` (var_mean) adds the mean, in the operand's dtype; `with_values` (median) puts the
+extreme value, in the operand's dtype, before the int64 index."""
 from __future__ import annotations
 
 import torch
@@ -18,7 +21,7 @@ def _reduced(prim, a, dims):
                       OUT_DTYPE[prim.params.get("out_dtype", "same")](a.dtype), a.device)
 
 
-@meta_rule("reduction", params=("out_dtype", "needs_elements"), constraints=("C1", "C2"))
+@meta_rule("reduction", params=("out_dtype", "needs_elements", "with_mean"), constraints=("C1", "C2"))
 def reduction(prim, a, dims, *rest):
     dims = canonical_dims(prim, "C1", dims, len(a.shape))
     check_dtype(prim, "C2", a, prim.dtypes)
@@ -26,14 +29,20 @@ def reduction(prim, a, dims, *rest):
         for d in dims:
             check(a.shape[d] != 0, prim, "C3", lambda: f"cannot reduce dim {d} of size 0: it has no identity",
                   PrimIndexError)
-    return _reduced(prim, a, dims)
+    out = _reduced(prim, a, dims)
+    if prim.params.get("with_mean"):
+        return out, TensorMeta(out.shape, out.strides, a.dtype, a.device)
+    return out
 
 
-@meta_rule("arg_reduction", params=("out_dtype",), constraints=("C1", "C2", "C3"))
+@meta_rule("arg_reduction", params=("out_dtype", "with_values"), constraints=("C1", "C2", "C3"))
 def arg_reduction(prim, a, dim):
     dim = canonical_dim(prim, "C1", dim, len(a.shape))
     check_dtype(prim, "C2", a, prim.dtypes)
     if len(a.shape):
         check(a.shape[dim] != 0, prim, "C3", lambda: f"cannot reduce dim {dim} of size 0: it has no identity",
               PrimIndexError)
-    return _reduced(prim, a, (dim,) if len(a.shape) else ())
+    out = _reduced(prim, a, (dim,) if len(a.shape) else ())
+    if prim.params.get("with_values"):
+        return TensorMeta(out.shape, out.strides, a.dtype, a.device), out
+    return out

@@ -1,9 +1,10 @@
-"""Meta rules of the sort family: contiguous values and int64 indices; topk shortens dim to k."""
+"""Meta rules of the sort family: contiguous values and int64 indices; topk shortens dim to k, kthvalue
+removes dim."""
 from __future__ import annotations
 
 import torch
 
-from prims.errors import check
+from prims.errors import PrimIndexError, check
 from prims.meta import TensorMeta, meta_rule
 from prims.meta.common import canonical_dim, check_dtype
 from prims.meta.strides import contiguous_strides
@@ -34,3 +35,13 @@ def topk(prim, a, k, dim, largest, sorted):
     check(k <= size, prim, "C3", lambda: f"k is {k} but dim {dim} has size {size}")
     shape = tuple(k if d == dim else s for d, s in enumerate(a.shape))
     return _values_and_indices(a, shape)
+
+
+@meta_rule("kthvalue", constraints=("C1", "C2", "C3", "C4"))
+def kthvalue(prim, a, k, dim):
+    dim = canonical_dim(prim, "C1", dim, len(a.shape))
+    check_dtype(prim, "C2", a, prim.dtypes)
+    size = a.shape[dim] if len(a.shape) else 1
+    check(size != 0, prim, "C3", lambda: f"cannot select along dim {dim} of size 0", PrimIndexError)
+    check(1 <= k and k <= size, prim, "C4", lambda: f"k is {k}, expected 1 <= k <= {size} (the size of dim {dim})")
+    return _values_and_indices(a, tuple(s for d, s in enumerate(a.shape) if d != dim))

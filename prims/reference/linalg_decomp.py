@@ -39,3 +39,32 @@ def eigh(a, upper):
 
 def eig(a):
     return _contiguous(*torch.linalg.eig(a))
+
+
+def geqrf(a):
+    return _contiguous(*torch.geqrf(a))
+
+
+def householder_product(a, tau):
+    return torch.linalg.householder_product(a, tau).contiguous()
+
+
+def ormqr(a, tau, other, left, transpose):
+    return torch.ormqr(a, tau, other, left=left, transpose=transpose).contiguous()
+
+
+def ldl_factor(a, hermitian):
+    return _contiguous(*torch.linalg.ldl_factor(a, hermitian=hermitian))
+
+
+def ldl_solve(LD, pivots, B, hermitian):
+    return torch.linalg.ldl_solve(LD, pivots, B, hermitian=hermitian).contiguous()
+
+
+def cholesky_solve(B, L, upper):
+    return torch.cholesky_solve(B, L, upper=upper).contiguous()
+
+
+def lstsq(a, b):
+    # torch's default driver: gelsy on CPU (QR with column pivoting), gels on CUDA (QR; needs full rank).
+    return torch.linalg.lstsq(a, b).solution.contiguous()
