@@ -56,16 +56,19 @@ BINARY = {
     "bitwise_or": ("bitwise_or", "default"), "bitwise_xor": ("bitwise_xor", "default"),
     "bitwise_left_shift": ("shift_left", "default"), "bitwise_right_shift": ("shift_right_arithmetic", "default"),
     "__lshift__": ("shift_left", "default"), "__rshift__": ("shift_right_arithmetic", "default"),
+    "__and__": ("bitwise_and", "default"), "__or__": ("bitwise_or", "default"),
+    "__xor__": ("bitwise_xor", "default"),
 }
 # Exact in any dtype (comparisons, selections, sign and bit manipulation): no float32 upcast.
 NO_UPCAST = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "isnan",
              "logical_not", "maximum", "minimum", "neg", "abs", "bitwise_not", "bitwise_and",
              "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "__lshift__", "__rshift__",
-             "copysign", "nextafter"}
+             "__and__", "__or__", "__xor__", "copysign", "nextafter"}
 # Eager's kernels that read a single-element second operand at full precision (see elementwise).
 SCALAR_IN_OPMATH = {"mul", "div"}
-# Shift operators whose in-place form is spelled __i<name>__ rather than <name>_.
-DUNDER_INPLACE = {"__lshift__": "__ilshift__", "__rshift__": "__irshift__"}
+# Python operators (shifts, &, |, ^) whose in-place form is spelled __i<name>__ rather than <name>_.
+DUNDER_INPLACE = {"__lshift__": "__ilshift__", "__rshift__": "__irshift__", "__and__": "__iand__",
+                  "__or__": "__ior__", "__xor__": "__ixor__"}
 
 
 def _unary(name, prim, kind):

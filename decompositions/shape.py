@@ -516,6 +516,19 @@ def check_layout(layout, op):
         raise RuntimeError(f"{op}: primkit supports strided tensors only, got layout={layout}")
 
 
+@register(aten._assert_tensor_metadata.default)
+def assert_tensor_metadata(a, size=None, stride=None, dtype=None, *, device=None, layout=None):
+    """torch.export's check that a tensor has the geometry seen when it was traced. Checked
+    here, at trace time, in eager's order; it leaves nothing in the graph (the op returns ())."""
+    expected = (("sizes", size, list(a.shape)), ("strides", stride, list(a.stride())), ("dtype", dtype, a.dtype),
+                ("device", None if device is None else torch.device(device), a.device),
+                ("layout", layout, torch.strided))
+    for what, want, got in expected:
+        if want is not None and (list(want) if what in ("sizes", "strides") else want) != got:
+            raise RuntimeError(f"_assert_tensor_metadata: Tensor {what} mismatch! Expected: {want}, Got: {got}")
+    return None
+
+
 @register(aten.copy.default)
 def copy(a, src, non_blocking=False):
     """src's values in a new tensor with a's shape, dtype, device and layout."""

@@ -565,6 +565,12 @@ ENTRIES = [
             sample_inputs=_integer_operands_only),
     _binary("__rshift__", fn=operator.rshift, inplace=operator.irshift, supports_out=False, dtypes=INTEGRAL,
             sample_inputs=_integer_operands_only),
+    _binary("__and__", fn=operator.and_, inplace=operator.iand, supports_out=False, dtypes=EXACT,
+            sample_inputs=_integer_operands_only),
+    _binary("__or__", fn=operator.or_, inplace=operator.ior, supports_out=False, dtypes=EXACT,
+            sample_inputs=_integer_operands_only),
+    _binary("__xor__", fn=operator.xor, inplace=operator.ixor, supports_out=False, dtypes=EXACT,
+            sample_inputs=_integer_operands_only),
     # ---- selection ----------------------------------------------------------------------------
     _entry("where", "elementwise_ternary", "aten::where.self", sample_inputs_where, dtypes=ALL,
            error_inputs=error_inputs_where, inplace=None),

@@ -202,6 +202,30 @@ def _to_samples(op, device, dtype):
             yield SampleInput(t, (device,), {"copy": True}, name=f"{name} same device copy")
 
 
+def _assert_tensor_metadata_samples(op, device, dtype):
+    """Every layout checked against its own geometry (all fields); each field alone; none."""
+    for shape in ((), (0, 3), (2, 3, 4, 5)):
+        for name, t in layouts(shape, device, dtype):
+            full = {"size": list(t.shape), "stride": list(t.stride()), "dtype": t.dtype, "device": t.device,
+                    "layout": torch.strided}
+            yield SampleInput(t, (), full, name=f"{name} {shape} all fields")
+    t = make((4, 5), device, dtype).t()
+    for key, value in {"size": [5, 4], "stride": [1, 5], "dtype": dtype, "device": t.device}.items():
+        yield SampleInput(t, (), {key: value}, name=f"transposed {key} only")
+    yield SampleInput(t, (), name="no field")
+
+
+def _assert_tensor_metadata_errors(op, device):
+    t = make((2, 3), device, torch.float32)
+    rows = (({"size": [2, 4], "dtype": torch.int64}, "sizes mismatch"),   # sizes are checked first
+            ({"stride": [1, 2]}, "strides mismatch"), ({"size": [2, 3, 1]}, "sizes mismatch"),
+            ({"dtype": torch.float64, "device": torch.device("meta")}, "dtype mismatch"),
+            ({"device": torch.device("meta")}, "device mismatch"),
+            ({"layout": torch.sparse_coo}, "layout mismatch"))
+    for kwargs, match in rows:
+        yield ErrorInput(SampleInput(t, (), kwargs, name=match), RuntimeError, match)
+
+
 def _type_as_samples(op, device, dtype):
     for name, t in layouts((4, 5), device, dtype):
         for other in (torch.float64, torch.int64, dtype):
@@ -379,6 +403,8 @@ ENTRIES = [
           cases(((4, 5), (), {"dtype": torch.float64}), ((2, 3, 4, 5), ()), ((), (), {"dtype": torch.int64}),
                 ((2, 3, 4, 5), (), {"memory_format": torch.channels_last}),
                 ((2, 3, 4, 5), (), {"dtype": torch.float16, "memory_format": torch.contiguous_format}))),
+    entry("_assert_tensor_metadata", aten._assert_tensor_metadata, ["aten::_assert_tensor_metadata"],
+          _assert_tensor_metadata_samples, errs=_assert_tensor_metadata_errors),
     entry("type_as", torch.Tensor.type_as, ["aten::type_as"], _type_as_samples),
     entry("copy", aten.copy, ["aten::copy", "aten::copy.out", "aten::copy_"], _copy_samples, inplace=torch.Tensor.copy_,
           out=True, errs=lambda op, device: iter([ErrorInput(

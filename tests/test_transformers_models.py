@@ -1,0 +1,166 @@
+"""Real architectures from `transformers` (GPT-2, BERT, ResNet) trace to prim-only graphs three
+ways (``trace``, ``make_fx`` with the table, ``torch.export(...).run_decompositions``), and the
+graphs equal eager.
+
+Models are built from small configs with random weights (no downloads), in eval mode. float32 runs
+on CPU; float16 and bfloat16 run on CUDA and skip cleanly without a GPU. `transformers` is an
+optional test dependency (the `test` extra): without it the whole module skips.
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.utils._pytree as pytree
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from decompositions import check_prim_only, get_decompositions, trace
+
+transformers = pytest.importorskip("transformers")
+
+VOCAB, SEQ, BATCH = 100, 8, 2
+
+# (atol, rtol) of the traced graph against eager, per dtype. float32: the graph and eager order
+# their sums differently (matmul, softmax, SDPA's fused kernels), a few ulps through 2 layers.
+# float16/bfloat16: eager's CUDA kernels (cuBLAS, fused attention) round intermediates to the
+# storage dtype at other points than the decompositions, which compute attention, softmax and
+# norms in float32 and round once; over 2 layers that is a few units of the last place of values
+# of magnitude ~1-4 (float16 eps 1e-3, bfloat16 eps 8e-3).
+TOLERANCES = {
+    torch.float32: (1e-5, 1e-5),
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (5e-2, 5e-2),
+}
+
+DEVICE_DTYPES = [("cpu", torch.float32), ("cuda", torch.float16), ("cuda", torch.bfloat16)]
+
+
+def gpt2(attn):
+    config = transformers.GPT2Config(vocab_size=VOCAB, n_positions=32, n_embd=32, n_layer=2, n_head=4,
+                                     bos_token_id=0, eos_token_id=0, use_cache=False, attn_implementation=attn)
+    return transformers.GPT2LMHeadModel(config)
+
+
+def bert(attn):
+    config = transformers.BertConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                     intermediate_size=64, max_position_embeddings=32, pad_token_id=0,
+                                     attn_implementation=attn)
+    return transformers.BertModel(config)
+
+
+def resnet(attn):
+    # Bottleneck blocks (1x1 / 3x3 / 1x1 convolutions, batch norm, ReLU, a strided shortcut),
+    # the embedding's 7x7 stride-2 convolution and max pool, adaptive average pool, classifier.
+    config = transformers.ResNetConfig(num_channels=3, embedding_size=8, hidden_sizes=[16, 32], depths=[1, 1],
+                                       layer_type="bottleneck", num_labels=10)
+    return transformers.ResNetForImageClassification(config)
+
+
+def token_inputs(device):
+    input_ids = torch.randint(1, VOCAB, (BATCH, SEQ), device=device)
+    attention_mask = torch.ones(BATCH, SEQ, dtype=torch.long, device=device)
+    attention_mask[1, SEQ - 3:] = 0   # the second sequence is right-padded
+    return {"input_ids": input_ids, "attention_mask": attention_mask}
+
+
+def bert_inputs(device):
+    inputs = token_inputs(device)
+    token_type_ids = torch.zeros(BATCH, SEQ, dtype=torch.long, device=device)
+    token_type_ids[:, SEQ // 2:] = 1   # a sentence pair
+    return {**inputs, "token_type_ids": token_type_ids}
+
+
+def image_inputs(device):
+    return {"pixel_values": torch.randn(BATCH, 3, 32, 32, device=device)}
+
+
+# name -> (builder, input generator, attention implementations). "sdpa" is transformers' default
+# (aten.scaled_dot_product_attention); "eager" spells attention out in matmul and softmax.
+MODELS = {
+    "gpt2": (gpt2, token_inputs, ("sdpa", "eager")),
+    "bert": (bert, bert_inputs, ("sdpa", "eager")),
+    "resnet": (resnet, image_inputs, (None,)),
+}
+CASES = [(name, attn) for name, (_, _, attns) in MODELS.items() for attn in attns]
+# torch.export runs on the default attention only, to keep this module under a minute (export and
+# run_decompositions take several seconds a model); "eager" attention exports prim-only as well.
+DEFAULT_CASES = [(name, attns[0]) for name, (_, _, attns) in MODELS.items()]
+
+
+def case_id(case):
+    name, attn = case
+    return f"{name}-{attn}" if attn else name
+
+
+class Positional(torch.nn.Module):
+    """Calls a transformers model with its keyword inputs given positionally and returns its
+    output tensors as a tuple: trace and make_fx take graph inputs positionally (a tensor passed
+    as a keyword would be baked into the graph as a constant)."""
+
+    def __init__(self, model, names):
+        super().__init__()
+        self.model, self.names = model, tuple(names)
+
+    def forward(self, *args):
+        return self.model(**dict(zip(self.names, args))).to_tuple()
+
+
+@pytest.fixture(scope="module", params=CASES, ids=case_id)
+def case(request):
+    return request.param
+
+
+@pytest.fixture(scope="module", params=DEVICE_DTYPES, ids=[f"{d}-{str(t).split('.')[-1]}" for d, t in DEVICE_DTYPES])
+def device_dtype(request):
+    device, dtype = request.param
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    return device, dtype
+
+
+@pytest.fixture(scope="module")
+def model_case(case, device_dtype):
+    """(model, keyword inputs, eager output, dtype), built once per model, attention and dtype."""
+    (name, attn), (device, dtype) = case, device_dtype
+    build, make_inputs, _ = MODELS[name]
+    torch.manual_seed(0)
+    model = build(attn).to(device=device, dtype=dtype).eval()
+    inputs = {k: v.to(dtype) if v.is_floating_point() else v for k, v in make_inputs(device).items()}
+    with torch.no_grad():
+        expected = model(**inputs).to_tuple()
+    return model, inputs, expected, dtype
+
+
+def assert_close_tree(actual, expected, dtype):
+    atol, rtol = TOLERANCES[dtype]
+    actual, expected = pytree.tree_leaves(actual), pytree.tree_leaves(expected)
+    assert len(actual) == len(expected), f"{len(actual)} outputs, eager gives {len(expected)}"
+    for a, e in zip(actual, expected):
+        torch.testing.assert_close(a, e, atol=atol, rtol=rtol)
+
+
+def test_trace(model_case):
+    model, inputs, expected, dtype = model_case
+    gm = trace(Positional(model, inputs), *inputs.values())
+    with torch.no_grad():
+        assert_close_tree(gm(*inputs.values()), expected, dtype)
+
+
+def test_make_fx_with_table(model_case):
+    model, inputs, expected, dtype = model_case
+    # Fake tensors: transformers reads the attention mask's values (to drop a mask that hides no
+    # token) unless it sees a fake or dynamo-traced tensor; in make_fx's real mode that read is
+    # data-dependent control flow and fails.
+    with torch.no_grad():
+        gm = make_fx(Positional(model, inputs), decomposition_table=get_decompositions(), tracing_mode="fake",
+                     _allow_non_fake_inputs=True)(*inputs.values())
+        check_prim_only(gm)
+        assert_close_tree(gm(*inputs.values()), expected, dtype)
+
+
+@pytest.mark.parametrize("case", DEFAULT_CASES, ids=case_id, indirect=True)
+def test_export_run_decompositions(model_case):
+    model, inputs, expected, dtype = model_case
+    ep = torch.export.export(model, (), inputs).run_decompositions(get_decompositions())
+    check_prim_only(ep.graph_module)
+    with torch.no_grad():
+        assert_close_tree(ep.module()(**inputs).to_tuple(), expected, dtype)
