@@ -397,8 +397,38 @@ def register(prim, derivative: Derivative, lib) -> None:
     REGISTERED[prim.name] = derivative
 
 
+def register_mutating(prim, lib) -> None:
+    """An autograd kernel for a prim that writes into an argument (``tags: [mutates]``).
+
+    A write has no derivative formula, and torch forbids in-place writes into the views that
+    differentiable prims return; so with grad enabled, writing into a tensor that requires grad
+    raises NotDifferentiableError naming the prim and the argument. Otherwise the write runs below
+    autograd, as any tensor write under ``torch.no_grad()``."""
+    op = getattr(torch.ops.primkit, prim.name).default
+    written = [i for i, a in enumerate(op._schema.arguments) if a.alias_info is not None and a.alias_info.is_write]
+
+    def kernel(*args, **kwargs):
+        if torch.is_grad_enabled():
+            for i in written:
+                t = args[i]
+                if isinstance(t, torch.Tensor) and (t.requires_grad or any(
+                        isinstance(x, torch.Tensor) and x.requires_grad for x in args)):
+                    name = op._schema.arguments[i].name
+                    raise NotDifferentiableError(
+                        f"primkit.{prim.name}: writes into '{name}' in place, which is not differentiable; "
+                        f"run a graph with in-place writes under torch.no_grad(), or make it functional first "
+                        f"(decompositions.canonicalize; trace's graphs are canonical)")
+        with torch._C._AutoDispatchBelowAutograd():
+            return op(*args, **kwargs)
+    kernel.__name__ = f"{prim.name}_autograd"
+    lib.impl(prim.name, kernel, "Autograd")
+
+
 def register_all(catalog, lib) -> None:
-    """Register the derivative of every catalog prim that has one (formulas or ``none``)."""
+    """Register the derivative of every catalog prim that has one (formulas or ``none``), and the
+    autograd kernel of every mutating prim."""
     for prim in catalog:
         if prim.derivative is not None:
             register(prim, prim.derivative, lib)
+        elif "mutates" in prim.tags:
+            register_mutating(prim, lib)

@@ -256,3 +256,18 @@ def test_backward_is_made_of_prims():
     # aten.detach is autograd's own bookkeeping of the saved inputs, not part of the formula
     targets = {n.target for n in gm.graph.nodes if n.op == "call_function"} - {torch.ops.aten.detach.default}
     assert targets and all(prims.is_prim(t) for t in targets), targets
+
+
+def test_write_into_tensor_requiring_grad_is_named():
+    """copy_to (a write) has no derivative: with grad enabled it refuses a dst that requires grad,
+    naming prim and argument; under no_grad, or when nothing requires grad, it writes."""
+    dst, src = torch.zeros(3, requires_grad=True), torch.ones(3)
+    view = torch.ops.primkit.expand_dims(dst, [0])
+    with pytest.raises(NotDifferentiableError, match=r"primkit.copy_to: writes into 'dst'"):
+        torch.ops.primkit.copy_to(view, torch.ones(1, 3))
+    with torch.no_grad():
+        torch.ops.primkit.copy_to(view, torch.ones(1, 3))
+    assert dst.tolist() == [1.0, 1.0, 1.0]
+    plain = torch.zeros(3)
+    torch.ops.primkit.copy_to(plain, src)
+    assert plain.tolist() == [1.0, 1.0, 1.0]

@@ -31,7 +31,9 @@ def test_make_fx_with_table(name, model, args):
         expected = model(*args)
         gm = make_fx(model, decomposition_table=get_decompositions())(*args)
     check_prim_only(gm)
-    assert_close_tree(gm(*args), expected)
+    with torch.no_grad():    # a raw make_fx graph keeps in-place writes (copy_to): not differentiable
+        actual = gm(*args)
+    assert_close_tree(actual, expected)
 
 
 @pytest.mark.parametrize("name,model,args", MODELS, ids=[m[0] for m in MODELS])
