@@ -167,8 +167,6 @@ def build_report(*, target=None, analyze=True, test_results=None) -> dict:
                 sample_counts[name] += n
                 if entry not in by_aten[name]:
                     by_aten[name].append(entry)
-                if entry not in by_aten[name]:
-                    by_aten[name].append(entry)
     names = set(aten_overload_names()) | {op.name() for op in table}
     rows = []
     for name in sorted(names):
