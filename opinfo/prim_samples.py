@@ -110,7 +110,26 @@ def errors_empty_strided(op, device):
     yield _error(op, "C2", "unsupported dtype", [2], [1], dtype=_unsupported_dtype(op.prim), device=device)
 
 
+def samples_empty_permuted(op, device, dtype):
+    cases = {
+        "identity": ([2, 3], [0, 1]), "transposed": ([2, 3], [1, 0]), "channels_last": ([2, 3, 4, 5], [0, 2, 3, 1]),
+        "3-d permuted": ([2, 3, 4], [2, 0, 1]), "0-d": ([], []), "empty": ([0, 3], [1, 0]),
+        "size-1 dims": ([4, 1, 1], [1, 2, 0]), "1-d": ([5], [0]),
+    }
+    for name, (shape, layout) in cases.items():
+        yield SampleInput(shape, (layout,), {"dtype": dtype, "device": device}, name=name)
+
+
+def errors_empty_permuted(op, device):
+    kw = {"dtype": torch.float32, "device": device}
+    yield _error(op, "C1", "negative size", [2, -3], [0, 1], **kw)
+    yield _error(op, "C2", "a dim repeated", [2, 3], [0, 0], **kw)
+    yield _error(op, "C2", "one dim short", [2, 3], [0], **kw)
+    yield _error(op, "C3", "unsupported dtype", [2], [0], dtype=_unsupported_dtype(op.prim), device=device)
+
+
 SPECIFIC.update({
+    "empty_permuted": (samples_empty_permuted, errors_empty_permuted),
     "full": (samples_full, errors_full),
     "scalar_tensor": (samples_scalar_tensor, errors_scalar_tensor),
     "iota": (samples_iota, errors_iota),

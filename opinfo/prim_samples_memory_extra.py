@@ -1,10 +1,10 @@
-"""Samples and constraint error inputs of the memory_extra family (copy_strided)."""
+"""Samples and constraint error inputs of the memory_extra family (copy_strided) and of item (memory)."""
 from __future__ import annotations
 
 import torch
 
 from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import layouts
+from opinfo.samples import layouts, make
 from prims.errors import PrimConstraintError
 from prims.meta.strides import channels_last_strides, contiguous_strides, strides_from_perm
 
@@ -35,4 +35,21 @@ def errors_copy_strided(op, device):
         yield ErrorInput(SampleInput(a, (stride,), name=f"{cid}: {name}"), PrimConstraintError, f"copy_strided: {cid}:")
 
 
-SPECIFIC = {"copy_strided": (samples_copy_strided, errors_copy_strided)}
+def samples_item(op, device, dtype):
+    yield SampleInput(make((), device, dtype), name="0-d")
+    yield SampleInput(make((1,), device, dtype), name="1-d, one element")
+    yield SampleInput(make((1, 1, 1), device, dtype).transpose(0, 2), name="transposed (1, 1, 1)")
+    yield SampleInput(make((3, 4), device, dtype)[2:, 1:2], name="one element of a larger tensor (offset)")
+    yield SampleInput(make((1,), device, dtype).expand(1), name="expanded")
+
+
+def errors_item(op, device):
+    yield ErrorInput(SampleInput(make((2,), device, torch.float32), name="C1: two elements"), PrimConstraintError,
+                     "item: C1:")
+    yield ErrorInput(SampleInput(make((0,), device, torch.float32), name="C1: no element"), PrimConstraintError,
+                     "item: C1:")
+    yield ErrorInput(SampleInput(make((), device, torch.complex64), name="C2: complex64 operand"),
+                     PrimConstraintError, "item: C2:")
+
+
+SPECIFIC = {"copy_strided": (samples_copy_strided, errors_copy_strided), "item": (samples_item, errors_item)}

@@ -378,6 +378,10 @@ def register(prim, derivative: Derivative, lib) -> None:
         out = []
         for name, needed in zip(arg_names, ctx.needs_input_grad):
             f = by_arg.get(name)
+            if isinstance(needed, (list, tuple)):   # a Tensor[] argument: one flag per tensor
+                if not any(needed) or f is None:
+                    out.append([None] * len(needed))
+                    continue
             if not needed or f is None:
                 out.append(None)
             elif f.tree is None:

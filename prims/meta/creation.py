@@ -6,7 +6,7 @@ import torch
 from prims.errors import check
 from prims.meta import TensorMeta, meta_rule
 from prims.meta.common import shape_str
-from prims.meta.strides import contiguous_strides
+from prims.meta.strides import contiguous_strides, strides_from_perm
 
 
 @meta_rule("full", constraints=("C1", "C2"))
@@ -38,3 +38,14 @@ def empty_strided(prim, shape, stride, dtype, device):
     return TensorMeta(tuple(shape), tuple(stride), dtype, torch.device(device))
 
 
+
+
+@meta_rule("empty_permuted", constraints=("C1", "C2", "C3"))
+def empty_permuted(prim, shape, physical_layout, dtype, device):
+    check(all(s >= 0 for s in shape), prim, "C1", lambda: f"shape {shape_str(shape)} has a negative size")
+    check(sorted(physical_layout) == list(range(len(shape))), prim, "C2", lambda: f"physical_layout "
+          f"{list(physical_layout)} is not a permutation of the {len(shape)} dims of shape {shape_str(shape)}")
+    check(dtype in prim.dtypes, prim, "C3", lambda: f"dtype {dtype} is not supported")
+    # physical_layout lists dims outermost first; the last one is dense (stride 1).
+    return TensorMeta(tuple(shape), strides_from_perm(shape, list(reversed(physical_layout))), dtype,
+                      torch.device(device))

@@ -29,3 +29,28 @@ def device_put(prim, a, device):
     import torch
     return TensorMeta(tuple(a.shape), elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]),
                       a.dtype, torch.device(device))
+
+
+@meta_rule("item", constraints=("C1", "C2"))
+def item(prim, a):
+    """The value, unknown without data: an unbacked SymInt, SymFloat or SymBool under FakeTensor (as eager's
+    ``_local_scalar_dense``; a FakeTensorMode without a ShapeEnv raises DataDependentOutputException), a
+    fresh symbol 'item_value' elsewhere (the rule runs on real tensors only to check constraints)."""
+    import torch
+    from prims.meta.common import check_dtype
+    numel = 1
+    for s in a.shape:
+        numel = numel * s
+    check(numel == 1, prim, "C1", lambda: f"expected a tensor with exactly one element, got shape "
+          f"{shape_str(a.shape)}")
+    check_dtype(prim, "C2", a, prim.dtypes)
+    ctx = torch.library.get_ctx()
+    if ctx is not None:
+        env = getattr(ctx, "_shape_env", None)   # FakeImplCtx's ShapeEnv: the public API only makes sizes (>= 0)
+        if env is None or not env.allow_scalar_outputs:
+            raise torch._subclasses.fake_tensor.DataDependentOutputException(torch.ops.primkit.item.default)
+        if a.dtype == torch.bool:
+            return env.create_unbacked_symbool()
+        return env.create_unbacked_symfloat() if a.dtype.is_floating_point else env.create_unbacked_symint()
+    from prims.symbolic import SymDim, symbol   # lazily: prims.symbolic imports the meta rules
+    return SymDim(symbol("item_value"))

@@ -1,11 +1,16 @@
 """Meta rules of the shape family. View prims compute view strides (as eager's views do);
-``reshape`` is a view when the layout allows and a contiguous copy otherwise; ``pad``, ``cat``
-and ``rev`` allocate new tensors."""
+``reshape`` is a view when the layout allows and a contiguous copy otherwise; ``pad``, ``cat``,
+``rev``, ``roll`` and ``dynamic_slice`` allocate new tensors, and the slice updates return a copy of
+the operand dense in its dim order (the clone prim's layout). The complex views (view_as_real,
+view_as_complex) live here too: they are views that change the dtype."""
 from __future__ import annotations
 
+import torch
+
+from prims import dtypes as dt
 from prims.errors import PrimIndexError, check
 from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import canonical_dims, check_same_device, shape_str
+from prims.meta.common import canonical_dim, canonical_dims, check_dtype, check_same_device, shape_str
 from prims.meta.strides import contiguous_strides, elementwise_strides, itemsize, memory_format_strides
 
 
@@ -162,3 +167,176 @@ def as_strided(prim, a, size, stride, storage_offset):
     check(all(s >= 0 for s in size) and all(s >= 0 for s in stride) and storage_offset >= 0, prim, "C2",
           lambda: f"sizes {list(size)}, strides {list(stride)} and storage_offset {storage_offset} must be >= 0")
     return _meta(a, size, stride)
+
+
+# --- views that split, merge, alias or window dims ----------------------------------------------
+
+def _rank_dim(prim, cid, dim, ndim):
+    """A dim of an operand of rank >= 1 (IndexError citing cid for a 0-d operand or a dim out of range)."""
+    check(ndim >= 1, prim, cid, "expected an operand of rank >= 1, got a 0-d operand", PrimIndexError)
+    return canonical_dim(prim, cid, dim, ndim)
+
+
+@meta_rule("split_dim", constraints=("C1", "C2"))
+def split_dim(prim, a, dim, outer):
+    d = _rank_dim(prim, "C1", dim, len(a.shape))
+    size = a.shape[d]
+    check(outer >= 1 and size % outer == 0, prim, "C2", lambda: f"outer {outer} must be >= 1 and divide the size "
+          f"{size} of dim {d}")
+    inner = size // outer
+    shape, strides = list(a.shape), list(a.stride())
+    shape[d:d + 1] = [outer, inner]
+    strides[d:d + 1] = [strides[d] * inner, strides[d]]
+    return _meta(a, shape, strides)
+
+
+@meta_rule("collapse", constraints=("C1", "C2"))
+def collapse(prim, a, start, end):
+    n = len(a.shape)
+    check(0 <= start < end <= n, prim, "C1", lambda: f"expected 0 <= start ({start}) < end ({end}) <= rank ({n})",
+          PrimIndexError)
+    shape = list(a.shape[:start]) + [_numel(a.shape[start:end])] + list(a.shape[end:])
+    strides = view_strides(a.shape, a.stride(), shape)   # the dims outside [start, end) keep theirs
+    check(strides is not None, prim, "C2", lambda: f"dims [{start}, {end}) of shape {shape_str(a.shape)} with "
+          f"strides {shape_str(a.stride())} are not laid out one inside the next: merging them needs a copy")
+    return _meta(a, shape, strides)
+
+
+@meta_rule("alias", constraints=())
+def alias(prim, a):
+    return _meta(a, a.shape, a.stride())
+
+
+@meta_rule("diagonal", constraints=("C1", "C2"))
+def diagonal(prim, a, offset, dim1, dim2):
+    n = len(a.shape)
+    check(n >= 2, prim, "C1", lambda: f"expected an operand of rank >= 2, got rank {n}", PrimIndexError)
+    d1, d2 = canonical_dim(prim, "C1", dim1, n), canonical_dim(prim, "C1", dim2, n)
+    check(d1 != d2, prim, "C2", lambda: f"dim1 ({dim1}) and dim2 ({dim2}) name the same dim {d1}")
+    rows, cols = (a.shape[d1], a.shape[d2] - offset) if offset >= 0 else (a.shape[d1] + offset, a.shape[d2])
+    length = rows if rows <= cols else cols
+    length = length if length >= 0 else 0
+    keep = [i for i in range(n) if i not in (d1, d2)]
+    return _meta(a, [a.shape[i] for i in keep] + [length],
+                 [a.stride()[i] for i in keep] + [a.stride()[d1] + a.stride()[d2]])
+
+
+@meta_rule("unfold", constraints=("C1", "C2", "C3"))
+def unfold(prim, a, dim, size, step):
+    n = len(a.shape)
+    d = canonical_dim(prim, "C1", dim, n)
+    dim_size = a.shape[d] if n else 1   # a 0-d operand unfolds as one element (as eager)
+    check(0 <= size <= dim_size, prim, "C2", lambda: f"window size {size} must be in [0, {dim_size}] (the size "
+          f"of dim {d})")
+    check(step >= 1, prim, "C3", lambda: f"step {step} must be >= 1")
+    if n == 0:
+        return _meta(a, [size], [1])
+    shape, strides = list(a.shape), list(a.stride())
+    shape[d] = (dim_size - size) // step + 1
+    strides[d] = strides[d] * step
+    return _meta(a, shape + [size], strides + [a.stride()[d]])
+
+
+@meta_rule("split", constraints=("C1", "C2"))
+def split(prim, a, sizes, dim):
+    d = _rank_dim(prim, "C1", dim, len(a.shape))
+    check(all(s >= 0 for s in sizes) and sum(sizes[1:], sizes[0] if len(sizes) else 0) == a.shape[d], prim, "C2",
+          lambda: f"sizes {list(sizes)} must be non-negative and sum to {a.shape[d]} (the size of dim {d})")
+    pieces = []
+    for s in sizes:
+        shape = list(a.shape)
+        shape[d] = s
+        pieces.append(_meta(a, shape, a.stride()))
+    return tuple(pieces)
+
+
+# --- slices at data-given or static starts, and their updates -------------------------------
+
+def _check_start_indices(prim, a, start_indices, cid_count, cid_index, cid_device):
+    n = len(a.shape)
+    check(len(start_indices) == n, prim, cid_count, lambda: f"start_indices has {len(start_indices)} entries, "
+          f"expected {n} (the operand's rank)")
+    for i, s in enumerate(start_indices):
+        check(len(s.shape) == 0 and s.dtype in (torch.int32, torch.int64), prim, cid_index,
+              lambda: f"start_indices[{i}] has shape {shape_str(s.shape)} and dtype {dt.short(s.dtype)}, expected "
+              f"a 0-d int32 or int64 tensor")
+    check_same_device(prim, cid_device, [a, *start_indices])
+
+
+def _copy_meta(a):
+    # A new tensor dense in a's dim order (the memory prim clone's layout).
+    return _meta(a, a.shape, elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]))
+
+
+@meta_rule("dynamic_slice", constraints=("C1", "C2", "C3", "C4"))
+def dynamic_slice(prim, a, start_indices, slice_sizes):
+    n = len(a.shape)
+    check(len(slice_sizes) == n, prim, "C1", lambda: f"slice_sizes has {len(slice_sizes)} entries, expected {n} "
+          f"(the operand's rank)")
+    _check_start_indices(prim, a, start_indices, "C1", "C2", "C4")
+    for d in range(n):
+        check(0 <= slice_sizes[d] <= a.shape[d], prim, "C3", lambda: f"dim {d}: slice size {slice_sizes[d]} must "
+              f"be in [0, {a.shape[d]}]")
+    return _meta(a, slice_sizes, contiguous_strides(slice_sizes))
+
+
+def _check_update(prim, a, update, cid_rank, cid_dtype, cid_device):
+    check(len(update.shape) == len(a.shape), prim, cid_rank, lambda: f"update has rank {len(update.shape)}, "
+          f"expected {len(a.shape)} (the operand's rank)")
+    check(update.dtype == a.dtype, prim, cid_dtype, lambda: f"update has dtype {dt.short(update.dtype)} but the "
+          f"operand has {dt.short(a.dtype)}; prims do not promote")
+    check_same_device(prim, cid_device, [a, update])
+
+
+@meta_rule("dynamic_update_slice", constraints=("C1", "C2", "C3", "C4", "C5"))
+def dynamic_update_slice(prim, a, update, start_indices):
+    _check_update(prim, a, update, "C1", "C3", "C5")
+    _check_start_indices(prim, a, start_indices, "C1", "C4", "C5")
+    for d in range(len(a.shape)):
+        check(update.shape[d] <= a.shape[d], prim, "C2", lambda: f"dim {d}: update size {update.shape[d]} exceeds "
+              f"the operand's size {a.shape[d]}")
+    return _copy_meta(a)
+
+
+@meta_rule("slice_update", constraints=("C1", "C2", "C3", "C4", "C5", "C6"))
+def slice_update(prim, a, update, start_indices, limit_indices, strides):
+    check(len(update.shape) == len(a.shape), prim, "C1", lambda: f"update has rank {len(update.shape)}, "
+          f"expected {len(a.shape)} (the operand's rank)")
+    target = slice_(prim, a, start_indices, limit_indices, strides)   # C1 (lengths), C2, C3 as the slice prim
+    check(tuple(update.shape) == tuple(target.shape), prim, "C4", lambda: f"update has shape "
+          f"{shape_str(update.shape)}, expected {shape_str(target.shape)} (the slice's shape)")
+    _check_update(prim, a, update, "C1", "C5", "C6")
+    return _copy_meta(a)
+
+
+@meta_rule("roll", constraints=("C1", "C2"))
+def roll(prim, a, shifts, dims):
+    check(len(shifts) == len(dims) and len(dims) >= 1, prim, "C1", lambda: f"shifts ({len(shifts)} entries) and "
+          f"dims ({len(dims)} entries) must have equal, non-zero length")
+    for d in dims:
+        canonical_dim(prim, "C2", d, len(a.shape))
+    return _meta(a, a.shape, contiguous_strides(a.shape))
+
+
+# --- complex numbers as pairs of reals ----------------------------------------------------------
+
+@meta_rule("view_as_real", constraints=("C1",))
+def view_as_real(prim, a):
+    check_dtype(prim, "C1", a, prim.dtypes)
+    return _meta(a, list(a.shape) + [2], [s * 2 for s in a.stride()] + [1], dt.to_real(a.dtype))
+
+
+@meta_rule("view_as_complex", constraints=("C1", "C2", "C3", "C4", "C5"))
+def view_as_complex(prim, a):
+    check_dtype(prim, "C1", a, prim.dtypes)
+    n = len(a.shape)
+    check(n >= 1 and a.shape[-1] == 2, prim, "C2", lambda: f"the last dim must have size 2, got shape "
+          f"{shape_str(a.shape)}")
+    check(a.stride()[-1] == 1, prim, "C3", lambda: f"the last dim must have stride 1, got strides "
+          f"{shape_str(a.stride())}")
+    check(all(s % 2 == 0 for s in a.stride()[:-1]), prim, "C4", lambda: f"every stride but the last must be even, "
+          f"got strides {shape_str(a.stride())}")
+    # Only tensors that have a storage offset (real and fake ones; not symbolic specs) can violate C5.
+    offset = a.storage_offset() if hasattr(a, "storage_offset") else 0
+    check(offset % 2 == 0, prim, "C5", lambda: f"the storage offset must be even, got {offset}")
+    return _meta(a, a.shape[:-1], [s // 2 for s in a.stride()[:-1]], dt.to_complex(a.dtype))

@@ -181,6 +181,10 @@ def empty_strided(shape, stride, *, dtype, device):
     return torch.empty_strided(shape, stride, dtype=dtype, device=device)
 
 
+def empty_permuted(shape, physical_layout, *, dtype, device):
+    return torch.empty_permuted(shape, physical_layout, dtype=dtype, device=device)
+
+
 def clone(a):
     return a.clone(memory_format=torch.preserve_format)
 
@@ -195,3 +199,7 @@ def trunc_divide(a, b):
 
 def device_put(a, device):
     return a.to(device, copy=True)
+
+
+def item(a):
+    return a.item()   # a host read: the one prim that syncs with the device on purpose
