@@ -38,7 +38,9 @@ def _two_prod(u, v):
 
 def population_count(a):
     """Set bits of each element's two's-complement representation, in a's dtype."""
-    flat = a.contiguous().reshape(-1)
+    # clone, not contiguous(): torch calls a tensor of at most one element contiguous whatever its stride,
+    # and view(uint8) needs the last stride to be 1
+    flat = a.clone(memory_format=torch.contiguous_format).reshape(-1)
     b = flat.view(torch.uint8).reshape(flat.numel(), a.element_size())
     # Bit counts per byte, in unsigned arithmetic (shifts fill with zeros): pairs, nibbles, bytes.
     b = b - ((b >> 1) & 0x55)

@@ -16,6 +16,12 @@ def in_elementwise_layout(result, *operands):
     return torch.empty_strided(shape, strides, dtype=result.dtype, device=result.device).copy_(result)
 
 
+def ldexp(a, b):
+    """a * 2 ** b in the elementwise layout (torch.ldexp, a composite of mul and exp2, lays out an
+    expanded operand's result otherwise)."""
+    return in_elementwise_layout(torch.ldexp(a, b), a, b)
+
+
 def polygamma(a, n):
     # torch takes the order first; the prim takes the operand first, as every elementwise prim.
     return torch.special.polygamma(n, a)
