@@ -146,8 +146,61 @@ def mvdigamma(a, p):
     return total
 
 
+def negated(xs):
+    """The numbers of xs negated (roll's inverse shifts)."""
+    return [-x for x in xs]
+
+
+def unfold_back(grad, a, dim, size, step):
+    """The gradient of ``unfold(a, dim, size, step)``: element k of window i came from position
+    i * step + k of dim, so each window-element slice of grad is spread back along dim with interior
+    padding (``pad``) and the slices are summed (overlapping windows add up)."""
+    ops = _ops()
+    if a.dim() == 0:
+        return ops.reshape(grad, [])
+    dim = dim % a.dim()
+    n = grad.shape[dim]
+    total = zeros_like(a)
+    for k in range(size):
+        lo, hi = [0] * grad.dim(), list(grad.shape)
+        lo[-1], hi[-1] = k, k + 1
+        piece = ops.reshape(ops.slice(grad, lo, hi, [1] * grad.dim()), list(grad.shape[:-1]))
+        low, high, interior = [0] * a.dim(), [0] * a.dim(), [0] * a.dim()
+        low[dim], interior[dim] = k, step - 1
+        high[dim] = a.shape[dim] - (k + (n - 1) * step + 1 if n > 0 else k)
+        total = ops.add(total, ops.pad(piece, 0, low, high, interior))
+    return total
+
+
+def diagonal_back(grad, a, offset, dim1, dim2):
+    """The gradient of ``diagonal(a, offset, dim1, dim2)``: grad (the diagonal, last dim) written onto
+    the diagonal of zeros shaped like a. A vector v of length L becomes a diagonal L x L matrix by
+    padding it to (L, L + 1), flattening, keeping L * L elements and reshaping; pads then place the
+    matrix at the offset, and a permute puts dim1 and dim2 back."""
+    ops = _ops()
+    nd = a.dim()
+    dim1, dim2 = dim1 % nd, dim2 % nd
+    batch = list(grad.shape[:-1])
+    L = grad.shape[-1]
+    x = ops.reshape(grad, batch + [L, 1])
+    x = ops.pad(x, 0, [0] * (len(batch) + 2), [0] * len(batch) + [0, L], [0] * (len(batch) + 2))
+    x = ops.reshape(x, batch + [L * (L + 1)])
+    x = ops.slice(x, [0] * (len(batch) + 1), batch + [L * L], [1] * (len(batch) + 1))
+    x = ops.reshape(x, batch + [L, L])
+    n, m = a.shape[dim1], a.shape[dim2]
+    row0, col0 = (0, offset) if offset >= 0 else (-offset, 0)
+    if L == 0:
+        row0, col0 = 0, 0
+    x = ops.pad(x, 0, [0] * len(batch) + [row0, col0], [0] * len(batch) + [n - row0 - L, m - col0 - L],
+                [0] * (len(batch) + 2))
+    others = [d for d in range(nd) if d not in (dim1, dim2)]
+    perm = [others.index(d) if d in others else (nd - 2 if d == dim1 else nd - 1) for d in range(nd)]
+    return ops.permute(x, perm)
+
+
 HELPERS = {f.__name__: f for f in (conj, zeros_like, other_dims, unreduce, count, inverse_permutation,
-                                   swap_last_two, unbroadcast, unslice, unpad, split_like, mvdigamma)}
+                                   swap_last_two, unbroadcast, unslice, unpad, split_like, mvdigamma, negated,
+                                   unfold_back, diagonal_back)}
 ATTRIBUTES = {"shape", "dtype", "ndim"}
 
 
