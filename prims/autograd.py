@@ -198,9 +198,36 @@ def diagonal_back(grad, a, offset, dim1, dim2):
     return ops.permute(x, perm)
 
 
+def _storage_indices(shape, strides, offset, device):
+    """int64 tensor of shape ``shape``: the storage index of each element of that geometry (iota per
+    dim, scaled by its stride, broadcast and summed)."""
+    ops = _ops()
+    idx = ops.full(list(shape), offset, dtype=torch.int64, device=device)
+    for d, (n, st) in enumerate(zip(shape, strides)):
+        if st == 0:
+            continue    # an expanded dim reads one index throughout
+        steps = ops.iota(n, start=0, step=st, dtype=torch.int64, device=device)
+        idx = ops.add(idx, ops.broadcast_in_dim(steps, list(shape), [d]))
+    return idx
+
+
+def as_strided_back(grad, a, size, stride, storage_offset):
+    """The gradient of ``as_strided(a, size, stride, storage_offset)``: grad summed (``index_add``,
+    so elements of an overlapping view add up) into a flat buffer at the storage index each output
+    element reads, then read back (``take``) at the storage index of each element of a. Exact for an
+    operand whose own elements do not overlap in memory (the operands as_strided is used on)."""
+    ops = _ops()
+    reach = [storage_offset + sum((n - 1) * st for n, st in zip(size, stride)) if 0 not in size else 0,
+             a.storage_offset() + sum((n - 1) * st for n, st in zip(a.shape, a.stride())) if a.numel() else 0]
+    buffer = ops.full([max(reach) + 1], 0, dtype=grad.dtype, device=grad.device)
+    out_idx = ops.reshape(_storage_indices(list(size), list(stride), storage_offset, grad.device), [grad.numel()])
+    buffer = ops.index_add(buffer, 0, out_idx, ops.reshape(grad, [grad.numel()]))
+    return ops.take(buffer, _storage_indices(list(a.shape), list(a.stride()), a.storage_offset(), grad.device))
+
+
 HELPERS = {f.__name__: f for f in (conj, zeros_like, other_dims, unreduce, count, inverse_permutation,
                                    swap_last_two, unbroadcast, unslice, unpad, split_like, mvdigamma, negated,
-                                   unfold_back, diagonal_back)}
+                                   unfold_back, diagonal_back, as_strided_back)}
 ATTRIBUTES = {"shape", "dtype", "ndim"}
 
 
