@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.common import P, broadcast_shapes, broadcast_to, elementwise, to_dtype, upcast
+from decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, upcast
+from decompositions.registry import register
 from decompositions.reductions import like, register_overloads
 from prims import dtypes as dt
 
@@ -146,3 +147,306 @@ def _batch_sum_of_products(a, b):
 
 for _name, _product in (("addmm", mm), ("addmv", mv), ("baddbmm", bmm), ("addbmm", _batch_sum_of_products)):
     register_overloads(_add_product(_name, _product), _name, ("default", "out"), inplace=("default",))
+
+
+# --- factorizations and solves -----------------------------------------------------------------
+# The linalg_decomp prims return row-major outputs; eager's LAPACK-backed kernels return every
+# matrix column-major (batches contiguous, each matrix transposed), which ``column_major`` restores.
+
+def column_major(t):
+    """t laid out as eager's linalg kernels lay out a batch of matrices."""
+    from decompositions.shape import in_layout
+    if t.dim() < 2:
+        return t
+    m, n = t.shape[-2], t.shape[-1]
+    strides, step = [1, max(m, 1)], max(m, 1) * max(n, 1)
+    for size in reversed(t.shape[:-2]):
+        strides.insert(0, step)
+        step *= max(size, 1)
+    return in_layout(t, strides)
+
+
+def _check_linalg_dtype(name, *tensors):
+    for t in tensors:
+        if t.dtype not in dt.FLOAT and t.dtype not in dt.COMPLEX or t.dtype in (torch.float16, torch.bfloat16):
+            raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {dt.short(t.dtype)}"
+                               if t.dtype in (torch.float16, torch.bfloat16) else
+                               f"{name}: Expected a floating point or complex tensor as input. Got {dt.short(t.dtype)}")
+
+
+def _check_square(name, a, what="A"):
+    if a.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor {what} must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{name}: {what} must be batches of square matrices, but they are {a.shape[-2]} by "
+                           f"{a.shape[-1]} matrices")
+
+
+def _check_matrix(name, a, what="A"):
+    if a.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor {what} must have at least 2 dimensions.")
+
+
+def _zeros_info(a, dims):
+    """The LAPACK info tensor of a successful factorization: int32 zeros over the batch dims
+    (primkit's prims raise where a factorization fails, so info is always 0)."""
+    return P.full(list(a.shape[:dims]), 0, dtype=torch.int32, device=a.device)
+
+
+def _batch_broadcast(a, b):
+    """a and b with their batch dims (all but the last two) broadcast to each other."""
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return broadcast_to(a, batch + tuple(a.shape[-2:])), broadcast_to(b, batch + tuple(b.shape[-2:]))
+
+
+def cholesky_ex(a, *, upper=False, check_errors=False):
+    _check_square("linalg.cholesky", a)
+    _check_linalg_dtype("linalg.cholesky", a)
+    return column_major(P.cholesky(a, upper)), _zeros_info(a, a.dim() - 2)
+
+
+def linalg_cholesky(a, *, upper=False):
+    return cholesky_ex(a, upper=upper)[0]
+
+
+def cholesky(a, upper=False):
+    return cholesky_ex(a, upper=upper)[0]
+
+
+register_overloads(cholesky_ex, "linalg_cholesky_ex", ("default", "L"))
+register_overloads(linalg_cholesky, "linalg_cholesky", ("default", "out"))
+register_overloads(cholesky, "cholesky", ("default", "out"))
+
+
+def solve_triangular(a, b, *, upper, left=True, unitriangular=False):
+    for what, t in (("A", a), ("B", b)):
+        _check_matrix("linalg.solve_triangular", t, what)
+    _check_square("linalg.solve_triangular", a)
+    _check_linalg_dtype("linalg.solve_triangular", a, b)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
+                           f"{dt.short(a.dtype)} and B of type {dt.short(b.dtype)} instead")
+    n = a.shape[-1]
+    if (b.shape[-2] if left else b.shape[-1]) != n:
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{n} and {b.shape[-2]}x{b.shape[-1]})")
+    a, b = _batch_broadcast(a, b)
+    return column_major(P.triangular_solve(a, b, upper, left, unitriangular))
+
+
+def triangular_solve(b, a, upper=True, transpose=False, unitriangular=False):
+    """(X, a copy of A) with A X = b, or A^T X = b when transpose."""
+    coefficient = a if not transpose else P.permute(a, list(range(a.dim() - 2)) + [a.dim() - 1, a.dim() - 2])
+    x = solve_triangular(coefficient, b, upper=upper != transpose, unitriangular=unitriangular)
+    a_batch = broadcast_shapes(a.shape[:-2], b.shape[:-2]) + tuple(a.shape[-2:])
+    return x, column_major(P.clone(broadcast_to(a, a_batch)))
+
+
+register_overloads(solve_triangular, "linalg_solve_triangular", ("default", "out"))
+register_overloads(triangular_solve, "triangular_solve", ("default", "X"))
+
+
+def lu_factor_ex(a, *, pivot=True, check_errors=False):
+    _check_matrix("linalg.lu_factor", a)
+    _check_linalg_dtype("linalg.lu_factor", a)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    lu, pivots = P.lu_factor(a)
+    return column_major(lu), pivots, _zeros_info(a, a.dim() - 2)
+
+
+def lu_factor(a, *, pivot=True):
+    return lu_factor_ex(a, pivot=pivot)[:2]
+
+
+register_overloads(lu_factor_ex, "linalg_lu_factor_ex", ("default", "out"))
+register_overloads(lu_factor, "linalg_lu_factor", ("default", "out"))
+
+
+def lu_solve(lu, pivots, b, *, left=True, adjoint=False):
+    _check_square("linalg.lu_solve", lu, "LU")
+    _check_matrix("linalg.lu_solve", b, "B")
+    if (b.shape[-2] if left else b.shape[-1]) != lu.shape[-1]:
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({lu.shape[-2]}x{lu.shape[-1]} and "
+                           f"{b.shape[-2]}x{b.shape[-1]})")
+    if lu.dtype != b.dtype:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+                           f"{dt.short(lu.dtype)} and B of type {dt.short(b.dtype)} instead")
+    lu, b = _batch_broadcast(lu, b)
+    pivots = broadcast_to(pivots, tuple(lu.shape[:-1]))
+    x = P.lu_solve(lu, pivots, b, left, adjoint)
+    # eager solves X A = B as A^T X^T = B^T: the transpose of a column-major result is row-major
+    return column_major(x) if left else x
+
+
+register_overloads(lu_solve, "linalg_lu_solve", ("default", "out"))
+
+
+def linalg_qr(a, mode="reduced"):
+    _check_matrix("linalg.qr", a)
+    _check_linalg_dtype("linalg.qr", a)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           f"or 'complete'")
+    q, r = P.qr(a, "reduced" if mode == "r" else mode)
+    if mode == "r":
+        return P.full([0], 0, dtype=a.dtype, device=a.device), column_major(r)
+    return column_major(q), column_major(r)
+
+
+register_overloads(linalg_qr, "linalg_qr", ("default", "out"))
+
+
+def _linalg_eigh(a, UPLO="L", compute_v=True):
+    _check_square("linalg.eigh", a)
+    _check_linalg_dtype("linalg.eigh", a)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    values, vectors = P.eigh(a, UPLO == "U")
+    return values, column_major(vectors) if compute_v else P.full([0], 0, dtype=a.dtype, device=a.device)
+
+
+register_overloads(_linalg_eigh, "_linalg_eigh", ("default", "eigenvalues"))
+
+
+def _linalg_svd(a, full_matrices=False, compute_uv=True, *, driver=None):
+    _check_matrix("linalg.svd", a)
+    _check_linalg_dtype("linalg.svd", a)
+    u, s, vh = P.svd(a, full_matrices)
+    if not compute_uv:
+        empty = P.full([0], 0, dtype=a.dtype, device=a.device)
+        return empty, s, empty
+    return column_major(u), s, column_major(vh)
+
+
+register_overloads(_linalg_svd, "_linalg_svd", ("default", "U"))
+
+
+def linalg_eig(a):
+    _check_square("linalg.eig", a)
+    _check_linalg_dtype("linalg.eig", a)
+    values, vectors = P.eig(a)
+    return values, column_major(vectors)
+
+
+register_overloads(linalg_eig, "linalg_eig", ("default", "out"))
+register_overloads(lambda a: linalg_eig(a)[0], "_linalg_eigvals", ("default",))
+
+
+@register(aten._linalg_check_errors.default)
+def _linalg_check_errors(info, api_name, *, is_matrix):
+    """Nothing to check: the factorization prims raise where LAPACK reports a failure, so the
+    info tensors the decompositions return are always zero."""
+    return None
+
+
+# --- determinants, inverses, solves through LU -------------------------------------------------
+
+def _lu_of_square(name, a):
+    _check_square(name, a)
+    _check_linalg_dtype(name, a)
+    lu, pivots = P.lu_factor(a)
+    return lu, pivots
+
+
+def _permutation_is_odd(pivots):
+    """Whether the row swaps of LAPACK's 1-based pivots make an odd permutation (bool, batch shape)."""
+    n = pivots.shape[-1]
+    rows = broadcast_to(P.iota(n, start=1, step=1, dtype=torch.int32, device=pivots.device), tuple(pivots.shape))
+    swaps = P.sum(to_dtype(P.ne(pivots, rows), torch.int64), [pivots.dim() - 1])
+    return P.eq(P.remainder(swaps, like(swaps, 2)), like(swaps, 1))
+
+
+def _flip_where(odd, x):
+    return P.where(odd, P.neg(x), x)
+
+
+def _linalg_det(a):
+    lu, pivots = _lu_of_square("linalg.det", a)
+    diagonal = P.diagonal(lu, 0, a.dim() - 2, a.dim() - 1)
+    det = _flip_where(_permutation_is_odd(pivots), P.prod(diagonal, [diagonal.dim() - 1]))
+    return det, column_major(lu), pivots
+
+
+def _linalg_slogdet(a):
+    lu, pivots = _lu_of_square("linalg.slogdet", a)
+    diagonal = P.diagonal(lu, 0, a.dim() - 2, a.dim() - 1)
+    last = diagonal.dim() - 1
+    magnitude = P.abs(diagonal)
+    if a.dtype in dt.COMPLEX:
+        unit = P.div(diagonal, to_dtype(magnitude, a.dtype))
+    else:
+        unit = P.sign(diagonal)
+    sign = _flip_where(_permutation_is_odd(pivots), P.prod(unit, [last]))
+    return sign, P.sum(P.log(magnitude), [last]), column_major(lu), pivots
+
+
+register_overloads(_linalg_det, "_linalg_det", ("default", "result"))
+register_overloads(_linalg_slogdet, "_linalg_slogdet", ("default", "sign"))
+
+
+def _identity_like(a):
+    n = a.shape[-1]
+    eye = torch.eye(n, dtype=a.dtype, device=a.device)
+    return broadcast_to(eye, tuple(a.shape))
+
+
+def inv_ex(a, *, check_errors=False):
+    lu, pivots = _lu_of_square("linalg.inv", a)
+    inverse = P.lu_solve(lu, pivots, _identity_like(a), True, False)
+    return column_major(inverse), _zeros_info(a, a.dim() - 2)
+
+
+register_overloads(inv_ex, "linalg_inv_ex", ("default", "inverse"))
+
+
+def _linalg_solve_ex(a, b, *, left=True, check_errors=False):
+    lu, pivots = _lu_of_square("linalg.solve", a)
+    _check_linalg_dtype("linalg.solve", b)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{dt.short(a.dtype)} and B of type {dt.short(b.dtype)} instead")
+    # B is a (batch of) vector(s) when it is 1-d or has exactly A's batch shape and one size n.
+    vector = b.dim() == 1 or (left and b.dim() == a.dim() - 1 and tuple(b.shape) == tuple(a.shape[:-1]))
+    rhs = P.expand_dims(b, [b.dim()]) if vector else b
+    n = a.shape[-1]
+    if (rhs.shape[-2] if left else rhs.shape[-1]) != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{n} and {rhs.shape[-2]}x{rhs.shape[-1]})")
+    lu_b, rhs = _batch_broadcast(lu, rhs)
+    pivots_b = broadcast_to(pivots, tuple(lu_b.shape[:-1]))
+    x = P.lu_solve(lu_b, pivots_b, rhs, left, False)
+    # eager solves a batch of vectors as one matrix whose columns they are; X A = B as A^T X^T = B^T
+    x = column_major(P.squeeze(x, [x.dim() - 1])) if vector else column_major(x) if left else x
+    return x, column_major(lu), pivots, _zeros_info(a, a.dim() - 2)
+
+
+register_overloads(_linalg_solve_ex, "_linalg_solve_ex", ("default", "result"))
+register_overloads(lambda a: linalg_eig(a)[0], "linalg_eigvals", ("out",))
+
+
+# --- eager's composites ---------------------------------------------------------------------------
+# These ops are CompositeImplicitAutograd: eager defines them in terms of the factorizations
+# above (_linalg_eigh, _linalg_svd, lu_factor, _linalg_det, _linalg_solve_ex, matmul, norms),
+# all of which decompose. Their decomposition is eager's own composite, run explicitly, so the
+# table owns exactly eager's semantics and every op it reaches lowers to prims.
+
+def _eager_composite(name, overloads=None):
+    packet = getattr(aten, name)
+    for overload in overloads or packet.overloads():
+        op = getattr(packet, overload)
+
+        def eager_composite(*args, _op=op, **kwargs):
+            return _op.decompose(*args, **kwargs)
+        eager_composite.__qualname__ = eager_composite.__name__ = f"{name}.{overload}[eager composite]"
+        register(op)(eager_composite)
+
+
+for _name in ("linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", "svd", "qr", "linalg_det", "det",
+              "logdet", "slogdet", "linalg_slogdet", "linalg_inv", "inverse", "linalg_solve", "linalg_solve_ex",
+              "linalg_matrix_power", "matrix_power", "linalg_matrix_rank", "linalg_norm", "linalg_matrix_norm",
+              "nuclear_norm", "linalg_cond", "linalg_multi_dot", "chain_matmul", "linalg_matmul", "linalg_vecdot",
+              "linalg_diagonal", "linalg_tensorsolve", "linalg_tensorinv"):
+    _eager_composite(_name)
+_eager_composite("linalg_eigvals", ("default",))

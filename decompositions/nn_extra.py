@@ -1,2 +1,831 @@
-"""nn_extra decompositions (being written)."""
+"""Decompositions of more torch.nn.functional ops: activations (celu, selu, relu6, shrinks, prelu,
+rrelu in eval), eval-mode dropout variants, padding (reflection, replication, circular, the
+``pad`` composite), pixel and channel shuffles, nearest and linear upsampling, losses and
+distances, and window functions.
+
+Each builds on decompositions.nn's helpers: computation in float32 for float16/bfloat16, the
+reduction modes, eager's output layouts (contiguous, or channels-last for a channels-last input).
+"""
 from __future__ import annotations
+
+import math
+
+import torch
+
+from decompositions.common import P, aten, elementwise, prepare, register_with_variants, to_dtype, upcast, write_into
+from decompositions.nn import (
+    MEAN, _activation, _check_floating, _contiguous, _dense_in_order, _elu, _hardtanh, _like,
+    _reduce, _wrap_dim, nll_loss,
+)
+from decompositions.registry import register
+from decompositions.shape import in_layout
+from decompositions.type_promotion import computation_dtype, result_type
+from prims import dtypes as dt
+from prims.meta.strides import contiguous_strides
+
+# ----------------------------------------------------------------------------- activations
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _celu(x, c, alpha=1.0):
+    return _elu(x, c, alpha, 1.0, 1.0 / alpha if alpha else math.inf)
+
+
+def _hardshrink(x, c, lambd=0.5):
+    # nan compares false, so it passes through as eager's kernel does.
+    return P.where(P.logical_and(P.ge(x, c(-lambd)), P.le(x, c(lambd))), c(0.0), x)
+
+
+def _softshrink(x, c, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be in range [0, inf), but found {lambd}")
+    middle = P.mul(x, c(0.0))     # eager writes x * 0 there, so nan stays nan
+    return P.where(P.gt(x, c(lambd)), P.sub(x, c(lambd)), P.where(P.lt(x, c(-lambd)), P.add(x, c(lambd)), middle))
+
+
+ACTIVATIONS = {
+    # name: (math on the computation dtype, floating inputs only)
+    "celu": (_celu, True),
+    "selu": (lambda x, c: _elu(x, c, SELU_ALPHA, SELU_SCALE, 1.0), True),
+    "hardshrink": (_hardshrink, True),
+    "softshrink": (_softshrink, True),
+}
+
+for _name, (_math, _floating_only) in ACTIVATIONS.items():
+    register_with_variants(_name, _activation(_name, _math, floating_only=_floating_only))
+
+
+@register(aten.relu6.default)
+def relu6(a):
+    return aten.hardtanh.default(a, 0.0, 6.0)
+
+
+register(aten.relu6_.default)(lambda a: write_into(a, relu6(a), "relu6_"))
+
+
+def _leaky(a, slope):
+    return aten.leaky_relu.default(a, slope)
+
+
+def _rrelu_eval(name, a, lower, upper, training):
+    if training:
+        raise RuntimeError(f"{name}: training=True draws a random slope per element; primkit supports only "
+                           f"training=False (slope (lower + upper) / 2)")
+    return _contiguous(_leaky(a, (lower + upper) / 2))     # eager's kernel writes a contiguous result
+
+
+def rrelu(a, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
+    return _rrelu_eval("rrelu", a, lower, upper, training)
+
+
+def rrelu_with_noise(a, noise, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
+    return _rrelu_eval("rrelu_with_noise", a, lower, upper, training)
+
+
+register(aten.rrelu.default)(rrelu)
+register(aten.rrelu_.default)(lambda a, *args, **kw: write_into(a, rrelu(a, *args, **kw), "rrelu_"))
+register(aten.rrelu_with_noise.default)(rrelu_with_noise)
+register(aten.rrelu_with_noise_.default)(
+    lambda a, *args, **kw: write_into(a, rrelu_with_noise(a, *args, **kw), "rrelu_with_noise_"))
+register(aten.rrelu_with_noise.out)(
+    lambda *args, out, **kw: write_into(out, rrelu_with_noise(*args, **kw), "rrelu_with_noise"))
+
+
+@register(aten._prelu_kernel.default)
+def prelu_kernel(a, weight):
+    return elementwise(lambda x, w: P.where(P.gt(x, _like(x, 0)), x, P.mul(w, x)), a, weight)
+
+
+@register(aten.prelu.default)
+def prelu(a, weight):
+    n = weight.numel()
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if a.dim() == 0 and n != 1:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    channels = a.shape[1] if a.dim() >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
+                           f"and channel size = {channels}.")
+    if weight.dim() == 1 and a.dim() >= 2:     # one weight per channel (dim 1)
+        weight = P.broadcast_in_dim(weight, [n] + [1] * (a.dim() - 2), [0])
+    elif a.dim() == 0 and weight.dim() == 1:    # a 0-d input keeps its shape
+        weight = P.reshape(weight, [])
+    return prelu_kernel(a, weight)
+
+
+# ----------------------------------------------------------------------------- eval-mode dropout variants
+
+
+def _dropout_variant(name):
+    def fn(a, p, train):
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+        if not train or p == 0 or a.numel() == 0:
+            return a        # eager returns the input itself
+        raise RuntimeError(f"{name}: training-mode dropout (0 < p={p}) draws a random mask; primkit supports only "
+                           f"train=False or p=0")
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+for _name in ("alpha_dropout", "feature_alpha_dropout", "feature_dropout"):
+    _fn = _dropout_variant(_name)
+    register(getattr(aten, _name).default)(_fn)
+    register(getattr(aten, _name + "_").default)(_fn)     # eval mode leaves self untouched and returns it
+
+
+# ----------------------------------------------------------------------------- padding
+
+
+def _is_channels_last_nd(t):
+    """t (4-D or 5-D) laid out channels-last and not also contiguous: eager's suggest_memory_format."""
+    if t.dim() not in (4, 5) or t.numel() == 0:
+        return False
+    order = [0] + list(range(2, t.dim())) + [1]
+    stride, ok = 1, True
+    for d in reversed(order):
+        if t.shape[d] != 1 and t.stride(d) != stride:
+            ok = False
+        stride *= t.shape[d]
+    return ok and not all(t.shape[d] == 1 or t.stride(d) == s for d, s in
+                          enumerate(contiguous_strides(t.shape)))
+
+
+def _output_layout(t, like):
+    """Eager's pad/upsample/shuffle kernels: channels-last for a channels-last input, else contiguous."""
+    if _is_channels_last_nd(like) and t.dim() == like.dim():
+        return _dense_in_order(t, [0] + list(range(2, t.dim())) + [1])
+    return _contiguous(t)
+
+
+def _index_pad(a, pad, n, mode_index):
+    """Pad the last n dims of a by gathering source indices: mode_index(i, low, size) gives, for the
+    output positions i (int64 iota shifted by -low), the source index along that dim."""
+    x = a
+    for k in range(n):
+        dim = a.dim() - 1 - k
+        low, high = pad[2 * k], pad[2 * k + 1]
+        size = a.shape[dim]
+        length = size + low + high
+        i = P.iota(length, start=-low, step=1, dtype=torch.int64, device=a.device)
+        x = P.index_select(x, dim, mode_index(i, size))
+    return _output_layout(x, a)
+
+
+def _reflect_index(i, size):
+    last = prepare(size - 1, torch.int64, i.shape, i.device)
+    j = P.abs(i)
+    return P.sub(last, P.abs(P.sub(last, j)))
+
+
+def _replicate_index(i, size):
+    return P.clamp(i, prepare(0, torch.int64, i.shape, i.device), prepare(size - 1, torch.int64, i.shape, i.device))
+
+
+def _circular_index(i, size):
+    return P.remainder(i, prepare(size, torch.int64, i.shape, i.device))
+
+
+def _check_pad_input(name, a, n, pad):
+    if len(pad) != 2 * n:
+        raise RuntimeError(f"{name}: padding size is expected to be {2 * n}, but got: {len(pad)}")
+    batch_ok = a.dim() in (n + 1, n + 2) and all(s != 0 for s in a.shape[a.dim() - n - (a.dim() == n + 2) + 1:])
+    if not batch_ok:
+        raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                           f"non-zero dimensions for input, but got: {list(a.shape)}")
+
+
+def _reflection_pad(n):
+    def fn(a, padding):
+        name = f"reflection_pad{n}d"
+        _check_pad_input(name, a, n, padding)
+        for k in range(n):
+            size = a.shape[a.dim() - 1 - k]
+            low, high = padding[2 * k], padding[2 * k + 1]
+            if low >= size or high >= size:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                                   f"but got: padding ({low}, {high}) at dimension {a.dim() - 1 - k} of input "
+                                   f"{list(a.shape)}")
+        out = _index_pad(a, padding, n, _reflect_index)
+        if any(s <= 0 for s in out.shape[a.dim() - n:]):
+            raise RuntimeError(f"input (H: ...) is too small. Calculated output size is {list(out.shape)}")
+        return out
+    fn.__name__ = fn.__qualname__ = f"reflection_pad{n}d"
+    return fn
+
+
+def _replication_pad(n):
+    def fn(a, padding):
+        _check_pad_input(f"replication_pad{n}d", a, n, padding)
+        for k in range(n):
+            size = a.shape[a.dim() - 1 - k]
+            if size + padding[2 * k] + padding[2 * k + 1] < 1:
+                raise RuntimeError(f"input is too small: output size along dimension {a.dim() - 1 - k} would be "
+                                   f"{size + padding[2 * k] + padding[2 * k + 1]}")
+        return _index_pad(a, padding, n, _replicate_index)
+    fn.__name__ = fn.__qualname__ = f"replication_pad{n}d"
+    return fn
+
+
+for _n in (1, 2, 3):
+    register_with_variants(f"reflection_pad{_n}d", _reflection_pad(_n))
+    register_with_variants(f"replication_pad{_n}d", _replication_pad(_n))
+
+
+@register(aten._pad_circular.default)
+def pad_circular(a, pad):
+    n = len(pad) // 2
+    if len(pad) % 2 or a.dim() < n + 1:
+        raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor for circular padding of {n} dims, "
+                           f"got {a.dim()}-D")
+    for k in range(n):
+        size = a.shape[a.dim() - 1 - k]
+        if pad[2 * k] > size or pad[2 * k + 1] > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+    return _index_pad(a, pad, n, _circular_index)
+
+
+@register(aten.pad.default)
+def pad(a, pad, mode="constant", value=None):
+    if mode == "constant":
+        return aten.constant_pad_nd.default(a, pad, 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    n = len(pad) // 2
+    if mode == "circular":
+        return pad_circular(a, pad)
+    if mode not in ("reflect", "replicate"):
+        raise RuntimeError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2 or not 1 <= n <= 3 or a.dim() not in (n + 1, n + 2):
+        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now; "
+                                  f"got a {a.dim()}-D input and {len(pad)} padding values")
+    op = getattr(aten, f"{'reflection' if mode == 'reflect' else 'replication'}_pad{n}d").default
+    return op(a, pad)
+
+
+# ----------------------------------------------------------------------------- shuffles
+
+
+def _shuffle(a, split, perm, merged):
+    """reshape a to ``split``, permute by ``perm``, reshape to ``merged``, in eager's output layout."""
+    y = P.reshape(P.permute(P.reshape(_contiguous(a), split), perm), merged)
+    return _output_layout(y, a)
+
+
+@register(aten.pixel_shuffle.default)
+def pixel_shuffle(a, upscale_factor):
+    r = upscale_factor
+    if a.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{a.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *batch, c, h, w = a.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    nb = len(batch)
+    split = [*batch, c // (r * r), r, r, h, w]
+    perm = list(range(nb)) + [nb, nb + 3, nb + 1, nb + 4, nb + 2]
+    return _shuffle(a, split, perm, [*batch, c // (r * r), h * r, w * r])
+
+
+@register(aten.pixel_unshuffle.default)
+def pixel_unshuffle(a, downscale_factor):
+    r = downscale_factor
+    if a.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{a.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *batch, c, h, w = a.shape
+    if h % r or w % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
+                           f"height={h}, width={w}, downscale_factor={r}")
+    nb = len(batch)
+    split = [*batch, c, h // r, r, w // r, r]
+    perm = list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3]
+    return _shuffle(a, split, perm, [*batch, c * r * r, h // r, w // r])
+
+
+register(aten.pixel_shuffle.out)(lambda a, r, *, out: write_into(out, pixel_shuffle(a, r), "pixel_shuffle"))
+register(aten.pixel_unshuffle.out)(lambda a, r, *, out: write_into(out, pixel_unshuffle(a, r), "pixel_unshuffle"))
+
+
+def channel_shuffle(a, groups):
+    if a.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{a.dim()} dimension(s)")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c, *rest = a.shape
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    split = [n, groups, c // groups, *rest]
+    perm = [0, 2, 1] + list(range(3, len(split)))
+    return _shuffle(a, split, perm, list(a.shape))
+
+
+register(aten.channel_shuffle.default, aten.native_channel_shuffle.default)(channel_shuffle)
+register(aten.channel_shuffle.out)(lambda a, g, *, out: write_into(out, channel_shuffle(a, g), "channel_shuffle"))
+
+
+# ----------------------------------------------------------------------------- upsampling
+
+
+def _scale(in_size, out_size, scale, align_corners):
+    """Eager's area_pixel_compute_scale: source step per output step."""
+    if align_corners:
+        return (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    return 1.0 / scale if scale is not None and scale > 0 else in_size / out_size
+
+
+def _check_upsample(name, a, n, output_size):
+    if len(output_size) != n:
+        raise RuntimeError(f"It is expected output_size equals to {n}, but got size {len(output_size)}")
+    if a.dim() != n + 2:
+        raise RuntimeError(f"It is expected input_size equals to {n + 2}, but got size {a.dim()}")
+    if any(s <= 0 for s in a.shape[2:]) or any(s <= 0 for s in output_size):
+        raise RuntimeError(f"{name}: Input and output sizes should be greater than 0, but got input "
+                           f"{list(a.shape[2:])} and output {list(output_size)}")
+
+
+def _nearest(name, n, exact):
+    def fn(a, output_size, *scales):
+        _check_upsample(name, a, n, output_size)
+        scales = list(scales) + [None] * (n - len(scales))
+        x = a
+        for k in range(n):
+            dim = 2 + k
+            in_size, out_size = a.shape[dim], output_size[k]
+            # float32 arithmetic, as eager's nearest_idx computes it
+            s = _scale(in_size, out_size, scales[k], False)
+            i = P.iota(out_size, start=0, step=1, dtype=torch.float32, device=a.device)
+            if exact:
+                i = P.add(i, prepare(0.5, torch.float32, i.shape, a.device))
+            src = P.convert_element_type(P.floor(P.mul(i, prepare(s, torch.float32, i.shape, a.device))), torch.int64)
+            src = P.minimum(src, prepare(in_size - 1, torch.int64, src.shape, a.device))
+            x = P.index_select(x, dim, src)
+        return _output_layout(x, a)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+LINEAR_MODES = {"upsample_linear1d": 1, "upsample_bilinear2d": 2, "upsample_trilinear3d": 3}
+
+
+def _linear(name, n):
+    def fn(a, output_size, align_corners, *scales):
+        _check_upsample(name, a, n, output_size)
+        scales = list(scales) + [None] * (n - len(scales))
+        (x,), orig = upcast(a)
+        acc = x.dtype
+        for k in range(n):
+            dim = 2 + k
+            in_size, out_size = a.shape[dim], output_size[k]
+            s = _scale(in_size, out_size, scales[k], align_corners)
+            shape = [out_size]
+            i = P.iota(out_size, start=0, step=1, dtype=acc, device=a.device)
+            c = lambda v: prepare(v, acc, shape, a.device)   # noqa: E731
+            if align_corners:
+                src = P.mul(i, c(s))
+            else:
+                src = P.maximum(P.sub(P.mul(P.add(i, c(0.5)), c(s)), c(0.5)), c(0.0))
+            i0 = P.convert_element_type(P.trunc(src), torch.int64)     # src >= 0
+            i0 = P.minimum(i0, prepare(in_size - 1, torch.int64, shape, a.device))
+            lam = P.sub(src, P.convert_element_type(i0, acc))
+            step = P.convert_element_type(P.lt(i0, prepare(in_size - 1, torch.int64, shape, a.device)), torch.int64)
+            i1 = P.add(i0, step)
+            w_shape = [1] * x.dim()
+            w_shape[dim] = out_size
+            lam = P.broadcast_in_dim(lam, list(x.shape[:dim]) + [out_size] + list(x.shape[dim + 1:]), [dim])
+            x0, x1 = P.index_select(x, dim, i0), P.index_select(x, dim, i1)
+            x = P.add(P.mul(x0, P.sub(_like(lam, 1.0), lam)), P.mul(x1, lam))
+        return _output_layout(to_dtype(x, orig), a)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _vec(base, n, linear):
+    """The .vec overloads: output size from output_size or from scale_factors (floor(in * scale))."""
+    def fn(a, output_size, *rest):
+        if linear:
+            align_corners, scale_factors = rest
+        else:
+            (scale_factors,) = rest
+        if (output_size is None) == (scale_factors is None):
+            raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+        if output_size is None:
+            output_size = [int(math.floor(a.shape[2 + k] * scale_factors[k])) for k in range(n)]
+            scales = list(scale_factors)
+        else:
+            scales = [None] * n
+        return base(a, list(output_size), *((align_corners,) if linear else ()), *scales)
+    fn.__name__ = fn.__qualname__ = f"{base.__name__}_vec"
+    return fn
+
+
+def _register_upsample(name, base, n, linear):
+    packet = getattr(aten, name)
+    register(packet.default)(base)
+    register(packet.out)(lambda *args, out, **kw: write_into(out, base(*args, **kw), name))
+    vec = _vec(base, n, linear)
+    register(packet.vec)(vec)
+    if "vec_out" in packet.overloads():
+        register(packet.vec_out)(lambda *args, out, **kw: write_into(out, vec(*args, **kw), name))
+
+
+for _n in (1, 2, 3):
+    _register_upsample(f"upsample_nearest{_n}d", _nearest(f"upsample_nearest{_n}d", _n, False), _n, False)
+    _register_upsample(f"_upsample_nearest_exact{_n}d", _nearest(f"_upsample_nearest_exact{_n}d", _n, True), _n,
+                       False)
+for _name, _n in LINEAR_MODES.items():
+    _register_upsample(_name, _linear(_name, _n), _n, True)
+
+
+# ----------------------------------------------------------------------------- losses
+
+
+def _pointwise_loss(name, math_fn):
+    """loss(input, target, reduction, *params): math on the promoted computation dtype, then reduced."""
+    def loss(a, b, reduction=MEAN, *params):
+        pointwise = elementwise(lambda x, y: math_fn(x, y, lambda v: _like(x, v), *params), a, b)
+        (x,), orig = upcast(pointwise)
+        return to_dtype(_reduce(x, reduction), orig)
+    loss.__name__ = loss.__qualname__ = name
+    return loss
+
+
+def _huber(x, y, c, delta=1.0):
+    if delta <= 0:
+        raise RuntimeError(f"huber_loss does not support non-positive values for delta, got {delta}")
+    z = P.abs(P.sub(x, y))
+    return P.where(P.lt(z, c(delta)), P.mul(c(0.5), P.mul(z, z)), P.mul(c(delta), P.sub(z, c(0.5 * delta))))
+
+
+def _smooth_l1(x, y, c, beta=1.0):
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss does not support negative values for beta, got {beta}")
+    z = P.abs(P.sub(x, y))
+    if beta == 0:
+        return z
+    return P.where(P.lt(z, c(beta)), P.div(P.mul(c(0.5), P.mul(z, z)), c(beta)), P.sub(z, c(0.5 * beta)))
+
+
+def _soft_margin(x, y, c):
+    return P.log1p(P.exp(P.mul(P.neg(x), y)))
+
+
+def _check_same_size(name, a, b):
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(f"{name}: target size ({list(b.shape)}) must be the same as input size ({list(a.shape)})")
+
+
+def _sized(name, loss):
+    def fn(a, b, *args, **kwargs):
+        _check_same_size(name, a, b)
+        return loss(a, b, *args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+huber_loss = _pointwise_loss("huber_loss", _huber)
+smooth_l1_loss = _pointwise_loss("smooth_l1_loss", _smooth_l1)
+soft_margin_loss = _pointwise_loss("soft_margin_loss", _soft_margin)
+register_with_variants("huber_loss", huber_loss)
+register_with_variants("smooth_l1_loss", smooth_l1_loss)
+register_with_variants("soft_margin_loss", soft_margin_loss)
+
+
+def binary_cross_entropy(a, target, weight=None, reduction=MEAN):
+    _check_same_size("binary_cross_entropy", a, target)
+    _check_floating("binary_cross_entropy", a)
+    (x, t), orig = upcast(a, to_dtype(target, a.dtype))
+    c = lambda v: _like(x, v)   # noqa: E731
+    # eager clamps each log at -100 so that 0 * log(0) stays finite
+    log_x = P.maximum(P.log(x), c(-100.0))
+    log_1mx = P.maximum(P.log1p(P.neg(x)), c(-100.0))
+    # input-derived operands first: eager's result takes the input's layout
+    loss = P.neg(P.add(P.mul(log_x, t), P.mul(log_1mx, P.sub(c(1.0), t))))
+    if weight is not None:
+        loss = P.mul(loss, prepare(weight, x.dtype, x.shape, x.device))
+    return to_dtype(_reduce(loss, reduction), orig)
+
+
+register_with_variants("binary_cross_entropy", binary_cross_entropy)
+
+
+@register(aten.kl_div.default)
+def kl_div(a, target, reduction=MEAN, log_target=False):
+    if log_target:
+        pointwise = elementwise(lambda x, t: P.mul(P.exp(t), P.sub(t, x)), a, target)
+    else:
+        pointwise = elementwise(lambda x, t: P.sub(P.xlogy(t, t), P.mul(t, x)), a, target)
+    (x,), orig = upcast(pointwise)
+    return to_dtype(_reduce(x, reduction), orig)
+
+
+@register(aten.poisson_nll_loss.default)
+def poisson_nll_loss(a, target, log_input, full, eps, reduction):
+    def math_fn(x, t):
+        c = lambda v: _like(x, v)   # noqa: E731
+        loss = P.sub(P.exp(x), P.mul(t, x)) if log_input else P.sub(x, P.mul(t, P.log(P.add(x, c(eps)))))
+        if full:
+            stirling = P.add(P.sub(P.mul(t, P.log(t)), t), P.mul(c(0.5), P.log(P.mul(c(2 * math.pi), t))))
+            loss = P.add(loss, P.where(P.gt(t, c(1.0)), stirling, c(0.0)))
+        return loss
+    (x,), orig = upcast(elementwise(math_fn, a, target))
+    return to_dtype(_reduce(x, reduction), orig)
+
+
+@register(aten.hinge_embedding_loss.default)
+def hinge_embedding_loss(a, target, margin=1.0, reduction=MEAN):
+    def math_fn(x, t):
+        c = lambda v: _like(x, v)   # noqa: E731
+        margin_part = P.where(P.ne(t, c(1.0)), P.maximum(P.sub(c(margin), x), c(0.0)), c(0.0))
+        return P.add(margin_part, P.where(P.ne(t, c(-1.0)), x, c(0.0)))
+    (x,), orig = upcast(elementwise(math_fn, a, target))
+    return to_dtype(_reduce(x, reduction), orig)
+
+
+@register(aten.margin_ranking_loss.default)
+def margin_ranking_loss(a, b, target, margin=0.0, reduction=MEAN):
+    if not (a.dim() == b.dim() == target.dim()):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {list(a.shape)}, input2: {list(b.shape)}, target: {list(target.shape)} ")
+
+    def math_fn(x1, x2, t):
+        c = lambda v: _like(x1, v)   # noqa: E731
+        return P.maximum(P.add(P.mul(P.neg(t), P.sub(x1, x2)), c(margin)), c(0.0))
+    (x,), orig = upcast(elementwise(math_fn, a, b, target))
+    return to_dtype(_reduce(x, reduction), orig)
+
+
+COSINE_EMBEDDING_EPS = 1e-12
+
+
+@register(aten.cosine_embedding_loss.default)
+def cosine_embedding_loss(a, b, target, margin=0.0, reduction=MEAN):
+    if a.dim() != b.dim():
+        raise RuntimeError(f"cosine_embedding_loss: input1 and input2 must have the same number of dimensions, got "
+                           f"{a.dim()} and {b.dim()}")
+    if target.dim() != a.dim() - 1:
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{list(a.shape)} and {list(b.shape)}." if target.dim() == 0 else
+                           f"{target.dim()}D target tensor expects {target.dim() + 1}D input tensors, but found "
+                           f"inputs with sizes {list(a.shape)} and {list(b.shape)}.")
+    dim = a.dim() - 1
+    dtype = result_type(a, b)
+    compute = computation_dtype(dtype)
+    x1, x2 = to_dtype(a, compute), to_dtype(b, compute)
+    prod = P.sum(P.mul(x1, x2), [dim])
+    mag1 = P.add(P.sum(P.mul(x1, x1), [dim]), _like(prod, COSINE_EMBEDDING_EPS))
+    mag2 = P.add(P.sum(P.mul(x2, x2), [dim]), _like(prod, COSINE_EMBEDDING_EPS))
+    cos = P.div(prod, P.sqrt(P.mul(mag1, mag2)))
+    t = prepare(target, compute, cos.shape, cos.device)
+    c = lambda v: _like(cos, v)   # noqa: E731
+    pos = P.where(P.eq(t, c(1.0)), P.sub(c(1.0), cos), c(0.0))
+    neg = P.where(P.eq(t, c(-1.0)), P.maximum(P.sub(cos, c(margin)), c(0.0)), c(0.0))
+    return to_dtype(_reduce(P.add(pos, neg), reduction), dtype)
+
+
+# ----------------------------------------------------------------------------- distances
+
+
+@register(aten.pairwise_distance.default)
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    ndim = max(x1.dim(), x2.dim())
+    diff = aten.add.Tensor(aten.sub.Tensor(x1, x2), eps)
+    if ndim == 0:
+        return aten.linalg_vector_norm.default(diff, p, [], keepdim)
+    return aten.linalg_vector_norm.default(diff, p, [ndim - 1], keepdim)
+
+
+@register(aten.cosine_similarity.default)
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    dtype = result_type(x1, x2)
+    if dtype not in dt.FLOAT:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dt.short(dtype)}")
+    ndim = max(x1.dim(), x2.dim())
+    dim = _wrap_dim(dim, ndim)
+    a, b = aten.broadcast_tensors.default([to_dtype(x1, dtype), to_dtype(x2, dtype)])
+
+    def normalized(t):
+        norm = aten.linalg_vector_norm.default(t, 2, [dim], True)
+        return aten.div.Tensor(t, aten.clamp_min.default(norm, eps))
+    return aten.sum.dim_IntList(aten.mul.Tensor(normalized(a), normalized(b)), [dim])
+
+
+@register(aten.triplet_margin_loss.default)
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=MEAN):
+    if not (anchor.dim() == positive.dim() == negative.dim()):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative "
+                           f"{negative.dim()}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = aten.minimum.default(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = aten.clamp_min.default(aten.add.Tensor(aten.sub.Tensor(d_pos, d_neg), margin), 0)
+    (x,), orig = upcast(loss)
+    return to_dtype(_reduce(x, reduction), orig)
+
+
+def dist(a, b, p=2):
+    return aten.linalg_vector_norm.default(aten.sub.Tensor(a, b), p)
+
+
+register_with_variants("dist", dist)
+
+
+@register(aten._cdist_forward.default)
+def cdist_forward(x1, x2, p, compute_mode=None):
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D" if x1.dim() < 2 else
+                           f"cdist only supports at least 2D tensors, X2 got: {x2.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    _check_floating("cdist", x1)
+    diff = aten.sub.Tensor(aten.unsqueeze.default(x1, -2), aten.unsqueeze.default(x2, -3))
+    return aten.linalg_vector_norm.default(diff, p, [-1])
+
+
+@register(aten.cdist.default)
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    return cdist_forward(x1, x2, p, compute_mode)
+
+
+register(aten._cdist_forward.out)(lambda *args, out, **kw: write_into(out, cdist_forward(*args, **kw), "_cdist_forward"))
+
+
+@register(aten.nll_loss2d.default)
+def nll_loss2d(a, target, weight=None, reduction=MEAN, ignore_index=-100):
+    if a.dim() != 4:
+        raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got input of dimension: "
+                           f"{a.dim()}")
+    return nll_loss(a, target, weight, reduction, ignore_index)
+
+
+@register(aten.nll_loss2d_forward.output)
+def nll_loss2d_forward_output(a, target, weight, reduction, ignore_index, *, output, total_weight):
+    from decompositions.nn import nll_loss_forward
+    out, total = nll_loss_forward(a, target, weight, reduction, ignore_index)
+    return (write_into(output, out, "nll_loss2d_forward"), write_into(total_weight, total, "nll_loss2d_forward"))
+
+
+register(aten.nll_loss2d.out)(lambda *args, out, **kw: write_into(out, nll_loss2d(*args, **kw), "nll_loss2d"))
+
+
+# ----------------------------------------------------------------------------- other nn
+
+
+@register(aten.one_hot.default)
+def one_hot(a, num_classes=-1):
+    if a.dtype != torch.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        raise RuntimeError("one_hot: num_classes=-1 infers the class count from the data (a host sync); primkit "
+                           "needs an explicit num_classes")
+    classes = P.iota(num_classes, start=0, step=1, dtype=torch.int64, device=a.device)
+    shape = list(a.shape) + [num_classes]
+    hot = P.eq(P.broadcast_in_dim(a, shape, list(range(a.dim()))), P.broadcast_in_dim(classes, shape, [a.dim()]))
+    return _contiguous(P.convert_element_type(hot, torch.int64))     # eager's result is contiguous
+
+
+@register(aten._trilinear.default)
+def trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    """sum over sumdim of i1 * i2 * i3, each first unsqueezed at its expand dims."""
+    def expanded(t, dims):
+        return P.expand_dims(t, sorted(dims)) if dims else t
+    a, b, c = expanded(i1, expand1), expanded(i2, expand2), expanded(i3, expand3)
+    y = elementwise(P.mul, elementwise(P.mul, a, b), c)
+    (x,), orig = upcast(y)
+    return to_dtype(P.sum(x, sorted(sumdim)) if sumdim else x, orig)
+
+
+register(aten._trilinear.out)(lambda *args, out, **kw: write_into(out, trilinear(*args, **kw), "_trilinear"))
+
+
+@register(aten.bilinear.default)
+def bilinear(x1, x2, weight, bias=None):
+    if x1.dim() != x2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {x1.dim()} and {x2.dim()}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): weight must be a 3D tensor, got {weight.dim()}D")
+    # y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j]
+    left = aten.matmul.default(aten.unsqueeze.default(aten.unsqueeze.default(x1, -2), -3), weight)   # (..., O, 1, J)
+    y = aten.squeeze.dim(aten.matmul.default(left, aten.unsqueeze.default(aten.unsqueeze.default(x2, -2), -1)), -1)
+    y = aten.squeeze.dim(y, -1)
+    return y if bias is None else aten.add.Tensor(y, bias)
+
+
+# ----------------------------------------------------------------------------- window functions
+
+
+def _window_args(name, window_length, dtype, device):
+    dtype = dtype or torch.get_default_dtype()
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
+    if dtype not in dt.FLOAT:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
+    return dtype, torch.device(device or "cpu")
+
+
+def _window(name, formula):
+    """A window from formula(n (arange of length N in dtype), N, step rounding fn), with eager's
+    handling of periodic (N + 1 then drop the last), N == 0 (empty) and N == 1 (ones)."""
+    def fn(window_length, periodic=True, *params, dtype=None, layout=None, device=None, pin_memory=None):
+        dtype, device = _window_args(name, window_length, dtype, device)
+        if window_length == 0:
+            return P.full([0], 0, dtype=dtype, device=device)
+        if window_length == 1:
+            return P.full([1], 1, dtype=dtype, device=device)
+        length = window_length + 1 if periodic else window_length
+        n = P.iota(length, start=0, step=1, dtype=torch.int64, device=device)
+        w = formula(P.convert_element_type(n, dtype), length, dtype, *params)
+        if periodic:
+            w = P.slice(w, [0], [window_length], [1])
+        return w
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _step(dtype):
+    """Eager computes windows as a chain of in-place ops, each rounded to dtype."""
+    compute = computation_dtype(dtype)
+
+    def op(prim, t, v):
+        x = to_dtype(t, compute)
+        # eager's scalar operand is first rounded to dtype
+        return to_dtype(prim(x, prepare(v, compute, x.shape, x.device, common=dtype)), dtype)
+    return op
+
+
+def _hamming(n, N, dtype, alpha=0.54, beta=0.46):
+    s = _step(dtype)
+    w = s(P.mul, n, 2.0 * math.pi / (N - 1))
+    w = to_dtype(P.cos(to_dtype(w, computation_dtype(dtype))), dtype)
+    return s(P.add, s(P.mul, w, -beta), alpha)
+
+
+def _bartlett(n, N, dtype):
+    s = _step(dtype)
+    w = s(P.mul, n, 2.0 / (N - 1))
+    half = ((N - 1) >> 1) + 1
+    second = s(P.add, s(P.mul, P.slice(w, [half], [N], [1]), -1), 2)
+    return P.cat([P.slice(w, [0], [half], [1]), second], 0)
+
+
+def _blackman(n, N, dtype):
+    s = _step(dtype)
+    compute = computation_dtype(dtype)
+    w = s(P.mul, n, math.pi / (N - 1))
+    cos = lambda t: to_dtype(P.cos(to_dtype(t, compute)), dtype)   # noqa: E731
+    first = s(P.mul, cos(s(P.mul, w, 4)), 0.08)
+    second = s(P.mul, cos(s(P.mul, w, 2)), 0.5)
+    return s(P.add, s(P.sub, first, second), 0.42)
+
+
+def _kaiser(n, N, dtype, beta=12.0):
+    compute = computation_dtype(dtype)
+    x = to_dtype(n, compute)
+    c = lambda v: _like(x, v)   # noqa: E731
+    alpha = (N - 1) / 2.0
+    r = P.div(P.sub(x, c(alpha)), c(alpha))
+    arg = P.mul(c(beta), P.sqrt(P.abs(P.sub(c(1.0), P.mul(r, r)))))
+    return to_dtype(P.div(P.i0(arg), P.i0(c(beta))), dtype)
+
+
+WINDOWS = {
+    "hann_window": lambda n, N, dtype: _hamming(n, N, dtype, 0.5, 0.5),
+    "hamming_window": _hamming,
+    "bartlett_window": _bartlett,
+    "blackman_window": _blackman,
+    "kaiser_window": _kaiser,
+}
+
+
+def _register_window(name, formula):
+    base = _window(name, formula)
+    packet = getattr(aten, name)
+    for overload in packet.overloads():
+        op = getattr(packet, overload)
+        if overload.endswith("out"):
+            register(op)(_window_out(base, name))
+        else:
+            register(op)(base)
+
+
+def _window_out(base, name):
+    def fn(window_length, *args, out):
+        return write_into(out, base(window_length, *args, dtype=out.dtype, device=out.device), name)
+    return fn
+
+
+for _name, _formula in WINDOWS.items():
+    _register_window(_name, _formula)

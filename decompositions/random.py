@@ -1,2 +1,330 @@
-"""random decompositions (being written)."""
+"""Decompositions of the random-number ops (rand, randn, randint, randperm, uniform_, normal,
+bernoulli, exponential_, cauchy_, log_normal_, geometric_, random_) into the counter-based random
+prims of prims/catalog/random.yaml.
+
+Seeds: each decomposition call draws one fresh 62-bit seed from the torch generator it is given
+(or the default generator of its device), outside any tracing mode, and passes it with offset 0
+to the prims. So torch.manual_seed(s) (or generator.manual_seed(s)) before tracing or running
+makes the draws reproducible, and two calls draw different streams; a traced graph holds its
+seeds as constants, so it replays the same numbers on every run (a functional random graph).
+Values never equal eager's generator: tests check the support, the shape, dtype and strides,
+reproducibility under a reseeded generator, and the moments within a statistical tolerance.
+"""
 from __future__ import annotations
+
+import math
+
+import torch
+from torch.utils._python_dispatch import _disable_current_modes
+
+from decompositions.common import P, aten, broadcast_shapes, prepare, to_dtype, write_into
+from decompositions.registry import register
+from decompositions.shape import in_layout
+from prims import dtypes as dt
+from prims.meta.strides import contiguous_strides, is_non_overlapping_and_dense
+
+SEED_BOUND = 1 << 62
+
+
+def _seed(generator, device):
+    """A fresh seed drawn from the torch generator (real, whatever mode is tracing)."""
+    device = torch.device(device)
+    with _disable_current_modes():
+        if generator is None:
+            generator = torch.default_generator if device.type == "cpu" else None
+        gen_device = generator.device if generator is not None else device
+        draw = torch.randint(0, SEED_BOUND, (), generator=generator, device=gen_device, dtype=torch.int64)
+        return int(draw.item())
+
+
+def _factory_dtype(dtype):
+    return dtype if dtype is not None else torch.get_default_dtype()
+
+
+def _check_float(name, dtype):
+    if dtype not in dt.FLOAT:
+        raise RuntimeError(f"{name}: expected a floating-point dtype, got {dt.short(dtype)}")
+
+
+def _like_layout(t, like):
+    """Eager's empty_like(preserve_format): like's strides when it is dense, else contiguous."""
+    if is_non_overlapping_and_dense(like.shape, like.stride()):
+        return in_layout(t, like.stride())
+    return in_layout(t, contiguous_strides(t.shape))
+
+
+def _uniform(shape, low, high, dtype, device, generator):
+    _check_float("uniform", dtype)
+    return P.uniform(list(shape), float(low), float(high), _seed(generator, device), 0, dtype=dtype, device=device)
+
+
+def _normal(shape, mean, std, dtype, device, generator):
+    _check_float("normal", dtype)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return P.normal(list(shape), float(mean), float(std), _seed(generator, device), 0, dtype=dtype, device=device)
+
+
+def _device(device):
+    return torch.device(device if device is not None else "cpu")
+
+
+# ----------------------------------------------------------------------------- factories
+
+
+def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    return _uniform(size, 0.0, 1.0, _factory_dtype(dtype), _device(device), generator)
+
+
+def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    return _normal(size, 0.0, 1.0, _factory_dtype(dtype), _device(device), generator)
+
+
+def _like(fn):
+    def like(a, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        out = fn(a.shape, generator=generator, dtype=dtype or a.dtype, device=device or a.device)
+        return _like_layout(out, a)
+    like.__name__ = like.__qualname__ = f"{fn.__name__}_like"
+    return like
+
+
+def _factory_out(fn, name):
+    def out_variant(*args, generator=None, out, **kwargs):
+        return write_into(out, fn(*args, generator=generator, dtype=out.dtype, device=out.device), name)
+    return out_variant
+
+
+def _like_out(fn, name):
+    def out_variant(a, *args, generator=None, memory_format=None, out, **kwargs):
+        return write_into(out, fn(a, *args, generator=generator, dtype=out.dtype, device=out.device), name)
+    return out_variant
+
+
+def _register_factory(name, fn):
+    packet = getattr(aten, name)
+    for overload in packet.overloads():
+        if "names" in overload:
+            continue     # named tensors: not supported by primkit
+        register(getattr(packet, overload))(_factory_out(fn, name) if overload.endswith("out") else fn)
+
+
+def _register_like(name, fn):
+    packet = getattr(aten, name)
+    for overload in packet.overloads():
+        register(getattr(packet, overload))(_like_out(fn, name) if overload.endswith("out") else fn)
+
+
+rand_like = _like(rand)
+randn_like = _like(randn)
+_register_factory("rand", rand)
+_register_factory("randn", randn)
+_register_like("rand_like", rand_like)
+_register_like("randn_like", randn_like)
+
+
+def _randint(low, high, shape, dtype, device, generator):
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if dtype in dt.FLOAT:
+        # a float result: integers drawn as int64, then converted (exact below 2**24 / 2**53)
+        return P.convert_element_type(_randint(low, high, shape, torch.int64, device, generator), dtype)
+    if dtype == torch.bool:
+        return P.convert_element_type(_randint(low, high, shape, torch.int64, device, generator), dtype)
+    return P.randint(list(shape), int(low), int(high), _seed(generator, device), 0, dtype=dtype, device=device)
+
+
+def randint(*args, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """randint(high, size) or randint(low, high, size)."""
+    low, high, size = (0, *args) if len(args) == 2 else args
+    return _randint(low, high, size, dtype or torch.int64, _device(device), generator)
+
+
+def randint_like(a, *args, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    low, high = (0, *args) if len(args) == 1 else args
+    dtype, device = dtype or a.dtype, device or a.device
+    if isinstance(high, torch.Tensor):
+        out = _randint_below(high, a.shape, dtype, device, generator)
+    else:
+        out = _randint(low, high, a.shape, dtype, device, generator)
+    return _like_layout(out, a)
+
+
+def _randint_below(high, shape, dtype, device, generator):
+    """Integers in [0, high) for a 0-d tensor high (not read on the host): floor(u * high) for u a float64
+    uniform in [0, 1) (exact for high <= 2 ** 53; the bias is below high / 2 ** 53)."""
+    if high.dim() != 0:
+        raise RuntimeError(f"randint_like: high must be a 0-d tensor, got shape {list(high.shape)}")
+    u = _uniform(shape, 0.0, 1.0, torch.float64, device, generator)
+    h = prepare(high, torch.float64, u.shape, u.device)
+    return P.convert_element_type(P.floor(P.mul(u, h)), dtype)
+
+
+_register_factory("randint", randint)
+_register_like("randint_like", randint_like)
+
+
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    dtype = dtype or torch.int64
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    device = _device(device)
+    if dtype in dt.INT:
+        return P.randperm(n, _seed(generator, device), 0, dtype=dtype, device=device)
+    return P.convert_element_type(P.randperm(n, _seed(generator, device), 0, dtype=torch.int64, device=device), dtype)
+
+
+_register_factory("randperm", randperm)
+
+
+# ----------------------------------------------------------------------------- tensor methods
+# Each functional form returns a fresh tensor shaped like self; the in-place form copies it in.
+
+
+def uniform(a, low=0.0, high=1.0, *, generator=None):
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
+    return _like_layout(_uniform(a.shape, low, high, a.dtype, a.device, generator), a)
+
+
+def normal_tensor(a, mean=0.0, std=1.0, *, generator=None):
+    return _like_layout(_normal(a.shape, mean, std, a.dtype, a.device, generator), a)
+
+
+def exponential(a, lambd=1.0, *, generator=None):
+    _check_float("exponential", a.dtype)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    x = P.exponential(list(a.shape), float(lambd), _seed(generator, a.device), 0, dtype=a.dtype, device=a.device)
+    return _like_layout(x, a)
+
+
+def _from_uniform(a, generator, inverse_cdf):
+    """inverse_cdf(u) in float64 for u uniform in [0, 1), rounded to a's dtype."""
+    u = _uniform(a.shape, 0.0, 1.0, torch.float64, a.device, generator)
+    return _like_layout(to_dtype(inverse_cdf(u, lambda v: prepare(v, torch.float64, u.shape, u.device)), a.dtype), a)
+
+
+def cauchy(a, median=0.0, sigma=1.0, *, generator=None):
+    _check_float("cauchy", a.dtype)
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    return _from_uniform(a, generator, lambda u, c: P.add(c(median), P.mul(c(sigma), P.tan(
+        P.mul(c(math.pi), P.sub(u, c(0.5)))))))
+
+
+def log_normal(a, mean=1.0, std=2.0, *, generator=None):
+    _check_float("log_normal", a.dtype)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return _like_layout(to_dtype(P.exp(_normal(a.shape, mean, std, torch.float64, a.device, generator)), a.dtype), a)
+
+
+def geometric(a, p, *, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    # the number of trials to the first success: ceil(log(1 - u) / log(1 - p)), at least 1
+    return _from_uniform(a, generator, lambda u, c: P.maximum(P.ceil(P.div(P.log1p(P.neg(u)), c(math.log1p(-p)))),
+                                                              c(1.0)))
+
+
+def _random_range(dtype):
+    """random_()'s default range: [0, 2**mantissa] for floats, [0, max] for integers."""
+    if dtype in dt.FLOAT:
+        return 0, (1 << {torch.float16: 11, torch.bfloat16: 8, torch.float32: 24, torch.float64: 53}[dtype]) + 1
+    if dtype == torch.bool:
+        return 0, 2
+    return 0, torch.iinfo(dtype).max + (0 if dtype == torch.int64 else 1)
+
+
+def random(a, *args, generator=None):
+    """random(), random(to) or random(from, to): uniform integers in [from, to)."""
+    if len(args) == 0:
+        low, high = _random_range(a.dtype)
+    elif len(args) == 1:
+        low, high = 0, args[0]
+    else:
+        low, high = args
+        if high is None:
+            high = _random_range(a.dtype)[1]
+    return _like_layout(_randint(low, high, a.shape, a.dtype, a.device, generator), a)
+
+
+def bernoulli(a, p=None, *, generator=None):
+    """bernoulli(self) draws with probabilities self; bernoulli(self, p) with p (a float or a tensor)."""
+    probs = a if p is None else p
+    if isinstance(probs, torch.Tensor):
+        _check_float("bernoulli", probs.dtype)
+        probs = prepare(probs, probs.dtype, a.shape, a.device)
+    else:
+        if not 0 <= probs <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={probs}")
+        probs = prepare(probs, torch.float64, a.shape, a.device)
+        draw = P.bernoulli(probs, _seed(generator, a.device), 0)
+        return in_layout(P.convert_element_type(draw, a.dtype), contiguous_strides(a.shape))  # eager: contiguous
+    draw = P.bernoulli(probs, _seed(generator, a.device), 0)
+    return _like_layout(P.convert_element_type(draw, a.dtype), a)
+
+
+def _register_method(name, fn, inplace_name=None):
+    packet = getattr(aten, name, None)
+    if packet is not None:
+        for overload in packet.overloads():
+            op = getattr(packet, overload)
+            if any(arg.is_out for arg in op._schema.arguments):
+                register(op)(_method_out(fn, name))
+            else:
+                register(op)(fn)
+    inplace = getattr(aten, inplace_name or name + "_")
+    for overload in inplace.overloads():
+        register(getattr(inplace, overload))(_method_inplace(fn, f"{name}_"))
+
+
+def _method_out(fn, name):
+    def out_variant(a, *args, generator=None, out, **kwargs):
+        return write_into(out, fn(a, *args, generator=generator, **kwargs), name)
+    return out_variant
+
+
+def _method_inplace(fn, name):
+    def inplace_variant(a, *args, generator=None, **kwargs):
+        return P.copy_to(a, fn(a, *args, generator=generator, **kwargs))
+    return inplace_variant
+
+
+for _name, _fn in (("uniform", uniform), ("exponential", exponential), ("cauchy", cauchy),
+                   ("log_normal", log_normal), ("geometric", geometric), ("random", random),
+                   ("bernoulli", bernoulli)):
+    _register_method(_name, _fn)
+
+
+# ----------------------------------------------------------------------------- normal's overloads
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """normal(Tensor mean, float std), (float mean, Tensor std), (Tensor, Tensor), (float, float, size)."""
+    if size is not None:
+        return _normal(size, mean, std, _factory_dtype(dtype), _device(device), generator)
+    tensors = [t for t in (mean, std) if isinstance(t, torch.Tensor)]
+    if isinstance(std, torch.Tensor) and std.numel() > 0:
+        pass    # eager checks std >= 0 on the data (a host sync); primkit does not
+    elif not isinstance(std, torch.Tensor) and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    dtype = torch.promote_types(tensors[0].dtype, tensors[-1].dtype)
+    _check_float("normal", dtype)
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    device = tensors[0].device
+    z = _normal(shape, 0.0, 1.0, dtype, device, generator)
+    return P.add(P.mul(z, prepare(std, dtype, shape, device)), prepare(mean, dtype, shape, device))
+
+
+for _overload in aten.normal.overloads():
+    _op = getattr(aten.normal, _overload)
+    if _overload == "out":
+        register(_op)(_method_out(normal_tensor, "normal"))
+    elif _overload.endswith("out"):
+        register(_op)(lambda *args, generator=None, out, **kw: write_into(
+            out, normal(*args, generator=generator, dtype=out.dtype, device=out.device) if len(args) == 3
+            else normal(*args, generator=generator), "normal"))
+    elif _overload != "names":
+        register(_op)(normal)
+register(aten.normal_.default)(_method_inplace(normal_tensor, "normal_"))

@@ -225,9 +225,49 @@ def as_strided_back(grad, a, size, stride, storage_offset):
     return ops.take(buffer, _storage_indices(list(a.shape), list(a.stride()), a.storage_offset(), grad.device))
 
 
+def convolution_weight_grad(grad, input, weight, stride, padding, dilation, transposed, groups):
+    """The weight gradient of ``convolution``: a convolution of the input (channels as batch, per
+    group) with grad as the kernel, stride and dilation exchanged, cut to the kernel's size. For a
+    transposed convolution grad and input exchange roles (it is the adjoint of a convolution)."""
+    ops = _ops()
+    x, gy = (grad, conj(input)) if transposed else (conj(input), grad)   # Wirtinger: the other operand conjugated
+    n = weight.dim() - 2
+    N, cin = x.shape[0], x.shape[1]
+    cpg = cin // groups
+    spatial = list(x.shape[2:])
+    xg = ops.reshape(x, [N, groups, cpg] + spatial)
+    xg = ops.reshape(ops.permute(xg, [2, 1, 0] + list(range(3, n + 3))), [cpg, groups * N] + spatial)
+    kg = ops.permute(gy, [1, 0] + list(range(2, n + 2)))                      # (C, N, *o)
+    out = ops.convolution(xg, kg, None, list(dilation), list(padding), list(stride), False, [0] * n, groups)
+    out = ops.slice(out, [0] * (n + 2), [out.shape[0], out.shape[1]] + list(weight.shape[2:]), [1] * (n + 2))
+    return ops.permute(out, [1, 0] + list(range(2, n + 2)))                    # (C, cpg, *k)
+
+
+def convolution_input_grad(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups):
+    """The input gradient of ``convolution``: the transposed convolution of grad (output_padding
+    chosen so the result has the input's size), or for a transposed convolution the plain one."""
+    ops = _ops()
+    n = weight.dim() - 2
+    w = conj(weight)   # Wirtinger: the other operand conjugated
+    if transposed:
+        out = ops.convolution(grad, w, None, list(stride), list(padding), list(dilation), False, [0] * n, groups)
+        # output_padding may reach past the stride (up to the dilation): the forward's last
+        # output_padding rows then read no input, and the plain convolution gives one row more.
+        return ops.slice(out, [0] * (n + 2), list(input.shape), [1] * (n + 2))
+    extra = [input.shape[2 + i] - ((grad.shape[2 + i] - 1) * stride[i] - 2 * padding[i]
+                                   + dilation[i] * (weight.shape[2 + i] - 1) + 1) for i in range(n)]
+    return ops.convolution(grad, w, None, list(stride), list(padding), list(dilation), True, extra, groups)
+
+
+def convolution_bias_grad(grad):
+    """The bias gradient of ``convolution``: grad summed over batch and spatial dims."""
+    return _ops().sum(grad, [0] + list(range(2, grad.dim())))
+
+
 HELPERS = {f.__name__: f for f in (conj, zeros_like, other_dims, unreduce, count, inverse_permutation,
                                    swap_last_two, unbroadcast, unslice, unpad, split_like, mvdigamma, negated,
-                                   unfold_back, diagonal_back, as_strided_back)}
+                                   unfold_back, diagonal_back, as_strided_back,
+                                   convolution_input_grad, convolution_weight_grad, convolution_bias_grad)}
 ATTRIBUTES = {"shape", "dtype", "ndim"}
 
 
@@ -262,7 +302,8 @@ _NODES = (ast.Expression, ast.Call, ast.Name, ast.Constant, ast.List, ast.Tuple,
 
 def tensor_args(schema) -> list[str]:
     """Names of a schema's Tensor, Tensor? and Tensor[] arguments."""
-    return [a.name for a in schema.arguments if str(a.type).replace("?", "") in ("Tensor", "List[Tensor]")]
+    return [a.name for a in schema.arguments
+            if str(a.type) in ("Tensor", "Optional[Tensor]", "List[Tensor]", "List[Optional[Tensor]]")]
 
 
 def parse_derivative(spec, schema) -> Derivative:

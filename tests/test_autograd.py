@@ -155,7 +155,7 @@ def _grad_inputs(name, args):
     wanted = {f.arg for f in DERIVATIVES[name].formulas if f.tree is not None}
     inputs, slots = [], []
     for i, (arg, value) in enumerate(zip(prim.arg_names, args)):
-        if arg not in wanted:
+        if arg not in wanted or value is None:    # None: an absent optional tensor (convolution's bias)
             continue
         if isinstance(value, torch.Tensor):
             slots.append((i, None))
