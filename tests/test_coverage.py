@@ -2,6 +2,7 @@
 and the HTML page driven in headless Chromium (skipped where no browser can be had)."""
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 
@@ -9,14 +10,25 @@ import pytest
 import torch
 
 import decompositions
-from opinfo.coverage import aten_overload_names, build_report, parse_junit, to_markdown
+from opinfo.coverage import apply_target, aten_overload_names, parse_junit, to_markdown
 from opinfo.report_html import to_html
 from tools import coverage as cli
 
+# One worker builds the report once (about a minute of tracing) and every test here reads it.
+pytestmark = pytest.mark.xdist_group("coverage")
+
 
 @pytest.fixture(scope="module")
-def report():
-    return build_report()
+def report_json(tmp_path_factory):
+    """The report as the command line writes it (the JSON the other formats render)."""
+    path = tmp_path_factory.mktemp("coverage") / "coverage.json"
+    assert cli.main(["--format", "json", "-o", str(path)]) == 0
+    return path
+
+
+@pytest.fixture(scope="module")
+def report(report_json):
+    return json.loads(report_json.read_text())
 
 
 def test_every_overload_is_a_row(report):
@@ -50,12 +62,19 @@ def test_tags(report):
     assert "backward" in rows["aten::gelu_backward"]["tags"]
 
 
-def test_target_set():
-    r = build_report(target={"add", "mul", "broadcast_in_dim", "scalar_tensor", "convert_element_type"})
+def test_target_set(report):
+    r = apply_target(copy.deepcopy(report), {"add", "mul", "broadcast_in_dim", "scalar_tensor", "convert_element_type"})
     rows = {x["name"]: x for x in r["ops"]}
     assert rows["aten::add.Tensor"]["in_target"]
     assert not rows["aten::exp"]["in_target"]
     assert r["summary"]["target"]["reaching"] == sum(x["in_target"] for x in r["ops"])
+
+
+def test_from_rejects_a_file_that_is_no_report(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"ops": []}')
+    with pytest.raises(SystemExit, match="not a coverage report"):
+        cli.main(["--from", str(bad), "-o", str(tmp_path / "x.md")])
 
 
 def test_unknown_target_prim_is_an_error():
@@ -63,13 +82,22 @@ def test_unknown_target_prim_is_an_error():
         cli.parse_target("add,mull")
 
 
-def test_formats_written(tmp_path):
-    for fmt in ("json", "md", "html"):
-        out = tmp_path / f"r.{fmt}"
-        assert cli.main(["--format", fmt, "-o", str(out)]) == 0
-        assert out.stat().st_size > 1000
-    data = json.loads((tmp_path / "r.json").read_text())
+def test_build_report_serially_and_in_parallel_agree():
+    # The rows the forked workers trace equal the rows one process traces (a sample of entries).
+    import opinfo
+    from opinfo.coverage import analyze_entries
+    entries = [e for e in opinfo.op_db if e.name in ("add", "nn.functional.softmax", "sum", "cat", "where")]
+    assert analyze_entries(entries, jobs=1) == analyze_entries(entries, jobs=2)
+
+
+def test_formats_written(tmp_path, report_json):
+    data = json.loads(report_json.read_text())
     assert data["torch_version"] == torch.__version__
+    assert report_json.stat().st_size > 1000
+    for fmt in ("md", "html"):
+        out = tmp_path / f"r.{fmt}"
+        assert cli.main(["--from", str(report_json), "-o", str(out)]) == 0
+        assert out.stat().st_size > 1000
     assert "## Missing" in (tmp_path / "r.md").read_text()
     page = (tmp_path / "r.html").read_text()
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page

@@ -1,6 +1,7 @@
 """python -m tools.coverage: write the op coverage report.
 
     python -m tools.coverage [--format json|md|html] [-o FILE] [--target PRIMS] [--run-tests]
+    python -m tools.coverage --from reports/coverage.json --format html    # re-render a JSON report
 
 One row per ATen overload of the installed torch: its status (prims / partial / missing), the
 prims its OpInfo samples reach, its OpInfo entries and sample count, its tags, and with
@@ -47,6 +48,18 @@ def run_tests(pytest_args) -> dict:
         return parse_junit(junit)
 
 
+def load_report(path) -> dict:
+    """A JSON report written by this tool; anything else is an error naming the file."""
+    try:
+        report = json.loads(pathlib.Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"tools.coverage: --from {path}: cannot read a JSON report: {e}")
+    missing = {"torch_version", "summary", "ops"} - set(report if isinstance(report, dict) else ())
+    if missing:
+        raise SystemExit(f"tools.coverage: --from {path}: not a coverage report (no {', '.join(sorted(missing))})")
+    return report
+
+
 def parse_target(text: str) -> set:
     """Comma-separated prim names, or @FILE with one name per line; unknown names are an error."""
     import prims
@@ -70,23 +83,35 @@ def main(argv=None) -> int:
     parser.add_argument("--run-tests", action="store_true", help="run the OpInfo tests and add their results")
     parser.add_argument("--pytest-args", default="-n 2", help="extra pytest arguments for --run-tests (default: %(default)s)")
     parser.add_argument("--no-analyze", action="store_true", help="skip tracing OpInfo samples (no prims / partial)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="processes that trace the OpInfo samples (default: one per core)")
+    parser.add_argument("--from", dest="source", default=None, metavar="JSON",
+                        help="render this JSON report (written before by this tool) instead of building one")
     args = parser.parse_args(argv)
+    if args.source and (args.run_tests or args.no_analyze or args.jobs):
+        parser.error("--from renders an existing report: it takes no --run-tests, --no-analyze or --jobs")
     fmt = args.format or {".json": "json", ".html": "html", ".md": "md"}.get(
         pathlib.Path(args.output or "").suffix, "md")
     out = pathlib.Path(args.output or f"reports/coverage.{fmt}")
-    from opinfo.coverage import build_report, to_markdown
+    from opinfo.coverage import apply_target, build_report, to_markdown
     from opinfo.report_html import to_html
     target = parse_target(args.target) if args.target else None
-    results = run_tests(args.pytest_args.split()) if args.run_tests else None
-    report = build_report(target=target, analyze=not args.no_analyze, test_results=results)
+    if args.source:
+        report = load_report(args.source)
+        if target is not None:
+            apply_target(report, target)
+    else:
+        results = run_tests(args.pytest_args.split()) if args.run_tests else None
+        report = build_report(target=target, analyze=not args.no_analyze, test_results=results, jobs=args.jobs)
     text = {"json": lambda r: json.dumps(r, indent=1), "md": to_markdown, "html": to_html}[fmt](report)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     s = report["summary"]
     print(f"{out}: {s['overloads']} ATen overloads; {s['status'].get('prims', 0)} decompose to prims "
           f"({s['reach_prims_tested']} tested), {s['status'].get('partial', 0)} partial, "
-          f"{s['status'].get('missing', 0)} missing; {s['operators_reaching_prims']} operators; "
-          f"{s['catalog_prims']} prims; {s['opinfo_entries']} OpInfo entries; {report['generated_in_s']} s",
+          f"{s['status'].get('missing', 0)} missing; {s['operators_reaching_prims']} operators "
+          f"({s.get('operators_tested', '?')} through every overload and tested); "
+          f"{s['catalog_prims']} prims; {s['opinfo_entries']} OpInfo entries; {report.get('generated_in_s', '?')} s",
           file=sys.stderr)
     return 0
 
