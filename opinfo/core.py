@@ -6,7 +6,7 @@ from typing import Any, Callable, Iterable
 
 import torch
 
-ALL_TESTS = ("trace", "values", "strides", "errors", "inplace", "out", "meta")
+ALL_TESTS = ("trace", "values", "strides", "errors", "inplace", "out", "meta", "gradients")
 
 # Default (atol, rtol) of a decomposition's result against eager's, per dtype.
 DEFAULT_TOLERANCES = {

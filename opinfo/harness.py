@@ -48,6 +48,32 @@ def trace_sample(op, s: SampleInput, **extra):
     return trace(fn, *tensors), tensors
 
 
+# The in-place and out= tests check writing the result into ``self`` / ``out``; values on every
+# sample are test_trace_and_values' job. They run this many samples per dtype (tracing dominates
+# the suite's time): the first of each layout kind, then samples spread over the entry's list.
+VARIANT_SAMPLES = 8
+_LAYOUT_KINDS = ("noncontiguous", "transposed", "channels_last", "expanded", "broadcast", "0-d", "empty")
+
+
+def variant_samples(samples: list, limit: int = VARIANT_SAMPLES) -> list:
+    """At most ``limit`` of ``samples``, in their order: one of each layout kind its names mention,
+    the rest evenly spread (sample generators walk shapes and arguments in order)."""
+    if len(samples) <= limit:
+        return list(samples)
+    chosen: list[int] = []
+    for kind in _LAYOUT_KINDS:
+        i = next((i for i, s in enumerate(samples) if kind in s.name and i not in chosen), None)
+        if i is not None and len(chosen) < limit:
+            chosen.append(i)
+    spread = (round(k * (len(samples) - 1) / (limit - 1)) for k in range(limit))
+    for i in spread:
+        if len(chosen) >= limit:
+            break
+        if i not in chosen:
+            chosen.append(i)
+    return [samples[i] for i in sorted(chosen)]
+
+
 def significant_strides(t: torch.Tensor) -> tuple:
     """Strides that affect addressing: none for an empty tensor, none of a size-1 dim."""
     if t.numel() == 0:

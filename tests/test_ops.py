@@ -6,6 +6,8 @@
 - test_errors: each error input raises eager's exception type under eager and under primkit.
 - test_inplace / test_out: the in-place and out= variants, through their decompositions.
 - test_prim_meta: for prims, the meta rule's geometry equals the reference implementation's.
+- test_gradients: for entries that support autograd, in float64, the gradients of the traced prim
+  graph (each prim's derivative formula from the catalog) equal eager autograd's.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import torch.utils._pytree as pytree
 import opinfo
 from decompositions import trace
 from opinfo.harness import (
-    as_function, call, clone_sample, fake_call, significant_strides, trace_sample,
+    as_function, call, clone_sample, fake_call, significant_strides, trace_sample, variant_samples,
 )
 
 from conftest import devices
@@ -28,7 +30,7 @@ def _id(x):
     return str(x).replace("torch.", "")
 
 
-def _params(config, test, *, prims=None, per_dtype=True, want=None):
+def _params(config, test, *, prims=None, per_dtype=True, want=None, only_dtypes=None):
     out = []
     for entry in opinfo.op_db:
         if prims is not None and entry.is_prim != prims:
@@ -37,6 +39,8 @@ def _params(config, test, *, prims=None, per_dtype=True, want=None):
             continue
         for device in devices(config):
             dts = sorted(entry.supported_dtypes(device), key=str) if per_dtype else [None]
+            if only_dtypes is not None:
+                dts = [d for d in dts if d in only_dtypes]
             for dtype in dts:
                 marks = [pytest.mark.xdist_group(entry.name)]
                 xf = entry.xfail_for(test, dtype, device)
@@ -63,6 +67,8 @@ def pytest_generate_tests(metafunc):
         "test_inplace": dict(test="inplace", prims=False, want=lambda e: e.inplace is not None),
         "test_out": dict(test="out", prims=False, want=lambda e: e.supports_out),
         "test_prim_meta": dict(test="meta", prims=True),
+        "test_gradients": dict(test="gradients", prims=False, want=lambda e: e.supports_autograd,
+                               only_dtypes={torch.float64}),
     }
     if name in table:
         metafunc.parametrize("entry,dtype,device", _params(cfg, **table[name]))
@@ -104,19 +110,26 @@ def _stride_mismatches(actual, expected, sample) -> list:
             if isinstance(e, torch.Tensor) and significant_strides(a) != significant_strides(e)]
 
 
+# float64 traces kept for test_gradients (same worker, run after this test), popped there.
+_TRACES: dict = {}
+
+
 def test_trace_and_values(entry, dtype, device):
     _need(device)
-    mismatches = []
+    mismatches, traces = [], []
     for sample in _samples(entry, device, dtype):
         try:
             expected = call(entry.op, sample)
         except Exception as e:   # a sample eager rejects is a bug in the sample generator
             raise AssertionError(f"eager rejects {sample}: {type(e).__name__}: {e}") from e
         gm, tensors = trace_sample(entry.op, sample)
+        traces.append(gm)
         actual = gm(*tensors)
         assert_same(actual, expected, entry, dtype, sample)
         mismatches += _stride_mismatches(actual, expected, sample)
     _STRIDES_SEEN[(entry.name, dtype, device)] = mismatches
+    if dtype == torch.float64 and entry.supports_autograd:
+        _TRACES[(entry.name, device)] = traces
 
 
 def test_strides(entry, dtype, device):
@@ -154,7 +167,7 @@ def test_errors(entry, dtype, device):
 
 def _variant_matches_eager(entry, dtype, device, run_eager, run_traced):
     ran = 0
-    for sample in _samples(entry, device, dtype):
+    for sample in variant_samples(_samples(entry, device, dtype)):
         s_eager, s_traced = clone_sample(sample), clone_sample(sample)
         try:
             expected = run_eager(s_eager)
@@ -182,7 +195,7 @@ def test_inplace(entry, dtype, device):
 
 def test_out(entry, dtype, device):
     _need(device)
-    for sample in _samples(entry, device, dtype):
+    for sample in variant_samples(_samples(entry, device, dtype)):
         expected = call(entry.op, sample)
         if not isinstance(expected, torch.Tensor):
             continue
@@ -223,3 +236,66 @@ def test_prim_meta(entry, dtype, device):
             assert f.device.type == r.device.type, f"meta device {f.device} != real {r.device}: {sample}"
             assert significant_strides(f) == significant_strides(r), \
                 f"meta strides {f.stride()} != real {r.stride()}: {sample}"
+
+
+def _differentiable(tensors, only_first=False):
+    """Fresh leaves over the sample's tensors (same storage and strides); floating ones require grad
+    (only the first, the op's ``input``, with ``only_first``)."""
+    return [t.detach().requires_grad_((t.is_floating_point() or t.is_complex()) and (i == 0 or not only_first))
+            for i, t in enumerate(tensors)]
+
+
+def _vjp(outputs, inputs, seed):
+    """Gradients of sum(re(output * fixed random cotangent)) over the outputs that require grad,
+    with respect to the inputs that require grad (zeros where one does not reach the outputs);
+    None when no output requires grad."""
+    wanted = [t for t in inputs if t.requires_grad]
+    outs = [o for o in pytree.tree_leaves(outputs) if isinstance(o, torch.Tensor) and o.requires_grad]
+    if not outs:
+        return None
+    gen = torch.Generator(device=outs[0].device).manual_seed(seed)
+    loss = sum((o * torch.randn(o.shape, dtype=o.dtype, device=o.device, generator=gen)).real.sum() for o in outs)
+    grads = torch.autograd.grad(loss, wanted, allow_unused=True)
+    return [torch.zeros_like(t) if g is None else g for t, g in zip(wanted, grads)]
+
+
+def _finite(tensors) -> bool:
+    return all(bool(torch.isfinite(t).all()) for t in tensors if t.is_floating_point() or t.is_complex())
+
+
+def test_gradients(entry, dtype, device):
+    _need(device)
+    traces = _TRACES.pop((entry.name, device), None)
+    checked = 0
+    for i, sample in enumerate(_samples(entry, device, dtype)):
+        fn, tensors = as_function(entry.op, sample)
+        # At inf and nan, each eager kernel's gradient follows its own convention (0, nan, or the
+        # one-sided limit); gradients are compared where the inputs are finite.
+        if not _finite(tensors):
+            continue
+        gm = traces[i] if traces is not None else trace(fn, *tensors)
+        only_first = False
+        eager_inputs = _differentiable(tensors)
+        try:
+            expected = _vjp(fn(*eager_inputs), eager_inputs, seed=i)
+        except RuntimeError as e:
+            # Eager differentiates some ops in their input only (a loss's weight or target, batch
+            # norm's running statistics must not require grad): then so does this test.
+            if "requires_grad" not in str(e) and "not differentiable with respect to" not in str(e):
+                raise
+            only_first, eager_inputs = True, _differentiable(tensors, only_first=True)
+            expected = _vjp(fn(*eager_inputs), eager_inputs, seed=i)
+        traced_inputs = _differentiable(tensors, only_first=only_first)
+        actual = _vjp(gm(*traced_inputs), traced_inputs, seed=i)
+        if expected is None and actual is None:
+            continue          # nothing differentiable here (an integer result, a constant)
+        if expected is None or actual is None:   # one side is constant in the inputs: its gradient is zero
+            zeros = [torch.zeros_like(t) for t in eager_inputs if t.requires_grad]
+            expected, actual = expected or zeros, actual or zeros
+        atol, rtol = entry.tolerance(dtype)
+        for k, (a, e) in enumerate(zip(actual, expected)):
+            torch.testing.assert_close(a, e, atol=atol, rtol=rtol, equal_nan=True,
+                                       msg=lambda m, k=k: f"gradient of input {k} differs from eager for {sample}:\n{m}")
+        checked += 1
+    assert checked, (f"{entry.name}: no sample with finite inputs has an output that requires grad: declare the "
+                     "entry supports_autograd=False")
