@@ -14,32 +14,19 @@ from __future__ import annotations
 _RESULT_NOT_FLOATING = "its result is integer or bool: nothing to differentiate"
 _CREATION = "creates a tensor from sizes or scalars: no tensor input to differentiate"
 _EAGER_NOT_IMPLEMENTED = "eager has no derivative for it ('not implemented')"
-_OUT = "an out= form: eager autograd refuses out= arguments that require grad"
 
 NO_EAGER_GRADIENT = {
     **dict.fromkeys((
-        "signbit", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "logical_not", "eq", "ne", "lt",
-        "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal", "logical_and",
-        "logical_or", "logical_xor", "argmax", "argmin", "any", "all", "count_nonzero", "_assert_tensor_metadata",
-        "linalg.matrix_rank", "argsort", "argsort_stable", "searchsorted", "searchsorted_scalar", "bucketize",
-        "bucketize_scalar", "nonzero", "argwhere"), _RESULT_NOT_FLOATING),
+        "signbit", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_not", "eq", "ne", "lt", "le", "gt",
+        "ge", "logical_and", "logical_or", "logical_xor", "argmax", "argmin", "any", "all", "count_nonzero",
+        "_assert_tensor_metadata"), _RESULT_NOT_FLOATING),
     **dict.fromkeys((
         "full", "zeros", "ones", "empty", "empty_strided", "scalar_tensor", "full_like", "zeros_like", "ones_like",
         "empty_like", "new_full", "new_zeros", "new_ones", "new_empty", "new_empty_strided", "arange", "linspace",
-        "logspace", "eye", "fft.fftfreq", "fft.rfftfreq", "hann_window", "hamming_window", "bartlett_window",
-        "blackman_window", "kaiser_window", "hann_window.out", "bartlett_window.out", "hamming_window.out",
-        "blackman_window.out", "kaiser_window.out"), _CREATION),
+        "logspace", "eye"), _CREATION),
     **dict.fromkeys((
         "floor_divide", "nextafter", "special.gammainc", "special.gammaincc", "special.zeta", "heaviside", "copy",
-        "detach_copy", "scatter_reduce_add", "scatter_value_reduce", "native_channel_shuffle", "special_airy_ai",
-        "special_bessel_j0", "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
-        "special_modified_bessel_i0", "special_modified_bessel_i1", "special_modified_bessel_k0",
-        "special_modified_bessel_k1", "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
-        "special_spherical_bessel_j0"), _EAGER_NOT_IMPLEMENTED),
-    "view_as_complex_copy": "eager does not differentiate view_as_complex_copy's complex output",
-    "nn.functional.relu6_": "an in-place form: eager refuses in-place writes into a leaf that requires grad",
-    **dict.fromkeys(("any_all_out", "all_all_out", "max_dim_out", "min_dim_out", "aminmax_out", "var_mean_out",
-                     "std_mean_out"), _OUT),
+        "scatter_reduce_add"), _EAGER_NOT_IMPLEMENTED),
 }
 
 _CAT_LAYOUT = "cat's derivative slices the gradient wrongly for channels-last or transposed inputs"
@@ -56,34 +43,17 @@ GRADIENT_XFAILS = {
     "var": "0-d input: var's derivative divides by a zero count where eager gives nan/0 by its own rule",
     "std": "0-d input: std's derivative at a zero deviation gives inf where eager gives 0",
     "std_mean": "0-d input: std's derivative at a zero deviation gives nan where eager gives 0",
-    "std_unbiased": "expanded input (all values equal): std's derivative at zero deviation is nan, eager's 0",
-    "std_mean_unbiased": "expanded input (all values equal): std's derivative at zero deviation is nan, eager's 0",
     "logsumexp": "large magnitudes: logsumexp's derivative is not max-shifted, half the weight is lost",
-    "special_logsumexp": "large magnitudes: logsumexp's derivative is not max-shifted, half the weight is lost",
-    "median_all": "ties (expanded input): the gradient goes to another of the equal elements than eager's",
-    "nanmedian_all": "ties (expanded input): the gradient goes to another of the equal elements than eager's",
-    **dict.fromkeys(("cat", "concat", "concatenate", "stack", "hstack.table", "vstack.table", "row_stack", "dstack",
-                     "column_stack"), _CAT_LAYOUT),
+    **dict.fromkeys(("cat", "stack"), _CAT_LAYOUT),
     "detach": "detach decomposes to the alias prim, which passes the gradient; eager's detach stops it",
     "nn.functional.embedding": "padding_idx: the gradient reaches the padding row, eager's does not",
-    **dict.fromkeys(("linalg.matrix_power", "nn.functional.batch_norm", "nn.functional.pad.circular",
-                     "nn.functional.cosine_similarity"), _NOT_FUNCTIONAL),
-    **dict.fromkeys(("matmul_vector_matrix", "nn.functional.linear_vector_input", "linalg.cond",
+    "nn.functional.batch_norm": _NOT_FUNCTIONAL,
+    **dict.fromkeys(("matmul_vector_matrix", "nn.functional.linear_vector_input",
                      "nn.functional.adaptive_avg_pool2d.global_channels_last"), _NO_TRACE),
-    **dict.fromkeys(("fft.ifft", "fft.hfft", "fft.ihfft", "fft.hfft2", "fft.hfftn", "fft.ihfftn"),
-                    "the float64 sample does not trace: aten::_conj has no decomposition"),
     "sum": "a sample sums into dtype=int64, whose gradient eager refuses",
-    "qr": "eager's qr is not differentiable in mode='complete' with more rows than columns (one sample)",
-    "linalg.qr": "eager's qr is not differentiable in mode='complete' with more rows than columns (one sample)",
-    "linalg.eig": "eager refuses the gradient of a loss that depends on the eigenvectors' phase",
     "index_bool_mask": "boolean-mask indexing is data-dependent: primkit cannot trace it",
-    "scatter_value_reduce_multiply": "scatter reduce='multiply' has no decomposition to prims",
     "scatter": "eager's ScatterBackward returns src's gradient in index's shape (src larger than index)",
     "scatter_add": "eager's ScatterAddBackward returns src's gradient in index's shape (src larger than index)",
-    "nn.functional.pixel_shuffle": "eager's PixelShuffleBackward returns a wrongly shaped gradient for an empty batch",
-    "binary_cross_entropy.out": "log(0) clamped at -100: the derivative is nan where eager's is finite",
-    "nn.functional.binary_cross_entropy": "log(0) clamped at -100: the derivative is nan where eager's is finite",
-    "dist": "eager's dist backward fails on one sample (an undefined gradient)",
 }
 
 
