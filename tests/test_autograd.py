@@ -179,8 +179,6 @@ def _grad_inputs(name, args):
 FIRST_ORDER_ONLY = {
     "chebyshev_polynomial_t": r"primkit\.chebyshev_polynomial_u: not differentiable in 'x'",
     "shifted_chebyshev_polynomial_t": r"primkit\.shifted_chebyshev_polynomial_u: not differentiable in 'x'",
-    "i0e": r"primkit\.sign: not differentiable",     # e ** -|x| brings sign(x) into the formula
-    "i1e": r"primkit\.sign: not differentiable",
 }
 
 
