@@ -162,14 +162,19 @@ def analyze_entries(entries, jobs: int = 1) -> tuple[dict, dict, dict]:
         parts = [_analyze_names(names)]
     reach, counts, seen_by = {}, collections.Counter(), collections.defaultdict(list)
     for part_reach, part_counts, part_seen in parts:
-        for name, (reached, missing) in part_reach.items():
-            r, m = reach.get(name, (set(), set()))
-            reach[name] = (r | reached, m | missing)
+        _merge_reach(reach, part_reach)
         counts.update(part_counts)
         for name, entry_names in part_seen.items():
             seen_by[name] += entry_names
     order = {n: i for i, n in enumerate(names)}   # entries in database order, however they were split
     return reach, dict(counts), {k: sorted(v, key=order.__getitem__) for k, v in seen_by.items()}
+
+
+def _merge_reach(into: dict, more: dict) -> None:
+    """{overload: (prims, missing)} unions, in place."""
+    for name, (reached, missing) in more.items():
+        r, m = into.get(name, (set(), set()))
+        into[name] = (r | reached, m | missing)
 
 
 def _analyze_names(entry_names):
@@ -179,9 +184,8 @@ def _analyze_names(entry_names):
     reach, counts, seen_by = {}, collections.Counter(), collections.defaultdict(list)
     for entry_name in entry_names:
         seen, n = trace_entry(by_name[entry_name], table)
-        for name, (reached, missing) in seen.items():
-            r, m = reach.get(name, (set(), set()))
-            reach[name] = (r | reached, m | missing)
+        _merge_reach(reach, seen)
+        for name in seen:
             counts[name] += n
             seen_by[name].append(entry_name)
     return reach, counts, dict(seen_by)
