@@ -8,6 +8,7 @@ an autograd rule built from the formulas (prims/autograd.py).
 from __future__ import annotations
 
 import torch
+from torch.utils._pytree import tree_flatten
 
 from prims import autograd
 from prims.loader import PrimDef, resolve_impl
@@ -37,12 +38,36 @@ def _fake_kernel(prim):
     return fake
 
 
+def _storage_key(t):
+    return t.untyped_storage()._cdata
+
+
+def _own_storage(t):
+    """t's exact geometry (sizes, strides, storage offset) on a copy of its whole storage."""
+    return t.new_empty(0).set_(t.untyped_storage().clone(), t.storage_offset(), t.size(), t.stride())
+
+
+def unalias(out, args, kwargs):
+    """out with every tensor that shares storage with an input, or with an earlier output,
+    replaced by a copy of the same geometry in storage of its own."""
+    seen = {_storage_key(t) for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)}
+
+    def own(t):
+        if not isinstance(t, torch.Tensor):
+            return t
+        if _storage_key(t) in seen:
+            t = _own_storage(t)
+        seen.add(_storage_key(t))
+        return t
+    return type(out)(own(o) for o in out) if isinstance(out, (tuple, list)) else own(out)
+
+
 def _real_kernel(prim):
     impl = resolve_impl(prim.impl)
 
     def kernel(*args, **kwargs):
         run_meta(prim, args, kwargs)    # strict checks, same errors as under fake tensors
-        return impl(*args, **kwargs)
+        return unalias(impl(*args, **kwargs), args, kwargs)
     kernel.__name__ = f"{prim.name}_kernel"
     return kernel
 
