@@ -415,9 +415,11 @@ def _rename_unique(gm):
     return gm
 
 
-def canonicalize(gm: fx.GraphModule) -> fx.GraphModule:
-    """A canonical copy of a prim graph (see the module doc for the passes)."""
-    gm = fx.GraphModule(gm, copy.deepcopy(gm.graph))
+def canonicalize(gm: fx.GraphModule, *, inplace: bool = False) -> fx.GraphModule:
+    """A canonical copy of a prim graph (see the module doc for the passes); ``inplace=True``
+    rewrites gm itself (``trace`` does, on the graph it has just made)."""
+    if not inplace:
+        gm = fx.GraphModule(gm, copy.deepcopy(gm.graph))
     for i, node in enumerate(gm.graph.nodes):   # call order, for group_by_module (first stamp wins)
         node.meta.setdefault("call_index", i)
     functional(gm)

@@ -107,5 +107,5 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             raise DecompositionError(outside, f"trace({name}): ", "are outside the target prim set")
     if canonical:
         from decompositions.canonicalize import canonicalize
-        gm = canonicalize(gm)
+        gm = canonicalize(gm, inplace=True)
     return gm

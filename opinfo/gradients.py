@@ -29,14 +29,11 @@ NO_EAGER_GRADIENT = {
         "scatter_reduce_add"), _EAGER_NOT_IMPLEMENTED),
 }
 
-_CAT_LAYOUT = "cat's derivative slices the gradient wrongly for channels-last or transposed inputs"
 _NOT_FUNCTIONAL = ("the traced graph keeps an in-place copy_to into a fresh buffer, which autograd cannot "
                    "differentiate (canonicalize leaves writes into buffers that have views)")
 _NO_TRACE = "the float64 sample does not trace (a view op's in-place form has no decomposition)"
 
 GRADIENT_XFAILS = {
-    "addcmul": "gradient differs from eager's on the contiguous 4-d sample (decomposition's value scaling)",
-    "addcdiv": "gradient differs from eager's on the contiguous 4-d sample (decomposition's value scaling)",
     "prod": "prod's derivative (result / x) overflows to nan on large magnitudes; eager divides without overflow",
     "prod_all": "prod's derivative (result / x) overflows to nan on large magnitudes; eager divides without overflow",
     "max": "max over large magnitudes: the gradient is spread differently from eager's (ties)",
@@ -44,7 +41,6 @@ GRADIENT_XFAILS = {
     "std": "0-d input: std's derivative at a zero deviation gives inf where eager gives 0",
     "std_mean": "0-d input: std's derivative at a zero deviation gives nan where eager gives 0",
     "logsumexp": "large magnitudes: logsumexp's derivative is not max-shifted, half the weight is lost",
-    **dict.fromkeys(("cat", "stack"), _CAT_LAYOUT),
     "detach": "detach decomposes to the alias prim, which passes the gradient; eager's detach stops it",
     "nn.functional.embedding": "padding_idx: the gradient reaches the padding row, eager's does not",
     "nn.functional.batch_norm": _NOT_FUNCTIONAL,

@@ -48,6 +48,56 @@ def trace_sample(op, s: SampleInput, **extra):
     return trace(fn, *tensors), tensors
 
 
+class JointTrace:
+    """One prim graph for several calls (the samples of an entry and dtype): ``run(tensors)``
+    gives each call's result. Each call reads only its own tensors, so its result is what tracing
+    it alone would give; a trace costs a fixed few milliseconds beyond its ops, which tracing the
+    samples together pays once (the OpInfo tests' time is mostly tracing)."""
+
+    def __init__(self, gm, counts):
+        self.gm, self.counts = gm, counts
+
+    def run(self, tensors: list) -> list:
+        flat = [t for ts in tensors for t in ts]
+        assert [len(ts) for ts in tensors] == self.counts, "run() takes the tensors it was traced with"
+        return list(self.gm(*flat))
+
+
+def trace_calls(calls: list, names: list) -> JointTrace:
+    """``calls``: (fn, tensors) pairs, as ``as_function`` makes them; ``names`` says what each is
+    (for errors). If the joint trace fails, each call is traced alone and the first failure is
+    raised with a note naming its sample, as a trace of that sample alone would raise it."""
+    counts = [len(ts) for _, ts in calls]
+
+    def joint(*flat):
+        out, i = [], 0
+        for (fn, _), n in zip(calls, counts):
+            out.append(fn(*flat[i:i + n]))
+            i += n
+        return tuple(out)
+    joint.__name__ = calls[0][0].__name__ if calls else "joint"
+    # A tensor object used by two calls would become one fake tensor, and the graph would read
+    # it through one placeholder for both: trace over distinct objects (detach shares the data).
+    flat = [t.detach() for _, ts in calls for t in ts]
+    try:
+        return JointTrace(trace(joint, *flat), counts)
+    except Exception as e:
+        for (fn, ts), name in zip(calls, names):
+            try:
+                trace(fn, *ts)
+            except Exception as alone:
+                alone.add_note(f"tracing {name}")
+                raise
+        e.add_note("every call traces alone: the failure comes from tracing them together")
+        raise
+
+
+def trace_samples(op, samples: list, **extra) -> tuple[JointTrace, list]:
+    """``trace_calls`` over op on each sample: (JointTrace, each sample's tensors)."""
+    calls = [as_function(op, s, **extra) for s in samples]
+    return trace_calls(calls, [str(s) for s in samples]), [ts for _, ts in calls]
+
+
 # The in-place and out= tests check writing the result into ``self`` / ``out``; values on every
 # sample are test_trace_and_values' job. They run this many samples per dtype (tracing dominates
 # the suite's time): the first of each layout kind, then samples spread over the entry's list.

@@ -8,6 +8,7 @@ an autograd rule built from the formulas (prims/autograd.py).
 from __future__ import annotations
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
 from torch.utils._pytree import tree_flatten
 
 from prims import autograd
@@ -18,13 +19,36 @@ NAMESPACE = "primkit"
 _LIB = None
 
 
-def materialize(out):
-    """TensorMeta (or a tuple of them) -> empty tensors with that geometry; other values pass."""
+def materialize(out, fake_mode=None):
+    """TensorMeta (or a tuple of them) -> empty tensors with that geometry; other values pass.
+
+    With ``fake_mode`` (the mode of the fake operands) and static sizes, the FakeTensor is built
+    directly around a meta tensor: the same tensor ``empty_strided`` gives under the mode, at a
+    fifth of the cost (a fake kernel runs once per prim call in every trace)."""
     if isinstance(out, TensorMeta):
+        if fake_mode is not None and _static(out.shape) and _static(out.strides):
+            with unset_fake_temporarily():
+                meta = torch.empty_strided(out.shape, out.strides, dtype=out.dtype, device="meta")
+            return FakeTensor(fake_mode, meta, torch.device(out.device))
         return torch.empty_strided(out.shape, out.strides, dtype=out.dtype, device=out.device)
     if isinstance(out, tuple):
-        return tuple(materialize(o) for o in out)
+        return tuple(materialize(o, fake_mode) for o in out)
     return out
+
+
+def _static(sizes) -> bool:
+    return all(type(s) is int for s in sizes)
+
+
+def _fake_mode_of(args):
+    for a in args:
+        if isinstance(a, FakeTensor):
+            return a.fake_mode
+        if isinstance(a, (list, tuple)):
+            for b in a:
+                if isinstance(b, FakeTensor):
+                    return b.fake_mode
+    return None
 
 
 def run_meta(prim: PrimDef, args, kwargs):
@@ -33,7 +57,7 @@ def run_meta(prim: PrimDef, args, kwargs):
 
 def _fake_kernel(prim):
     def fake(*args, **kwargs):
-        return materialize(run_meta(prim, args, kwargs))
+        return materialize(run_meta(prim, args, kwargs), _fake_mode_of(args))
     fake.__name__ = f"{prim.name}_fake"
     return fake
 

@@ -20,7 +20,8 @@ import torch.utils._pytree as pytree
 import opinfo
 from decompositions import trace
 from opinfo.harness import (
-    as_function, call, clone_sample, fake_call, significant_strides, trace_sample, variant_samples,
+    as_function, call, clone_sample, fake_call, significant_strides, trace_calls, trace_sample, trace_samples,
+    variant_samples,
 )
 
 from conftest import devices
@@ -112,37 +113,43 @@ def _stride_mismatches(actual, expected, sample) -> list:
             if isinstance(e, torch.Tensor) and significant_strides(a) != significant_strides(e)]
 
 
-# float64 traces kept for test_gradients (same worker, run after this test), popped there.
+# float64 joint traces kept for test_gradients (same worker, run after this test), popped there.
 _TRACES: dict = {}
+
+
+def _eager(op, sample, **extra):
+    try:
+        return call(op, sample, **extra)
+    except Exception as e:   # a sample eager rejects is a bug in the sample generator
+        raise AssertionError(f"eager rejects {sample}: {type(e).__name__}: {e}") from e
+
+
+def _traced_results(entry, dtype, device):
+    """(samples, eager results, traced results, joint trace, each sample's tensors)."""
+    samples = _samples(entry, device, dtype)
+    expected = [_eager(entry.op, s) for s in samples]
+    joint, tensors = trace_samples(entry.op, samples)
+    return samples, expected, joint.run(tensors), joint, tensors
 
 
 def test_trace_and_values(entry, dtype, device):
     _need(device)
-    mismatches, traces = [], []
-    for sample in _samples(entry, device, dtype):
-        try:
-            expected = call(entry.op, sample)
-        except Exception as e:   # a sample eager rejects is a bug in the sample generator
-            raise AssertionError(f"eager rejects {sample}: {type(e).__name__}: {e}") from e
-        gm, tensors = trace_sample(entry.op, sample)
-        traces.append(gm)
-        actual = gm(*tensors)
-        assert_same(actual, expected, entry, dtype, sample)
-        mismatches += _stride_mismatches(actual, expected, sample)
+    mismatches = []
+    samples, expected, actual, joint, tensors = _traced_results(entry, dtype, device)
+    for sample, a, e in zip(samples, actual, expected):
+        assert_same(a, e, entry, dtype, sample)
+        mismatches += _stride_mismatches(a, e, sample)
     _STRIDES_SEEN[(entry.name, dtype, device)] = mismatches
     if dtype == torch.float64 and entry.supports_autograd:
-        _TRACES[(entry.name, device)] = traces
+        _TRACES[(entry.name, device)] = joint
 
 
 def test_strides(entry, dtype, device):
     _need(device)
     mismatches = _STRIDES_SEEN.pop((entry.name, dtype, device), None)
     if mismatches is None:
-        mismatches = []
-        for sample in _samples(entry, device, dtype):
-            expected = call(entry.op, sample)
-            gm, tensors = trace_sample(entry.op, sample)
-            mismatches += _stride_mismatches(gm(*tensors), expected, sample)
+        samples, expected, actual, _, _ = _traced_results(entry, dtype, device)
+        mismatches = [m for s, a, e in zip(samples, actual, expected) for m in _stride_mismatches(a, e, s)]
     assert not mismatches, "\n".join(mismatches)
 
 
@@ -174,36 +181,43 @@ def _variant_samples(entry, test, dtype, device):
     return samples if entry.xfail_for(test, dtype, device) else variant_samples(samples)
 
 
-def _variant_matches_eager(entry, dtype, device, run_eager, run_traced):
-    ran = 0
+def test_inplace(entry, dtype, device):
+    _need(device)
+    accepted = []    # (sample, its eager copy, its traced copy, eager's result)
     for sample in _variant_samples(entry, "inplace", dtype, device):
         s_eager, s_traced = clone_sample(sample), clone_sample(sample)
         try:
-            expected = run_eager(s_eager)
+            expected = call(entry.inplace, s_eager)
         except Exception as e:
             # Eager rejects this variant here (e.g. an int tensor cannot hold exp's float result):
             # primkit must reject it with the same exception type.
             with pytest.raises(type(e)):
-                run_traced(s_traced)
+                gm, tensors = trace_sample(entry.inplace, s_traced)
+                gm(*tensors)
             continue
-        actual = run_traced(s_traced)
+        accepted.append((sample, s_eager, s_traced, expected))
+    if not accepted:
+        return
+    joint, tensors = trace_samples(entry.inplace, [a[2] for a in accepted])
+    for (sample, s_eager, s_traced, expected), actual in zip(accepted, joint.run(tensors)):
         assert_same(actual, expected, entry, dtype, sample)
         assert_same(s_traced.input, s_eager.input, entry, dtype, sample, what="mutated input")
-        ran += 1
-    return ran
 
 
-def test_inplace(entry, dtype, device):
-    _need(device)
+def _out_call(op, sample, out_t):
+    """(fn, tensors): fn(out, *sample tensors) calls op on the sample with ``out=``."""
+    tensors = as_function(op, sample)[1]
 
-    def traced(s):
-        gm, tensors = trace_sample(entry.inplace, s)
-        return gm(*tensors)
-    _variant_matches_eager(entry, dtype, device, lambda s: call(entry.inplace, s), traced)
+    def with_out(o, *ts):
+        return as_function(op, sample, out=o)[0](*ts)
+    with_out.__name__ = getattr(op, "__name__", "op")
+    return with_out, [out_t, *tensors]
 
 
 def test_out(entry, dtype, device):
     _need(device)
+    checked = []    # (sample, eager's out, primkit's out)
+    calls = []
     for sample in _variant_samples(entry, "out", dtype, device):
         expected = call(entry.op, sample)
         if not isinstance(expected, torch.Tensor):
@@ -211,12 +225,12 @@ def test_out(entry, dtype, device):
         out_e = torch.empty_like(expected)
         out_t = torch.empty_like(expected)
         call(entry.op, sample, out=out_e)
-
-        def with_out(o, *ts):
-            return as_function(entry.op, sample, out=o)[0](*ts)
-        tensors = as_function(entry.op, sample)[1]
-        gm = trace(with_out, out_t, *tensors)
-        gm(out_t, *tensors)
+        checked.append((sample, out_e, out_t))
+        calls.append(_out_call(entry.op, sample, out_t))
+    if not calls:
+        return
+    trace_calls(calls, [str(c[0]) for c in checked]).run([ts for _, ts in calls])
+    for sample, out_e, out_t in checked:
         assert_same(out_t, out_e, entry, dtype, sample, what="out")
 
 
@@ -264,7 +278,7 @@ def _vjp(outputs, inputs, seed):
         return None
     gen = torch.Generator(device=outs[0].device).manual_seed(seed)
     loss = sum((o * torch.randn(o.shape, dtype=o.dtype, device=o.device, generator=gen)).real.sum() for o in outs)
-    grads = torch.autograd.grad(loss, wanted, allow_unused=True)
+    grads = torch.autograd.grad(loss, wanted, allow_unused=True, retain_graph=True)
     return [torch.zeros_like(t) if g is None else g for t, g in zip(wanted, grads)]
 
 
@@ -274,35 +288,43 @@ def _finite(tensors) -> bool:
 
 def test_gradients(entry, dtype, device):
     _need(device)
-    traces = _TRACES.pop((entry.name, device), None)
-    checked = 0
-    for i, sample in enumerate(_samples(entry, device, dtype)):
-        fn, tensors = as_function(entry.op, sample)
+    samples = _samples(entry, device, dtype)
+    joint = _TRACES.pop((entry.name, device), None)
+    calls = [as_function(entry.op, s) for s in samples]
+    if joint is None:
+        joint = trace_calls(calls, [str(s) for s in samples])
+    expected, traced_inputs = {}, []
+    for i, (fn, tensors) in enumerate(calls):
         # At inf and nan, each eager kernel's gradient follows its own convention (0, nan, or the
         # one-sided limit); gradients are compared where the inputs are finite.
         if not _finite(tensors):
+            traced_inputs.append(list(tensors))
             continue
-        gm = traces[i] if traces is not None else trace(fn, *tensors)
         only_first = False
         eager_inputs = _differentiable(tensors)
         try:
-            expected = _vjp(fn(*eager_inputs), eager_inputs, seed=i)
+            expected[i] = _vjp(fn(*eager_inputs), eager_inputs, seed=i)
         except RuntimeError as e:
             # Eager differentiates some ops in their input only (a loss's weight or target, batch
             # norm's running statistics must not require grad): then so does this test.
             if "requires_grad" not in str(e) and "not differentiable with respect to" not in str(e):
                 raise
             only_first, eager_inputs = True, _differentiable(tensors, only_first=True)
-            expected = _vjp(fn(*eager_inputs), eager_inputs, seed=i)
-        traced_inputs = _differentiable(tensors, only_first=only_first)
-        actual = _vjp(gm(*traced_inputs), traced_inputs, seed=i)
-        if expected is None and actual is None:
+            expected[i] = _vjp(fn(*eager_inputs), eager_inputs, seed=i)
+        traced_inputs.append(_differentiable(tensors, only_first=only_first))
+    outputs = joint.run(traced_inputs)     # one run; each sample's gradient from its own outputs
+    checked = 0
+    for i, sample in enumerate(samples):
+        if i not in expected:
+            continue
+        want, got = expected[i], _vjp(outputs[i], traced_inputs[i], seed=i)
+        if want is None and got is None:
             continue          # nothing differentiable here (an integer result, a constant)
-        if expected is None or actual is None:   # one side is constant in the inputs: its gradient is zero
-            zeros = [torch.zeros_like(t) for t in eager_inputs if t.requires_grad]
-            expected, actual = expected or zeros, actual or zeros
+        if want is None or got is None:   # one side is constant in the inputs: its gradient is zero
+            zeros = [torch.zeros_like(t) for t in traced_inputs[i] if t.requires_grad]
+            want, got = want or zeros, got or zeros
         atol, rtol = entry.tolerance(dtype)
-        for k, (a, e) in enumerate(zip(actual, expected)):
+        for k, (a, e) in enumerate(zip(got, want)):
             torch.testing.assert_close(a, e, atol=atol, rtol=rtol, equal_nan=True,
                                        msg=lambda m, k=k: f"gradient of input {k} differs from eager for {sample}:\n{m}")
         checked += 1

@@ -9,7 +9,7 @@ import torch
 
 
 def itemsize(dtype) -> int:
-    return torch.empty((), dtype=dtype, device="meta").element_size()
+    return dtype.itemsize
 
 
 def contiguous_strides(shape) -> tuple:
