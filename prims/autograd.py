@@ -17,7 +17,8 @@ A formula may use:
   prim becomes a tensor full of that value, shaped like the call's first non-bool tensor
   argument (prims do not wrap scalars themselves);
 - attributes ``x.shape``, ``x.dtype``, ``x.ndim`` of a tensor;
-- the helpers of ``HELPERS`` below (each small, documented, written in prims).
+- the helpers of ``HELPERS`` below and of the modules of ``prims.derivative_helpers`` (each
+  small, documented, written in prims).
 
 Formulas are parsed with ``ast`` against that whitelist at catalog load, never ``eval``-ed.
 Tensor and Tensor[] arguments each need a formula or ``none``; a formula for a Tensor[]
@@ -268,6 +269,18 @@ HELPERS = {f.__name__: f for f in (conj, zeros_like, other_dims, unreduce, count
                                    swap_last_two, unbroadcast, unslice, unpad, split_like, mvdigamma, negated,
                                    unfold_back, diagonal_back, as_strided_back,
                                    convolution_input_grad, convolution_weight_grad, convolution_bias_grad)}
+
+
+def _family_helpers() -> dict:
+    from prims import derivative_helpers
+    extra = derivative_helpers.collect()
+    clash = sorted(set(extra) & set(HELPERS))
+    if clash:
+        raise RuntimeError(f"prims.derivative_helpers redefines the helpers {clash} of prims.autograd")
+    return extra
+
+
+HELPERS.update(_family_helpers())
 ATTRIBUTES = {"shape", "dtype", "ndim"}
 
 
