@@ -57,6 +57,15 @@ def _is_view(node) -> bool:
     return prim is not None and ("view" in prim.tags or prim.name == "reshape")
 
 
+def _view_of_input(node) -> bool:
+    """Whether node is a view (through view prims) of a graph input: a write there changes the input."""
+    if not _is_view(node):
+        return False
+    while _is_view(node):
+        node = node.args[0]
+    return node.op == "placeholder"
+
+
 def _aliased(root) -> bool:
     """Whether a view of root (or of a write into it) exists: then writes must stay in place."""
     seen, stack = set(), [root]
@@ -83,7 +92,8 @@ def _same_layout(a, b) -> bool:
 
 def functional(gm):
     """Reads after a copy_to see its source; the last write into each graph input moves to
-    the end (an epilogue). Writes into a tensor that has views stay where they are, and so do
+    the end (an epilogue). Writes into a view of an input, or into a tensor that has views, stay where they are (``trace``
+    functionalizes programs that write into views of inputs), and so do
     writes into a fresh tensor whose layout differs from the source's: there the copy is what
     sets the result's strides (clone(memory_format=...), empty(...).zero_())."""
     g = gm.graph
@@ -96,7 +106,7 @@ def functional(gm):
     last_write = {}
     for node in writes:
         root = roots[node]
-        if aliased[root] or (root.op != "placeholder" and not _same_layout(root, node.args[1])):
+        if aliased[root] or _view_of_input(root) or (root.op != "placeholder" and not _same_layout(root, node.args[1])):
             continue
         src = node.args[1]
         node.replace_all_uses_with(src)

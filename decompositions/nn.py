@@ -721,7 +721,13 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {dt.short(indices.dtype)} instead (while checking arguments for "
                            f"embedding)")
-    rows = P.index_select(weight, 0, P.reshape(to_dtype(indices, torch.int64), [_numel(indices.shape)]))
+    flat = P.reshape(to_dtype(indices, torch.int64), [_numel(indices.shape)])
+    rows = P.index_select(weight, 0, flat)
+    if padding_idx is not None and padding_idx >= 0:
+        # The rows looked up at padding_idx take no gradient (eager's embedding backward skips them).
+        pad = P.broadcast_in_dim(P.eq(flat, P.full([_numel(indices.shape)], padding_idx, dtype=torch.int64,
+                                                   device=flat.device)), list(rows.shape), [0])
+        rows = P.where(pad, P.stop_gradient(rows), rows)
     return P.reshape(rows, list(indices.shape) + [weight.shape[1]])
 
 

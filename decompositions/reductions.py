@@ -339,7 +339,9 @@ def logsumexp(a, dim, keepdim=False):
     if reduced_count(a, dims) == 0:
         shift = full_reduced(x, dims, 0, x.dtype)
     else:
-        peak = P.amax(x, dims)
+        # The shift cancels out of the value, so it is a constant to differentiation: the gradient
+        # is exactly softmax (through amax it would cancel only up to rounding, and spread on ties).
+        peak = P.stop_gradient(P.amax(x, dims))
         shift = P.where(P.isinf(peak), like(peak, 0), peak)
     total = P.sum(P.exp(P.sub(x, unreduce(shift, x.shape, dims))), dims)
     return keep(to_dtype(P.add(P.log(total), shift), out_dtype), dims, keepdim)

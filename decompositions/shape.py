@@ -208,10 +208,16 @@ def squeeze(a, dim=None):
     return P.squeeze(a, sorted(set(dims)))
 
 
-@register(aten.alias.default, aten.lift_fresh.default, aten.detach.default)
+@register(aten.alias.default, aten.lift_fresh.default)
 def alias(a):
     # A same-shape reshape is a view: the graph keeps eager's aliasing.
     return P.reshape(a, list(a.shape))
+
+
+@register(aten.detach.default)
+def detach(a):
+    # A view whose derivative is zero: a prim graph run under autograd stops the gradient there.
+    return P.stop_gradient(a)
 
 
 @register(aten.slice.Tensor)

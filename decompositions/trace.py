@@ -44,6 +44,19 @@ def check_prim_only(gm: torch.fx.GraphModule, context: str = "") -> torch.fx.Gra
     return gm
 
 
+def _writes_through_views(gm) -> bool:
+    """Whether gm writes (copy_to) into something other than a graph input, or into an input
+    that a view prim also reads."""
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target is prims.get("copy_to").op:
+            dst = node.args[0]
+            if dst.op != "placeholder" or any(
+                    prims.is_prim(u.target) and "view" in prims.get(u.target._opname).tags
+                    for u in dst.users if u.op == "call_function"):
+                return True
+    return False
+
+
 @contextlib.contextmanager
 def _module_scopes(module: torch.nn.Module):
     """Record on every node the module calls it happens in, as torch.export does:
@@ -96,9 +109,16 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             return inner(*a, **kwargs)
     name = getattr(fn, "__name__", type(fn).__name__)
     scopes = _module_scopes(fn) if isinstance(fn, torch.nn.Module) else contextlib.nullcontext()
+    mode = "symbolic" if dynamic else "fake"
     with torch.no_grad(), scopes:   # inference graphs; training graphs go through AOTAutograd
-        gm = make_fx(fn, decomposition_table=table, tracing_mode="symbolic" if dynamic else "fake",
-                     _allow_non_fake_inputs=True)(*args)
+        gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
+    if _writes_through_views(gm):
+        # A write into a view (x[0].add_(1)), or into an input that has views, needs aliasing
+        # that prims do not have (each prim's result owns its storage): trace again with the
+        # program functionalized, so the graph computes new values and writes only its inputs.
+        with torch.no_grad(), (_module_scopes(fn) if isinstance(fn, torch.nn.Module) else contextlib.nullcontext()):
+            gm = make_fx(torch.func.functionalize(fn, remove="mutations"), decomposition_table=table,
+                         tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
     check_prim_only(gm, f"trace({name}): ")
     if target is not None:
         outside = sorted({n.target.name() for n in gm.graph.nodes if n.op == "call_function"

@@ -39,6 +39,11 @@ SCATTER_CASES = [((4, 5, 6), 0, (6, 5, 6), (7, 5, 6)), ((4, 5, 6), 1, (4, 2, 3),
 
 
 def samples_scatter_reduce(op, device, dtype):
+    # small first, one index length per reduce (the derivative test reads a few small samples per shape)
+    for k, reduce in enumerate(("prod", "mean", "amax", "amin", "sum")):
+        index = _index((3, 2 + k), 4, device)
+        yield SampleInput(make((3, 4), device, dtype), (1, index, make((3, 2 + k), device, dtype), reduce, k % 2 == 0),
+                          name=f"small (3, 4) dim=1 {reduce} include_self={k % 2 == 0}")
     for shape, dim, ishape, sshape in SCATTER_CASES:
         index = _index(ishape, shape[dim] if shape else 1, device)
         for reduce in ("sum", "prod", "mean", "amax", "amin"):
@@ -97,15 +102,28 @@ def _indexed_shape(a, indices):
     return tuple(torch.broadcast_shapes(*(i.shape for i in indices))) + tuple(a.shape[len(indices):])
 
 
+def _repeats_a_position(a, indices):
+    """Whether two index tuples name one position of a (negative indices counted from the end)."""
+    flat = torch.broadcast_tensors(*indices)
+    positions = torch.stack([i.reshape(-1) % max(a.shape[d], 1) for d, i in enumerate(flat)], dim=1)
+    return positions.unique(dim=0).shape[0] < positions.shape[0]
+
+
 def samples_index_put(op, device, dtype):
+    # Without accumulate a repeated position keeps an unspecified one of its values: such a write is not a
+    # function of values (the derivative test reads the first samples), so it comes once, named, at the end.
     for name, a, indices in _index_calls(device, dtype):
         values = make(_indexed_shape(a, indices), device, dtype)
         accumulations = (False, True) if dtype != torch.bool else (False,)
         for accumulate in accumulations:
-            yield SampleInput(a, (indices, values, accumulate), name=f"{name} accumulate={accumulate}")
+            if accumulate or not _repeats_a_position(a, indices):
+                yield SampleInput(a, (indices, values, accumulate), name=f"{name} accumulate={accumulate}")
     a, indices = make((5, 4), device, dtype), [_index((3,), 5, device)]
     values = make((4, 3), device, dtype).t()
     yield SampleInput(a, (indices, values, False), name="transposed values")
+    repeated = [torch.tensor([1, 3, 1], device=device)]
+    yield SampleInput(make((5, 4), device, dtype), (repeated, make((3, 4), device, dtype), False),
+                      name="a repeated position, accumulate=False")
 
 
 def _index_errors(op, device, put):

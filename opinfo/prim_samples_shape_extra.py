@@ -299,6 +299,7 @@ SPECIFIC = {
     "split_dim": (samples_split_dim, errors_split_dim),
     "collapse": (samples_collapse, errors_collapse),
     "alias": (samples_alias, None),
+    "stop_gradient": (samples_alias, None),
     "diagonal": (samples_diagonal, errors_diagonal),
     "unfold": (samples_unfold, errors_unfold),
     "split": (samples_split, errors_split),

@@ -404,6 +404,7 @@ def may_be_differentiable(dtypes, params) -> bool:
     bool/integer output dtype."""
     out = params.get("out_dtype")
     fixed_exact = isinstance(out, str) and (out == "bool" or out.startswith("int") or out.startswith("uint"))
+    fixed_exact = fixed_exact and not params.get("with_values")   # (values, indices): out_dtype is the indices' dtype
     return not fixed_exact and any(d.is_floating_point or d.is_complex for d in dtypes)
 
 

@@ -13,9 +13,10 @@ unknown dtype class, duplicate name, unparsable signature, unknown meta rule or 
 an impl that does not resolve, a malformed derivative formula (see prims/autograd.py) — raises
 ``CatalogError`` naming file, prim and field.
 
-Derivatives: within a family that declares any (in its defaults or an entry), every prim that
-can have a floating or complex output needs a ``derivative`` (formulas or ``none``); a family
-without any is not yet covered and its prims get no autograd rule.
+Derivatives: every prim that takes a tensor and can have a floating or complex output needs a
+``derivative`` (formulas or ``none``), so no prim falls back to torch's autograd of its reference
+implementation; exempt are prims tagged ``mutates`` (prims/autograd.register_mutating) and
+prims without tensor inputs (creation and random numbers from sizes: nothing to differentiate).
 """
 from __future__ import annotations
 
@@ -144,12 +145,18 @@ def load_file(path: Path) -> list[PrimDef]:
     if not isinstance(entries, list):
         _fail(file, None, "prims", "expected a list of entries")
     out = [_entry(file, family, defaults, e, i) for i, e in enumerate(entries)]
-    if "derivative" in defaults or any(isinstance(e, dict) and "derivative" in e for e in entries):
-        for p in out:   # the family covers derivatives: each prim that may be differentiable says how
-            if p.derivative is None and autograd.may_be_differentiable(p.dtypes, p.params):
-                _fail(file, p.name, "derivative", "missing: the prim has floating or complex dtypes, so it needs "
-                      "a formula per tensor argument or `none`")
+    for p in out:   # each prim that may be differentiable says how
+        if (p.derivative is None and "mutates" not in p.tags and _takes_tensors(p.signature)
+                and autograd.may_be_differentiable(p.dtypes, p.params)):
+            _fail(file, p.name, "derivative", "missing: the prim has floating or complex dtypes, so it needs "
+                  "a formula per tensor argument or `none`")
     return out
+
+
+def _takes_tensors(signature) -> bool:
+    schema = torch._C.parse_schema(f"primkit::p{signature}")
+    return any(isinstance(a.type, (torch.TensorType, torch.OptionalType, torch.ListType)) and "Tensor" in str(a.type)
+               for a in schema.arguments)
 
 
 def _entry(file, family, defaults, entry, index) -> PrimDef:

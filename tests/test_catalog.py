@@ -14,7 +14,7 @@ GOOD_ENTRY = """\
   - name: {name}
     signature: (Tensor a) -> Tensor
     doc: A test prim.
-    dtypes: [float]
+    dtypes: [integral]
     meta: elementwise
     impl: torch.abs
     constraints:
@@ -32,13 +32,13 @@ def write(tmp_path, body, name="fam.yaml"):
 
 def test_good_catalog_loads(tmp_path):
     (p,) = load_catalog(write(tmp_path, GOOD_ENTRY.format(name="foo")))
-    assert p.name == "foo" and p.family == "fam" and torch.float32 in p.dtypes and p.arg_names == ("a",)
+    assert p.name == "foo" and p.family == "fam" and torch.int64 in p.dtypes and p.arg_names == ("a",)
 
 
 @pytest.mark.parametrize("edit,field", [
     (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    colour: red\n"), "colour"),
     (lambda s: s.replace("    doc: A test prim.\n", ""), "doc"),
-    (lambda s: s.replace("dtypes: [float]", "dtypes: [floaty]"), "dtypes"),
+    (lambda s: s.replace("dtypes: [integral]", "dtypes: [floaty]"), "dtypes"),
     (lambda s: s.replace("(Tensor a) -> Tensor", "(Tensor a -> Tensor"), "signature"),
     (lambda s: s.replace("meta: elementwise", "meta: no_such_rule"), "meta"),
     (lambda s: s.replace("impl: torch.abs", "impl: torch.no_such_function"), "impl"),
@@ -105,12 +105,16 @@ def test_strict_under_real_and_fake():
 
 # --- derivative formulas (prims/autograd.py) ---------------------------------------------------
 
+# GOOD_ENTRY is integral (no derivative needed); the derivative tests use its floating twin.
+FLOAT_ENTRY = GOOD_ENTRY.replace("dtypes: [integral]", "dtypes: [float]")
+
+
 def with_derivative(value, entry=None):
-    return (entry or GOOD_ENTRY.format(name="foo")) + f"    derivative: {value}\n"
+    return (entry or FLOAT_ENTRY.format(name="foo")) + f"    derivative: {value}\n"
 
 
 def test_derivative_formulas_load(tmp_path):
-    write(tmp_path, with_derivative('{a: "foo(foo(grad))"}') + GOOD_ENTRY.format(name="bar") + "    derivative: none\n")
+    write(tmp_path, with_derivative('{a: "foo(foo(grad))"}') + FLOAT_ENTRY.format(name="bar") + "    derivative: none\n")
     foo, bar = load_catalog(tmp_path)
     assert foo.derivative.differentiable and foo.derivative.calls == {"foo"}
     assert bar.derivative is not None and not bar.derivative.differentiable
@@ -152,14 +156,14 @@ def test_every_tensor_argument_needs_a_formula_or_none(tmp_path):
         load_catalog(tmp_path)
 
 
-def test_differentiable_prim_without_formula_in_a_family_with_derivatives(tmp_path):
-    write(tmp_path, with_derivative("none") + GOOD_ENTRY.format(name="bar"))
+def test_missing_derivative_is_an_error(tmp_path):
+    write(tmp_path, FLOAT_ENTRY.format(name="bar"))
     with pytest.raises(CatalogError, match="prim 'bar': field 'derivative': missing"):
         load_catalog(tmp_path)
 
 
-def test_family_without_derivatives_is_not_yet_covered(tmp_path):
-    write(tmp_path, GOOD_ENTRY.format(name="bar"))
+def test_prim_without_tensor_inputs_needs_no_derivative(tmp_path):
+    write(tmp_path, FLOAT_ENTRY.format(name="bar").replace("(Tensor a) -> Tensor", "(int n) -> Tensor"))
     (p,) = load_catalog(tmp_path)
     assert p.derivative is None
 

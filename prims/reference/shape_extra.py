@@ -24,6 +24,10 @@ def alias(a):
     return a.as_strided(a.shape, a.stride(), a.storage_offset())   # exactly a's geometry, size-1 dims included
 
 
+def stop_gradient(a):
+    return alias(a).detach()
+
+
 def diagonal(a, offset, dim1, dim2):
     return torch.diagonal(a, offset, dim1, dim2)
 

@@ -1,0 +1,444 @@
+"""Derivative helpers of the linear maps and factorizations: the spectral transforms (fft_*), the
+complex views and constructors, and the linalg_decomp family (cholesky, triangular_solve, qr, svd,
+eigh, eig, solves). Gradients follow PyTorch's conjugate Wirtinger convention: for a real input
+the gradient is the real part of the complex one.
+
+A prim that reads one triangle of its operand (cholesky, eigh) is a function of that triangle
+only, so its gradient is zero on the other (strict) triangle: for a Hermitian H (eager's
+gradient) the prim's is ``tril(H + H^H, -1) + diag(H)`` (``hermitian_to_triangle``). Both give the
+same gradient through anything that builds a Hermitian operand.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def _ops():
+    return torch.ops.primkit
+
+
+def _full(shape, value, like):
+    return _ops().full(list(shape), value, dtype=like.dtype, device=like.device)
+
+
+# --- elementary matrix helpers -----------------------------------------------------------------
+
+def mH(x):
+    """The conjugate transpose of x over its last two dims."""
+    ops = _ops()
+    dims = list(range(x.dim()))
+    dims[-2], dims[-1] = dims[-1], dims[-2]
+    t = ops.permute(x, dims)
+    return ops.conj_physical(t) if x.is_complex() else t
+
+
+def _triangle_mask(x, offset, lower):
+    """bool (..., m, n) like x: True on and below diagonal ``offset`` (lower), on and above (upper)."""
+    ops = _ops()
+    m, n = x.shape[-2], x.shape[-1]
+    rows = ops.broadcast_in_dim(ops.iota(m, start=0, step=1, dtype=torch.int64, device=x.device), [m, n], [0])
+    cols = ops.broadcast_in_dim(ops.iota(n, start=-offset, step=1, dtype=torch.int64, device=x.device), [m, n], [1])
+    mask = ops.ge(rows, cols) if lower else ops.le(rows, cols)
+    return ops.broadcast_in_dim(mask, list(x.shape), [x.dim() - 2, x.dim() - 1])
+
+
+def tril(x, offset=0):
+    """x with the elements above diagonal ``offset`` zeroed (torch.tril)."""
+    return _ops().where(_triangle_mask(x, offset, True), x, _full(x.shape, 0, x))
+
+
+def triu(x, offset=0):
+    """x with the elements below diagonal ``offset`` zeroed (torch.triu)."""
+    return _ops().where(_triangle_mask(x, offset, False), x, _full(x.shape, 0, x))
+
+
+def _eye_mask(n, device):
+    """bool (n, n): True on the diagonal."""
+    ops = _ops()
+    idx = ops.iota(n, start=0, step=1, dtype=torch.int64, device=device)
+    return ops.eq(ops.broadcast_in_dim(idx, [n, n], [0]), ops.broadcast_in_dim(idx, [n, n], [1]))
+
+
+def diag_embed(v):
+    """The (..., n, n) matrices with v (..., n) on the diagonal, zero elsewhere."""
+    ops = _ops()
+    n = v.shape[-1]
+    shape = list(v.shape) + [n]
+    mask = ops.broadcast_in_dim(_eye_mask(n, v.device), shape, [v.dim() - 1, v.dim()])
+    return ops.where(mask, ops.broadcast_in_dim(v, shape, list(range(v.dim()))), _full(shape, 0, v))
+
+
+def eye_like(x):
+    """The identity matrices shaped like the square x (..., n, n), in x's dtype and device."""
+    return diag_embed(_full(x.shape[:-1], 1, x))
+
+
+def diag(x):
+    """The diagonal (..., n) of square matrices x (..., n, n)."""
+    return _ops().diagonal(x, 0, -2, -1)
+
+
+def real_diag_part(x):
+    """x with its diagonal replaced by its real part (a matrix whose diagonal is real)."""
+    ops = _ops()
+    if not x.is_complex():
+        return x
+    d = diag(x)
+    return ops.add(ops.sub(x, diag_embed(d)), diag_embed(ops.convert_element_type(ops.real(d), x.dtype)))
+
+
+def hermitian_to_triangle(h, upper):
+    """The gradient of a function of one triangle of A (the lower, or the upper when ``upper``)
+    given h, its gradient as a function of the Hermitian A: each strict-triangle element stands
+    for itself and its mirrored conjugate, so it collects h + h^H there; the diagonal keeps h's
+    real part (a Hermitian matrix's diagonal is real)."""
+    ops = _ops()
+    both = ops.add(h, mH(h))
+    strict = triu(both, 1) if upper else tril(both, -1)
+    return ops.add(strict, diag_embed(diag(real_diag_part(h))))
+
+
+def phi(x):
+    """The lower triangle of x with its diagonal halved (Cholesky's and QR's Phi)."""
+    ops = _ops()
+    return ops.sub(tril(x), ops.mul(diag_embed(diag(x)), _full(x.shape, 0.5, x)))
+
+
+# --- complex and spectral ----------------------------------------------------------------------
+
+def complex_from_pairs(x):
+    """The complex tensor x[..., 0] + x[..., 1] * 1j of x (..., 2): the gradient of view_as_real."""
+    ops = _ops()
+    lo, hi = [0] * x.dim(), list(x.shape)
+    halves = []
+    for k in (0, 1):
+        lo[-1], hi[-1] = k, k + 1
+        halves.append(ops.reshape(ops.slice(x, list(lo), list(hi), [1] * x.dim()), list(x.shape[:-1])))
+    return ops.complex(*halves)
+
+
+def angle_back(grad, a):
+    """The gradient of angle(a): grad * 1j * a / |a|^2 for complex a (0 where a is 0); zero for a
+    real a (piecewise constant)."""
+    ops = _ops()
+    if not a.is_complex():
+        return _ops().full(list(a.shape), 0, dtype=grad.dtype, device=grad.device)
+    abs2 = ops.convert_element_type(ops.mul(ops.abs(a), ops.abs(a)), a.dtype)
+    g = ops.div(ops.mul(ops.convert_element_type(grad, a.dtype), ops.mul(a, _full(a.shape, 1j, a))), abs2)
+    zero = _full(a.shape, 0, a)
+    return ops.where(ops.eq(a, zero), zero, g)
+
+
+def to_device_of(grad, a):
+    """grad moved to a's device (the gradient of device_put)."""
+    return _ops().device_put(grad, a.device)
+
+
+def fft_r2c_back(grad, a, dims, onesided, normalization):
+    """The gradient of fft_r2c: the adjoint of the forward transform is the inverse one, unscaled
+    beyond ``normalization``; a onesided output is first padded back with zeros to a's size in
+    dims[-1] (the dropped half did not reach the output). Real part: a is real."""
+    ops = _ops()
+    if onesided:
+        d = dims[-1] % a.dim()
+        high = [0] * a.dim()
+        high[d] = a.shape[d] - grad.shape[d]
+        grad = ops.pad(grad, 0, [0] * a.dim(), high, [0] * a.dim())
+    return ops.real(ops.fft_c2c(grad, list(dims), False, normalization))
+
+
+def fft_c2r_back(grad, a, dims, normalization):
+    """The gradient of fft_c2r: the output is Re(G (w a)) with G the inverse transform of the
+    one-sided half and w 2 on the terms that stand for a conjugate pair, 1 on the self-conjugate
+    ones (index 0 and, for an even size, n / 2); its adjoint is w times the one-sided forward
+    transform of grad."""
+    ops = _ops()
+    g = ops.fft_r2c(grad, list(dims), True, normalization)
+    d = dims[-1] % g.dim()
+    n, m = grad.shape[d], g.shape[d]
+    paired = n - m     # indices 1 .. paired are the halves of conjugate pairs
+    w = ops.cat([_full([1], 1, g), _full([paired], 2, g), _full([m - 1 - paired], 1, g)], 0)
+    return ops.mul(g, ops.broadcast_in_dim(w, list(g.shape), [d]))
+
+
+# --- solves ------------------------------------------------------------------------------------
+
+def _mm(*xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = _ops().matmul(out, x)
+    return out
+
+
+def _neg(x):
+    return _ops().neg(x)
+
+
+def triangular_solve_b_grad(grad, a, upper, left, unitriangular):
+    """The gradient of triangular_solve in b: the solve with A^H (the mirrored triangle of a^H)."""
+    return _ops().triangular_solve(mH(a), grad, not upper, left, unitriangular)
+
+
+def triangular_solve_a_grad(grad, a, result, upper, left, unitriangular):
+    """The gradient of triangular_solve in a: -gB X^H (left) or -X^H gB, on the triangle it reads
+    (the strict one when unitriangular)."""
+    gb = triangular_solve_b_grad(grad, a, upper, left, unitriangular)
+    g = _neg(_mm(gb, mH(result)) if left else _mm(mH(result), gb))
+    offset = (1 if upper else -1) if unitriangular else 0
+    return triu(g, offset) if upper else tril(g, offset)
+
+
+def cholesky_solve_l_grad(grad, B, L, upper, result):
+    """The gradient of cholesky_solve in its factor: with A = L L^H (U^H U when upper) and
+    gB = A^-1 grad, gA = -gB X^H; through A it is -(gA + gA^H) L (-U (gA + gA^H)), on the triangle read."""
+    ops = _ops()
+    gb = ops.cholesky_solve(grad, L, upper)
+    s = ops.add(_mm(gb, mH(result)), _mm(result, mH(gb)))
+    return _neg(triu(_mm(L, s)) if upper else tril(_mm(s, L)))
+
+
+def _unpack_lu(LU):
+    """(L, U) of a square packed LU: unit-lower L, upper U."""
+    ops = _ops()
+    return ops.add(tril(LU, -1), eye_like(LU)), triu(LU)
+
+
+def lu_solve_b_grad(grad, LU, pivots, left, adjoint):
+    """The gradient of lu_solve in b: the solve with A^H for A."""
+    return _ops().lu_solve(LU, pivots, grad, left, not adjoint)
+
+
+def lu_solve_lu_grad(grad, LU, pivots, left, adjoint, result):
+    """The gradient of lu_solve in LU. gA, the gradient in A = P L U, is -gB X^H (or its variants by
+    side and adjoint); P^T gA is L U A^-1 gA (no permutation needed), and A = P L U gives
+    gL = P^T gA U^H (strict lower part) and gU = L^H P^T gA (upper part), packed as LU."""
+    ops = _ops()
+    gb = lu_solve_b_grad(grad, LU, pivots, left, adjoint)
+    x = result
+    if left:
+        ga = _neg(_mm(x, mH(gb)) if adjoint else _mm(gb, mH(x)))
+    else:
+        ga = _neg(_mm(mH(gb), x) if adjoint else _mm(mH(x), gb))
+    L, U = _unpack_lu(LU)
+    pt_ga = _mm(L, U, ops.lu_solve(LU, pivots, ga, True, False))
+    return ops.add(tril(_mm(pt_ga, mH(U)), -1), triu(_mm(mH(L), pt_ga)))
+
+
+def lu_factor_back(grads, a, results):
+    """The gradient of lu_factor (square a): with gL, gU the strict-lower and upper parts of the
+    packed gradient, gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H, and P = A U^-1 L^-1."""
+    ops = _ops()
+    LU = results[0]
+    if a.shape[-1] != a.shape[-2]:
+        raise NotImplementedError("primkit.lu_factor: the derivative of a non-square factorization is not written yet")
+    g = grads[0]
+    L, U = _unpack_lu(LU)
+    m = ops.add(tril(_mm(mH(L), tril(g, -1)), -1), triu(_mm(triu(g), mH(U))))
+    y = ops.triangular_solve(mH(L), m, True, True, True)           # L^-H m
+    y = ops.triangular_solve(mH(U), y, False, False, False)        # ... U^-H
+    y = ops.triangular_solve(U, ops.triangular_solve(L, y, False, True, True), True, True, False)  # (LU)^-1 ...
+    return _mm(a, y)
+
+
+def lstsq_grads(grad, a, b, result):
+    """(gA, gB) of the full-rank least-squares solution X: for m >= n, Z = (A^H A)^-1 grad,
+    gB = A Z and gA = (B - A X) Z^H - gB X^H; for m < n (minimum norm, X = A^H W with
+    W = (A A^H)^-1 B), Q = (A A^H)^-1 A grad, gB = Q and gA = W (grad - A^H Q)^H - Q X^H."""
+    ops = _ops()
+    x = result
+    if a.shape[-2] >= a.shape[-1]:
+        z = ops.cholesky_solve(grad, ops.cholesky(_mm(mH(a), a), False), False)
+        gb = _mm(a, z)
+        return ops.sub(_mm(ops.sub(b, _mm(a, x)), mH(z)), _mm(gb, mH(x))), gb
+    chol = ops.cholesky(_mm(a, mH(a)), False)
+    q = ops.cholesky_solve(_mm(a, grad), chol, False)
+    w = ops.cholesky_solve(b, chol, False)
+    return ops.sub(_mm(w, mH(ops.sub(grad, _mm(mH(a), q)))), _mm(q, mH(x))), q
+
+
+def lstsq_a_grad(grad, a, b, result):
+    """The gradient of lstsq in a (see lstsq_grads)."""
+    return lstsq_grads(grad, a, b, result)[0]
+
+
+def lstsq_b_grad(grad, a, b, result):
+    """The gradient of lstsq in b (see lstsq_grads)."""
+    return lstsq_grads(grad, a, b, result)[1]
+
+
+# --- factorizations ----------------------------------------------------------------------------
+
+def cholesky_back(grad, result, upper):
+    """The gradient of cholesky: with L the lower factor, the Hermitian gradient is
+    L^-H Phi(L^H gL) L^-1 (symmetrized), read back onto the triangle a's factor was taken from."""
+    ops = _ops()
+    L, gL = (mH(result), mH(grad)) if upper else (result, grad)
+    p = phi(_mm(mH(L), gL))
+    h = ops.triangular_solve(L, ops.triangular_solve(mH(L), p, True, True, False), False, False, False)
+    return hermitian_to_triangle(h, upper)
+
+
+def _gaps(values, like):
+    """E[..., j, k] = values[k] - values[j], with ones on the diagonal (a safe divisor), in like's dtype."""
+    ops = _ops()
+    n = values.shape[-1]
+    shape = list(values.shape) + [n]
+    nd = values.dim()
+    e = ops.sub(ops.broadcast_in_dim(values, shape, list(range(nd - 1)) + [nd]),
+                ops.broadcast_in_dim(values, shape, list(range(nd))))
+    e = ops.convert_element_type(e, like.dtype)
+    mask = ops.broadcast_in_dim(_eye_mask(n, like.device), shape, [nd - 1, nd])
+    return ops.where(mask, _full(shape, 1, like), e)
+
+
+def _with_diagonal(x, d):
+    """x with its diagonal replaced by d."""
+    ops = _ops()
+    mask = ops.broadcast_in_dim(_eye_mask(x.shape[-1], x.device), list(x.shape), [x.dim() - 2, x.dim() - 1])
+    return ops.where(mask, diag_embed(ops.convert_element_type(d, x.dtype)), x)
+
+
+def eigh_back(grads, results, upper):
+    """The gradient of eigh: V (diag(gL) + (V^H gV) / E) V^H with E[j, k] = L[k] - L[j] off the
+    diagonal, read back onto the triangle a's decomposition was taken from (which also takes its
+    Hermitian part, so only the skew part of V^H gV counts, as eager)."""
+    gl, gv = grads
+    ev, v = results
+    r = _with_diagonal(_ops().div(_mm(mH(v), gv), _gaps(ev, v)), gl)
+    return hermitian_to_triangle(_mm(v, r, mH(v)), upper)
+
+
+def _scale_columns(x, s):
+    """x (..., m, k) with column j multiplied by s[..., j] (real s)."""
+    ops = _ops()
+    return ops.mul(x, ops.broadcast_in_dim(ops.convert_element_type(s, x.dtype), list(x.shape),
+                                            list(range(s.dim() - 1)) + [x.dim() - 1]))
+
+
+def _scale_rows(x, s):
+    """x (..., k, n) with row j multiplied by s[..., j] (real s)."""
+    ops = _ops()
+    return ops.mul(x, ops.broadcast_in_dim(ops.convert_element_type(s, x.dtype), list(x.shape),
+                                            list(range(s.dim() - 1)) + [x.dim() - 2]))
+
+
+def _narrow_last(x, k, dim):
+    lo, hi = [0] * x.dim(), list(x.shape)
+    hi[dim] = k
+    return _ops().slice(x, lo, hi, [1] * x.dim())
+
+
+def svd_back(grads, a, results, full_matrices):
+    """The gradient of svd (distinct non-zero singular values): with J_U = skew(U^H gU),
+    J_V = skew(V^H gV) (skew(X) = X - X^H) and E[j, k] = S[k]^2 - S[j]^2,
+    gA = U ((J_U S + S J_V) / E + diag(gS) + diag(J_U) / 2S) Vh, plus (I - U U^H) gU S^-1 Vh for
+    a tall a and U S^-1 gVh (I - V V^H) for a wide one. With full_matrices only the first
+    min(m, n) singular vectors are determined by a (the rest complete a basis): they are dropped."""
+    ops = _ops()
+    gu, gs, gvh = grads
+    u, s, vh = results
+    m, n = a.shape[-2], a.shape[-1]
+    k = min(m, n)
+    if full_matrices:
+        u, gu = _narrow_last(u, k, -1), _narrow_last(gu, k, -1)
+        vh, gvh = _narrow_last(vh, k, -2), _narrow_last(gvh, k, -2)
+    uhgu = _mm(mH(u), gu)
+    vhgv = _mm(vh, mH(gvh))
+    ju, jv = ops.sub(uhgu, mH(uhgu)), ops.sub(vhgv, mH(vhgv))
+    inner = ops.add(_scale_columns(ju, s), _scale_rows(jv, s))
+    inner = ops.div(inner, _gaps(ops.mul(s, s), u))
+    d = ops.convert_element_type(gs, u.dtype)
+    if u.is_complex():
+        d = ops.add(d, ops.div(diag(ju), ops.convert_element_type(ops.mul(s, _full(s.shape, 2, s)), u.dtype)))
+    r = _with_diagonal(inner, d)
+    ga = _mm(u, r, vh)
+    inv_s = ops.reciprocal(s)
+    if m > n:
+        ga = ops.add(ga, _mm(_scale_columns(ops.sub(gu, _mm(u, uhgu)), inv_s), vh))
+    elif m < n:
+        ga = ops.add(ga, _mm(u, _scale_rows(ops.sub(gvh, _mm(_mm(gvh, mH(vh)), vh)), inv_s)))
+    return ga
+
+
+def _lapack_phase_adjoint(gv, v):
+    """gV for eig's phase convention (LAPACK geev: each eigenvector's largest component is real),
+    made into a gradient for the convention eig_back's formula assumes (Im(v_i^H dv_i) = 0): the
+    phase drift i theta_i v_i, theta_i = -Im(dv_i[k_i]) / v_i[k_i], has as adjoint
+    gv_i[k_i] -= 1j * Im((V^H gV)_ii) / v_i[k_i]."""
+    ops = _ops()
+    n = v.shape[-1]
+    rows = v.dim() - 2
+    k = ops.argmax(ops.abs(v), rows)                                             # (..., n)
+    idx = ops.iota(n, start=0, step=1, dtype=torch.int64, device=v.device)
+    at_k = ops.eq(ops.broadcast_in_dim(idx, list(v.shape), [rows]),
+                  ops.broadcast_in_dim(k, list(v.shape), list(range(rows)) + [rows + 1]))
+    zero = _full(v.shape, 0, v)
+    vk = ops.sum(ops.where(at_k, v, zero), [rows])                                # (..., n), real-valued
+    theta = ops.div(ops.convert_element_type(ops.imag(diag(_mm(mH(v), gv))), v.dtype), vk)
+    shift = ops.mul(ops.broadcast_in_dim(ops.mul(theta, _full(theta.shape, 1j, theta)), list(v.shape),
+                                         list(range(rows)) + [rows + 1]), _full(v.shape, 1, v))
+    return ops.sub(gv, ops.where(at_k, shift, zero))
+
+
+def eig_back(grads, a, results):
+    """The gradient of eig (distinct eigenvalues): V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / E*) V^H,
+    E*[j, k] = conj(L[k] - L[j]); real part for a real a. V^-H comes from an LU solve."""
+    ops = _ops()
+    gl, gv = grads
+    ev, v = results
+    gv = _lapack_phase_adjoint(gv, v)
+    vhgv = _mm(mH(v), gv)
+    re_diag = ops.real(diag(vhgv))
+    r = ops.sub(vhgv, _mm(mH(v), _scale_columns(v, re_diag)))
+    r = ops.div(r, _gaps(ops.conj_physical(ev), v))
+    r = _with_diagonal(r, gl)
+    lu, pivots = ops.lu_factor(v)
+    ga = ops.lu_solve(lu, pivots, _mm(r, mH(v)), True, True)
+    return ga if a.is_complex() else ops.real(ga)
+
+
+def qr_back(grads, a, results, mode):
+    """The gradient of qr: for m >= n (reduced), gA = (gQ + Q sym(triu(gR R^H - Q^H gQ))) R^-H with
+    sym(X) = X + X^H, its diagonal's real part halved; a wide a = [X | Y], R = [U | V] is the square
+    case of X with gQ + Y gV^H, and gY = Q gV. A tall a with mode 'complete' is not differentiable
+    (Q's last m - n columns are any orthonormal completion), as eager."""
+    ops = _ops()
+    gq, gr = grads
+    q, r = results
+    m, n = a.shape[-2], a.shape[-1]
+    if m > n and mode == "complete":
+        raise NotImplementedError("primkit.qr: not differentiable with mode 'complete' and more rows than columns")
+    if m < n:
+        lo = [0] * a.dim()
+        lo[-1] = m
+        y = ops.slice(a, lo, list(a.shape), [1] * a.dim())
+        lo_r = [0] * r.dim()
+        lo_r[-1] = m
+        gv = ops.slice(gr, lo_r, list(gr.shape), [1] * r.dim())
+        gx = _qr_square_back(ops.add(gq, _mm(y, mH(gv))), _narrow_last(gr, m, -1), q, _narrow_last(r, m, -1))
+        return ops.cat([gx, _mm(q, gv)], a.dim() - 1)
+    return _qr_square_back(gq, gr, q, r)
+
+
+def _qr_square_back(gq, gr, q, r):
+    ops = _ops()
+    x = triu(ops.sub(_mm(gr, mH(r)), _mm(mH(q), gq)))
+    sym = real_diag_halved(ops.add(x, mH(x)))
+    return ops.triangular_solve(mH(r), ops.add(gq, _mm(q, sym)), False, False, False)
+
+
+def real_diag_halved(x):
+    """x with the real part of its diagonal halved."""
+    ops = _ops()
+    d = diag(x)
+    half = ops.mul(ops.real(d) if x.is_complex() else d, _full(d.shape, 0.5, ops.real(d) if x.is_complex() else d))
+    new = ops.add(ops.convert_element_type(half, x.dtype),
+                  ops.mul(ops.convert_element_type(ops.imag(d), x.dtype), _full(d.shape, 1j, x))) if x.is_complex() else half
+    return _with_diagonal(x, new)
+
+
+HELPERS = (mH, tril, triu, eye_like, diag_embed, diag, real_diag_part, hermitian_to_triangle, phi,
+           real_diag_halved, complex_from_pairs, angle_back, to_device_of, fft_r2c_back, fft_c2r_back,
+           triangular_solve_b_grad, triangular_solve_a_grad, cholesky_solve_l_grad, lu_solve_b_grad,
+           lu_solve_lu_grad, lu_factor_back, lstsq_a_grad, lstsq_b_grad, cholesky_back, eigh_back, svd_back,
+           eig_back, qr_back)
