@@ -702,9 +702,9 @@ def trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     """sum over sumdim of i1 * i2 * i3, each first unsqueezed at its expand dims."""
     def expanded(t, dims):
         return P.expand_dims(t, sorted(dims)) if dims else t
-    a, b, c = expanded(i1, expand1), expanded(i2, expand2), expanded(i3, expand3)
-    y = elementwise(P.mul, elementwise(P.mul, a, b), c)
-    (x,), orig = upcast(y)
+    # float16/bfloat16 compute in float32 and round once (eager rounds each pairwise product)
+    (a, b, c), orig = upcast(expanded(i1, expand1), expanded(i2, expand2), expanded(i3, expand3))
+    x = elementwise(P.mul, elementwise(P.mul, a, b), c)
     return to_dtype(P.sum(x, sorted(sumdim)) if sumdim else x, orig)
 
 

@@ -1,4 +1,120 @@
-"""OpInfo entries: aliases (being written)."""
+"""OpInfo entries: aliases and torch.special functions with a prim of their own.
+
+An alias shares its original's samples, error inputs, dtypes, tolerances and known failures (as
+OpInfo's aliases do) but is its own entry, calling the alias's ATen op through ``through_table``.
+"""
 from __future__ import annotations
 
-ENTRIES = []
+import dataclasses
+import functools
+
+import torch
+from torch.fx.experimental.proxy_tensor import get_proxy_mode
+
+from decompositions.registry import DecompositionError
+from opinfo.core import ErrorInput, OpInfo, SampleInput
+from opinfo.definitions import elementwise, nn, reductions, shape
+from opinfo.dtypes import ALL, BOOL, FLOAT32_64, INTEGRAL
+from opinfo.samples import make, sample_inputs_elementwise_unary
+
+aten = torch.ops.aten
+
+
+def through_table(name):
+    """aten.<name> as eager runs it; under a tracer, the decomposition the tracer's table holds
+    for the overload eager picks. make_fx runs a CompositeImplicitAutograd op's own kernel before
+    the table is consulted (torch.export keeps the op and its run_decompositions uses the table),
+    so without this the tests would check torch's composite instead of our decomposition."""
+    packet = getattr(aten, name)
+
+    def op(*args, **kwargs):
+        mode = get_proxy_mode()
+        if mode is None:
+            return packet(*args, **kwargs)
+        overload = getattr(packet, torch._C._jit_resolve_packet(packet._qualified_op_name, *args, **kwargs))
+        if overload not in mode.decomposition_table:
+            raise DecompositionError([overload.name()], f"through_table({name}): ")
+        return mode.decomposition_table[overload](*args, **kwargs)
+    op.__name__ = name
+    return op
+
+
+def overload_names(name, inplace=True):
+    """Every overload of aten.<name> (and of aten.<name>_), as entries' ``aten`` spell them."""
+    names = []
+    for packet_name in (name, name + "_") if inplace else (name,):
+        packet = getattr(aten, packet_name, None)
+        for overload in packet.overloads() if packet is not None else ():
+            names.append(f"aten::{packet_name}" + ("" if overload == "default" else f".{overload}"))
+    return tuple(names)
+
+
+_ORIGINALS = {e.name: e for m in (elementwise, nn, reductions, shape) for e in m.ENTRIES}
+
+
+def alias_of(alias, original, *, op=None, inplace="default", supports_out=None, **changes):
+    """The entry of ``original`` renamed to ``alias``, calling aten.<alias> (or ``op``)."""
+    base = _ORIGINALS[original]
+    if inplace == "default":
+        inplace = through_table(alias + "_") if base.inplace is not None and hasattr(aten, alias + "_") else None
+    changes.setdefault("name", alias)
+    return dataclasses.replace(base, op=op or through_table(alias),
+                               aten=overload_names(alias, inplace is not None), inplace=inplace,
+                               supports_out=base.supports_out if supports_out is None else supports_out,
+                               family="aliases", **changes)
+
+
+def _polygamma(x, n, **kwargs):
+    return through_table("special_polygamma")(n, x, **kwargs)
+
+
+def _transpose_errors(op, device):
+    yield ErrorInput(SampleInput(make((2, 3), device, torch.float32), (0, 2)), IndexError, "Dimension out of range")
+
+
+def _positive_errors(op, device):
+    yield ErrorInput(SampleInput(make((3,), device, torch.bool)), RuntimeError, "on a bool tensor is not supported")
+
+
+SPECIAL_32_64 = FLOAT32_64 | INTEGRAL | BOOL
+
+
+def _special(name, *, dtypes=SPECIAL_32_64, domain=(None, None), tolerances=None):
+    return OpInfo(name=name, op=through_table(name), aten=overload_names(name),
+                  sample_inputs=sample_inputs_elementwise_unary, dtypes=frozenset(dtypes), domain=domain,
+                  supports_out=True, tolerances=tolerances or {}, family="aliases")
+
+
+ENTRIES = [
+    alias_of("absolute", "abs"), alias_of("arccos", "acos"), alias_of("arccosh", "acosh"),
+    alias_of("arcsin", "asin"), alias_of("arcsinh", "asinh"), alias_of("arctan", "atan"),
+    alias_of("arctanh", "atanh"), alias_of("negative", "neg"), alias_of("multiply", "mul"),
+    alias_of("greater", "gt"), alias_of("greater_equal", "ge"), alias_of("less", "lt"),
+    alias_of("less_equal", "le"), alias_of("not_equal", "ne"), alias_of("fix", "trunc"),
+    alias_of("arctan2", "atan2"), alias_of("concat", "cat"), alias_of("concatenate", "cat"),
+    # shape.py's "swapaxes" entry traces torch's composite; this one our table's decomposition
+    alias_of("swapaxes", "transpose", inplace=None, error_inputs=_transpose_errors, name="swapaxes.table"),
+    alias_of("swapdims", "transpose", inplace=None, error_inputs=_transpose_errors),
+    alias_of("special_expit", "sigmoid"), alias_of("special_exp2", "exp2"), alias_of("special_expm1", "expm1"),
+    alias_of("special_log1p", "log1p"), alias_of("special_erf", "erf"), alias_of("special_erfc", "erfc"),
+    alias_of("special_erfinv", "erfinv"), alias_of("special_digamma", "digamma"),
+    alias_of("special_psi", "digamma"), alias_of("special_gammaln", "lgamma"), alias_of("special_i0", "i0"),
+    alias_of("special_sinc", "sinc"), alias_of("special_logit", "logit"),
+    alias_of("special_round", "round.decimals_2",
+             op=functools.partial(through_table("special_round"), decimals=2)),
+    alias_of("special_multigammaln", "mvlgamma"),
+    alias_of("special_polygamma", "polygamma", op=_polygamma),
+    alias_of("special_logsumexp", "logsumexp"),
+    alias_of("special_softmax", "nn.functional.softmax"),
+    alias_of("special_log_softmax", "nn.functional.log_softmax"),
+    OpInfo(name="positive", op=through_table("positive"), aten=overload_names("positive"),
+           sample_inputs=sample_inputs_elementwise_unary, dtypes=ALL - BOOL, error_inputs=_positive_errors,
+           family="aliases"),
+    _special("special_ndtr", dtypes=ALL),
+    _special("special_bessel_j0"), _special("special_bessel_j1"),
+    _special("special_bessel_y0"), _special("special_bessel_y1"),
+    _special("special_modified_bessel_i0"), _special("special_modified_bessel_i1"),
+    _special("special_modified_bessel_k0"), _special("special_modified_bessel_k1"),
+    _special("special_scaled_modified_bessel_k0"), _special("special_scaled_modified_bessel_k1"),
+    _special("special_spherical_bessel_j0"), _special("special_airy_ai"),
+]

@@ -1,4 +1,392 @@
-"""OpInfo entries: backward (being written)."""
+"""OpInfo entries: the backward ATen ops autograd emits for torch.nn (activations, softmax,
+norms, convolution, pooling, embedding, attention, losses, view backwards).
+
+Each entry calls the backward op directly, with the arguments autograd would pass: the saved
+tensors come from running the forward op in eager (mean/rstd of layer norm, indices of max
+pooling, logsumexp of attention, ...), grad_output is a random tensor of the output's shape.
+"""
 from __future__ import annotations
 
-ENTRIES = []
+import torch
+
+from opinfo.core import ErrorInput, OpInfo, SampleInput
+from opinfo.dtypes import FLOATING
+from opinfo.samples import layouts, make
+
+aten = torch.ops.aten
+
+# ----------------------------------------------------------------------------- activations
+
+ACTIVATION_SHAPES = ((), (0,), (7,), (4, 5), (2, 3, 4, 5))
+
+
+def _pointwise_samples(*variants, low=-4, high=4, saved=lambda x: x):
+    """grad_output and the saved tensor (``saved(x)``: the input, or the forward's output) in every
+    layout with the first (args, kwargs) variant, the other variants on one shape, and a
+    grad_output laid out unlike the saved tensor."""
+    variants = variants or (((), {}),)
+
+    def gen(op, device, dtype):
+        for i, (args, kwargs) in enumerate(variants):
+            for shape in ACTIVATION_SHAPES if i == 0 else ((4, 5),):
+                for name, x in layouts(shape, device, dtype, low=low, high=high):
+                    yield SampleInput(make(shape, device, dtype), (saved(x),) + args, dict(kwargs),
+                                      name=f"{name} {shape} {args} {kwargs}")
+        args, kwargs = variants[0]
+        x = make((4, 5), device, dtype, low=low, high=high)
+        yield SampleInput(make((5, 4), device, dtype).t(), (saved(x),) + args, dict(kwargs),
+                          name="transposed grad_output")
+    return gen
+
+
+def _errors_gelu_backward(op, device):
+    x = make((3,), device, torch.float32)
+    yield ErrorInput(SampleInput(x, (x,), {"approximate": "cubic"}), RuntimeError,
+                     "approximate argument must be either none or tanh")
+
+
+def _errors_leaky_relu_backward(op, device):
+    x = make((3,), device, torch.float32)
+    yield ErrorInput(SampleInput(x, (x, -0.1, True)), RuntimeError, "negative slope which is not supported")
+
+
+# ----------------------------------------------------------------------------- softmax
+
+
+def sample_inputs_softmax_backward(log):
+    def gen(op, device, dtype):
+        forward = torch.log_softmax if log else torch.softmax
+        for shape, dim in (((), 0), ((0,), 0), ((7,), 0), ((4, 5), 1), ((4, 5), 0), ((2, 3, 4), -1), ((2, 0, 3), 2)):
+            for name, x in layouts(shape, device, dtype):
+                y = forward(x, dim)
+                yield SampleInput(make(shape, device, dtype), (y, dim, dtype), name=f"{name} {shape} dim={dim}")
+    return gen
+
+
+# ----------------------------------------------------------------------------- norms
+
+
+def sample_inputs_layer_norm_backward(op, device, dtype):
+    for shape, normalized in (((4, 5), (5,)), ((2, 3, 4), (3, 4)), ((3, 1, 4), (1, 4)), ((0, 4), (4,))):
+        for name, x in layouts(shape, device, dtype):
+            for affine in (True, False):
+                w = make(normalized, device, dtype) if affine else None
+                b = make(normalized, device, dtype) if affine else None
+                _, mean, rstd = torch.native_layer_norm(x, normalized, w, b, 1e-5)
+                # Without weight and bias eager can only return the input gradient.
+                for mask in ([True, True, True], [False, True, True]) if affine else ([True, False, False],):
+                    yield SampleInput(make(shape, device, dtype), (x, normalized, mean, rstd, w, b, mask),
+                                      name=f"{name} {shape} affine={affine} mask={mask}")
+
+
+def sample_inputs_batch_norm_backward(op, device, dtype):
+    for shape in ((4, 3), (2, 3, 5), (2, 3, 4, 4)):
+        for name, x in layouts(shape, device, dtype):
+            if name == "expanded":   # equal rows: zero variance, a degenerate batch
+                continue
+            c = shape[1]
+            w = make((c,), device, dtype)
+            rm, rv = make((c,), device, dtype), make((c,), device, dtype, low=0.5, high=2)
+            for train in (True, False):
+                _, save_mean, save_invstd = torch.native_batch_norm(x, w, None, rm.clone(), rv.clone(), train, 0.1,
+                                                                    1e-5)
+                grad = make(shape, device, dtype, low=-1, high=1)
+                yield SampleInput(grad, (x, w, rm, rv, save_mean, save_invstd, train, 1e-5, [True, True, True]),
+                                  name=f"{name} {shape} train={train}")
+    x = make((2, 3, 4), device, dtype)
+    _, sm, si = torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
+    yield SampleInput(make((2, 3, 4), device, dtype), (x, None, None, None, sm, si, True, 1e-5, [True, False, True]),
+                      name="no weight, no running stats, mask [T, F, T]")
+
+
+def sample_inputs_batch_norm_backward_new(op, device, dtype):
+    """aten.batch_norm_backward: the backward of _batch_norm_with_update / _batch_norm_no_update."""
+    for shape in ((4, 3), (2, 3, 4, 4)):
+        for name, x in layouts(shape, device, dtype):
+            if name == "expanded":   # equal rows: zero variance, a degenerate batch
+                continue
+            c = shape[1]
+            w, b = make((c,), device, dtype), make((c,), device, dtype)
+            rm, rv = make((c,), device, dtype), make((c,), device, dtype, low=0.5, high=2)
+            for update in (True, False):
+                forward = aten._batch_norm_with_update if update else aten._batch_norm_no_update
+                stats = (rm.clone(), rv.clone()) if update else (rm, rv)
+                _, save_mean, save_var, reserve = forward(x, w, b, *stats, 0.1, 1e-5)
+                grad = make(shape, device, dtype, low=-1, high=1)
+                yield SampleInput(grad, (x, w, rm, rv, save_mean, save_var, update, 1e-5, [True, True, True], reserve),
+                                  name=f"{name} {shape} update={update}")
+
+
+# ----------------------------------------------------------------------------- convolution
+
+CONV_CASES = (
+    # (n, input shape, weight shape, stride, padding, dilation, groups)
+    (1, (2, 4, 9), (6, 2, 3), 1, 1, 1, 2),
+    (2, (2, 3, 7, 6), (4, 3, 3, 2), 2, 1, 1, 1),
+    (2, (1, 4, 8, 8), (4, 1, 3, 3), 1, 2, 2, 4),
+    (2, (2, 2, 5, 5), (3, 2, 1, 1), 1, 0, 1, 1),
+    (2, (2, 4, 9, 7), (6, 2, 3, 3), (2, 3), (1, 0), (1, 2), 2),
+    (3, (1, 2, 5, 4, 4), (2, 2, 2, 3, 2), 1, (1, 0, 1), 1, 1),
+)
+
+
+def _as_list(v, n):
+    return list(v) if isinstance(v, tuple) else [v] * n
+
+
+def sample_inputs_convolution_backward(op, device, dtype):
+    masks = ([True, True, True], [True, False, False], [False, True, True])
+    for i, (n, xs, ws, stride, padding, dilation, groups) in enumerate(CONV_CASES):
+        stride, padding, dilation = (_as_list(v, n) for v in (stride, padding, dilation))
+        layouts_x = [("contiguous", make(xs, device, dtype))]
+        if n == 2:
+            layouts_x.append(("channels_last", make(xs, device, dtype).contiguous(memory_format=torch.channels_last)))
+        for name, x in layouts_x:
+            for transposed in (False, True):
+                # A transposed convolution's weight is (input channels, output channels / groups, *kernel).
+                weight = make((xs[1], ws[1]) + ws[2:] if transposed else ws, device, dtype)
+                out_pad = [0] * n
+                y = aten.convolution(x, weight, None, stride, padding, dilation, transposed, out_pad, groups)
+                bias_sizes = [y.shape[1]]
+                mask = masks[i % len(masks)]
+                grad = make(tuple(y.shape), device, dtype, low=-1, high=1)   # gradients' usual scale
+                yield SampleInput(grad,
+                                  (x, weight, bias_sizes, stride, padding, dilation, transposed, out_pad, groups, mask),
+                                  name=f"{name} case {i} transposed={transposed} mask={mask}")
+    # output_padding: a strided transposed convolution whose output is one longer.
+    x, weight = make((1, 2, 4, 4), device, dtype), make((2, 3, 3, 3), device, dtype)
+    y = aten.convolution(x, weight, None, [2, 2], [1, 1], [1, 1], True, [1, 0], 1)
+    yield SampleInput(make(tuple(y.shape), device, dtype),
+                      (x, weight, [3], [2, 2], [1, 1], [1, 1], True, [1, 0], 1, [True, True, True]),
+                      name="transposed, output_padding [1, 0]")
+
+
+# ----------------------------------------------------------------------------- pooling
+
+
+def sample_inputs_max_pool2d_backward(op, device, dtype):
+    cases = (((2, 3, 8, 8), 2, 2, 0, 1, False), ((1, 2, 7, 9), 3, 2, 1, 1, True), ((2, 5, 6), (2, 3), 1, 0, 2, False),
+             ((1, 2, 6, 6), 3, 1, 1, 1, False))   # overlapping windows: one input feeds several outputs
+    for shape, k, s, p, d, ceil in cases:
+        for name, x in layouts(shape, device, dtype):
+            if name in ("expanded",):
+                continue
+            y, idx = aten.max_pool2d_with_indices(x, k, s, p, d, ceil)
+            k2, s2, p2, d2 = (_as_list(v, 2) for v in (k, s, p, d))
+            yield SampleInput(make(tuple(y.shape), device, dtype), (x, k2, s2, p2, d2, ceil, idx),
+                              name=f"{name} {shape} k={k} s={s} p={p} d={d} ceil={ceil}")
+
+
+def sample_inputs_avg_pool2d_backward(op, device, dtype):
+    cases = (((2, 3, 8, 8), 2, 2, 0, False, True, None), ((1, 2, 7, 9), 3, 2, 1, True, False, None),
+             ((2, 5, 6), (2, 3), 1, (1, 1), False, True, None), ((1, 2, 6, 6), 3, 1, 1, False, True, 4),
+             ((1, 1, 5, 5), 2, 2, 1, True, True, None))
+    for shape, k, s, p, ceil, include, divisor in cases:
+        for name, x in layouts(shape, device, dtype):
+            y = aten.avg_pool2d(x, k, s, p, ceil, include, divisor)
+            k2, s2, p2 = (_as_list(v, 2) for v in (k, s, p))
+            yield SampleInput(make(tuple(y.shape), device, dtype), (x, k2, s2, p2, ceil, include, divisor),
+                              name=f"{name} {shape} k={k} s={s} p={p} ceil={ceil} include_pad={include} "
+                                   f"divisor={divisor}")
+
+
+def sample_inputs_adaptive_avg_pool2d_backward(op, device, dtype):
+    cases = (((2, 3, 8, 8), (2, 2), True), ((1, 2, 7, 5), (3, 4), True), ((3, 5, 5), (5, 5), False),
+             ((1, 1, 4, 4), (1, 1), False), ((1, 2, 3, 3), (5, 2), False))
+    for shape, out, all_layouts in cases:
+        # Every layout of the first two cases only: each trace is a large graph.
+        inputs = layouts(shape, device, dtype) if all_layouts else (("contiguous", make(shape, device, dtype)),)
+        for name, x in inputs:
+            y = aten._adaptive_avg_pool2d(x, out)
+            yield SampleInput(make(tuple(y.shape), device, dtype), (x,), name=f"{name} {shape} -> {out}")
+
+
+# ----------------------------------------------------------------------------- embedding, attention, losses
+
+
+def sample_inputs_embedding_dense_backward(op, device, dtype):
+    for idx_shape, num, padding_idx, freq in (((5,), 10, -1, False), ((2, 4), 6, 2, False), ((3, 3), 4, -1, True),
+                                              ((2, 5), 3, 0, True), ((0,), 4, -1, False)):
+        indices = torch.randint(0, num, idx_shape, device=device)
+        if indices.numel() > 2:
+            indices.view(-1)[1] = indices.view(-1)[0]   # a repeated index accumulates
+        grad = make(idx_shape + (3,), device, dtype)
+        yield SampleInput(grad, (indices, num, padding_idx, freq),
+                          name=f"indices {idx_shape} num={num} padding_idx={padding_idx} scale_grad_by_freq={freq}")
+    indices = torch.tensor([[0, 2], [2, 1]], device=device, dtype=torch.int32)
+    yield SampleInput(make((2, 2, 4), device, dtype).transpose(0, 1), (indices, 3, -1, False),
+                      name="int32 indices, transposed grad")
+
+
+def sample_inputs_sdpa_cpu_backward(op, device, dtype):
+    cases = (((2, 2, 5, 8), (2, 2, 6, 8), False, None), ((1, 2, 4, 8), (1, 2, 4, 8), True, None),
+             ((2, 4, 3, 8), (2, 2, 5, 8), False, None),   # grouped-query: 2 key/value heads serve 4 query heads
+             ((1, 2, 4, 8), (1, 2, 4, 8), False, "-inf"), ((1, 2, 4, 8), (1, 2, 6, 8), False, "float"))
+    for qs, ks, causal, mask_kind in cases:
+        q, k, v = make(qs, device, dtype), make(ks, device, dtype), make(ks, device, dtype)
+        mask = None
+        if mask_kind == "-inf":   # a boolean mask as F.scaled_dot_product_attention hands it to the kernel
+            mask = torch.zeros(qs[2], ks[2], device=device, dtype=dtype)
+            mask[torch.rand(qs[2], ks[2], device=device) > 0.6] = float("-inf")
+            mask[:, 0] = 0
+        elif mask_kind == "float":
+            mask = make((qs[2], ks[2]), device, dtype)
+        out, lse = aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, causal, attn_mask=mask)
+        yield SampleInput(make(tuple(out.shape), device, dtype), (q, k, v, out, lse, 0.0, causal),
+                          {"attn_mask": mask}, name=f"q {qs} k {ks} causal={causal} mask={mask_kind}")
+    q = make((1, 5, 2, 8), device, dtype).transpose(1, 2)   # (B, S, H, E) storage, as transformers passes it
+    k = make((1, 5, 2, 8), device, dtype).transpose(1, 2)
+    v = make((1, 5, 2, 8), device, dtype).transpose(1, 2)
+    out, lse = aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, True, scale=0.5)
+    yield SampleInput(make(tuple(out.shape), device, dtype), (q, k, v, out, lse, 0.0, True), {"scale": 0.5},
+                      name="transposed q/k/v, scale 0.5")
+
+
+def sample_inputs_nll_loss_backward(op, device, dtype):
+    for shape, reduction, weighted, ignore in (((4, 5), 1, False, -100), ((4, 5), 2, True, 2), ((4, 5), 0, True, -100),
+                                               ((5,), 1, True, -100), ((3, 4), 1, False, 1)):
+        x = torch.log_softmax(make(shape, device, dtype), -1)
+        target = torch.randint(0, shape[-1], shape[:-1], device=device)
+        if target.dim() and ignore >= 0:
+            target[0] = ignore
+        weight = make((shape[-1],), device, dtype, low=0.1, high=2) if weighted else None
+        _, total_weight = aten.nll_loss_forward(x, target, weight, reduction, ignore)
+        grad = make(tuple(target.shape) if reduction == 0 else (), device, dtype)
+        yield SampleInput(grad, (x, target, weight, reduction, ignore, total_weight),
+                          name=f"{shape} reduction={reduction} weight={weighted} ignore_index={ignore}")
+
+
+def sample_inputs_nll_loss2d_backward(op, device, dtype):
+    for reduction in (0, 1, 2):
+        x = torch.log_softmax(make((2, 3, 4, 2), device, dtype), 1)
+        target = torch.randint(0, 3, (2, 4, 2), device=device)
+        _, total_weight = aten.nll_loss2d_forward(x, target, None, reduction, -100)
+        grad = make(tuple(target.shape) if reduction == 0 else (), device, dtype)
+        yield SampleInput(grad, (x, target, None, reduction, -100, total_weight), name=f"reduction={reduction}")
+
+
+def sample_inputs_mse_loss_backward(op, device, dtype):
+    for reduction in (0, 1, 2):
+        for name, x in layouts((4, 5), device, dtype):
+            grad = make((4, 5) if reduction == 0 else (), device, dtype)
+            yield SampleInput(grad, (x, make((4, 5), device, dtype), reduction), name=f"{name} reduction={reduction}")
+
+
+def error_inputs_mse_loss_backward(op, device):
+    x = make((3,), device, torch.float32)
+    yield ErrorInput(SampleInput(x, (x, make((4,), device, torch.float32), 0)), RuntimeError,
+                     "must match the size of tensor")
+
+
+# ----------------------------------------------------------------------------- view backwards
+
+
+def sample_inputs_select_backward(op, device, dtype):
+    for sizes, dim, index in (((3, 4), 0, 1), ((3, 4), 1, -1), ((2, 3, 4), 2, 0), ((5,), 0, 4)):
+        grad_shape = tuple(s for i, s in enumerate(sizes) if i != dim % len(sizes))
+        for name, g in layouts(grad_shape, device, dtype):
+            yield SampleInput(g, (list(sizes), dim, index), name=f"{name} {sizes} dim={dim} index={index}")
+
+
+def sample_inputs_slice_backward(op, device, dtype):
+    for sizes, dim, start, end, step in (((6, 4), 0, 1, 5, 2), ((3, 10), 1, 0, 10, 3), ((3, 10), -1, -4, 100, 1),
+                                         ((2, 5, 3), 1, 2, 2, 1)):
+        count = len(range(*slice(start, end, step).indices(sizes[dim])))
+        grad_shape = list(sizes)
+        grad_shape[dim] = count
+        for name, g in layouts(tuple(grad_shape), device, dtype):
+            yield SampleInput(g, (list(sizes), dim, start, end, step),
+                              name=f"{name} {sizes} dim={dim} [{start}:{end}:{step}]")
+
+
+def error_inputs_select_backward(op, device):
+    yield ErrorInput(SampleInput(make((3,), device, torch.float32), ([3, 4], 1, 7)), IndexError, "out of range")
+
+
+# ----------------------------------------------------------------------------- entries
+
+# Sums over many elements (batch statistics, window sums, matmuls) in another order than eager's
+# kernels: a few ulps in float32; float16/bfloat16 round at other points (eager accumulates some
+# of these kernels in the storage dtype, the decompositions in float32).
+REDUCTION_TOLERANCES = {
+    torch.float32: (1e-5, 1e-5),
+    torch.float16: (2e-3, 2e-3),
+    torch.bfloat16: (2e-2, 2e-2),
+}
+# Norm backward passes: sums of products that cancel ((n * g - sum(g) - xhat * sum(g * xhat)),
+# sum(g * xhat)); eager's kernels round xhat and partial sums at other points than the
+# decomposition (which computes in float32 and rounds once), and the cancellation turns an ulp of
+# a term into a few percent of a small result. Batch norm's grad_output is in [-1, 1] (the
+# gradients' usual scale) so its sums over the batch stay within these bounds.
+NORM_TOLERANCES = {
+    torch.float32: (1e-4, 1e-5),
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (1e-1, 5e-2),
+}
+# Scatter-adds (embedding rows of a repeated index, overlapping pooling windows): eager adds the
+# terms one by one in float16/bfloat16, the decomposition in float32 rounding once; the difference
+# is an ulp of a term (magnitude up to 9 with make's default range: 0.0078 in float16, 0.0625 in
+# bfloat16).
+ACCUMULATE_TOLERANCES = {
+    torch.float16: (1e-2, 5e-3),
+    torch.bfloat16: (1e-1, 2e-2),
+}
+# Convolution and attention gradients are matmul-sized sums (up to ~100 terms of magnitude ~10 here):
+# float32 differs by accumulation order; float16/bfloat16 by eager's storage-dtype partial sums.
+MATMUL_TOLERANCES = {
+    torch.float32: (1e-4, 1e-5),
+    torch.float16: (1e-2, 5e-3),
+    torch.bfloat16: (1e-1, 2e-2),
+}
+
+# Eager's flash-attention backward works blockwise and, in float16/bfloat16, rounds the
+# probabilities and their gradient to the storage dtype before its matmuls; the decomposition
+# keeps them in float32. Float32 differs in the accumulation order of the exp-sums (~1e-4 rel).
+ATTENTION_TOLERANCES = {
+    torch.float32: (1e-4, 2e-4),
+    torch.float16: (2e-2, 1e-2),
+    torch.bfloat16: (2e-1, 5e-2),
+}
+
+
+def _entry(overload, samples, *, errors=None, tolerances=None, xfails=(), dtypes=FLOATING):
+    name = overload.name().split("::")[1]
+    name = name[:-len(".default")] if name.endswith(".default") else name
+    return OpInfo(name=f"aten.{name}", op=overload, aten=(overload.name().replace(".default", ""),),
+                  sample_inputs=samples, dtypes=frozenset(dtypes), error_inputs=errors,
+                  tolerances=tolerances or {}, xfails=tuple(xfails), family="backward", supports_autograd=False)
+
+
+ENTRIES = [
+    _entry(aten.gelu_backward.default, _pointwise_samples(((), {}), ((), {"approximate": "tanh"})),
+           errors=_errors_gelu_backward),
+    _entry(aten.silu_backward.default, _pointwise_samples()),
+    _entry(aten.sigmoid_backward.default, _pointwise_samples(saved=torch.sigmoid)),
+    _entry(aten.tanh_backward.default, _pointwise_samples(saved=torch.tanh)),
+    _entry(aten.threshold_backward.default, _pointwise_samples(((0.0,), {}), ((0.5,), {}))),
+    _entry(aten.leaky_relu_backward.default, _pointwise_samples(((0.01, False), {}), ((0.2, True), {})),
+           errors=_errors_leaky_relu_backward),
+    _entry(aten.hardtanh_backward.default, _pointwise_samples(((-1.0, 1.0), {}), ((-0.5, 2.0), {}))),
+    _entry(aten._softmax_backward_data.default, sample_inputs_softmax_backward(log=False),
+           tolerances=REDUCTION_TOLERANCES),
+    _entry(aten._log_softmax_backward_data.default, sample_inputs_softmax_backward(log=True),
+           tolerances=REDUCTION_TOLERANCES),
+    _entry(aten.native_layer_norm_backward.default, sample_inputs_layer_norm_backward, tolerances=NORM_TOLERANCES),
+    _entry(aten.native_batch_norm_backward.default, sample_inputs_batch_norm_backward, tolerances=NORM_TOLERANCES),
+    _entry(aten.batch_norm_backward.default, sample_inputs_batch_norm_backward_new, tolerances=NORM_TOLERANCES),
+    _entry(aten.convolution_backward.default, sample_inputs_convolution_backward, tolerances=MATMUL_TOLERANCES),
+    _entry(aten.max_pool2d_with_indices_backward.default, sample_inputs_max_pool2d_backward,
+           tolerances=ACCUMULATE_TOLERANCES),
+    _entry(aten.avg_pool2d_backward.default, sample_inputs_avg_pool2d_backward, tolerances=ACCUMULATE_TOLERANCES),
+    _entry(aten._adaptive_avg_pool2d_backward.default, sample_inputs_adaptive_avg_pool2d_backward,
+           tolerances=ACCUMULATE_TOLERANCES),
+    _entry(aten.embedding_dense_backward.default, sample_inputs_embedding_dense_backward,
+           tolerances=ACCUMULATE_TOLERANCES),
+    _entry(aten._scaled_dot_product_flash_attention_for_cpu_backward.default, sample_inputs_sdpa_cpu_backward,
+           tolerances=ATTENTION_TOLERANCES),
+    _entry(aten.nll_loss_backward.default, sample_inputs_nll_loss_backward),
+    _entry(aten.nll_loss2d_backward.default, sample_inputs_nll_loss2d_backward),
+    _entry(aten.mse_loss_backward.default, sample_inputs_mse_loss_backward, errors=error_inputs_mse_loss_backward),
+    _entry(aten.select_backward.default, sample_inputs_select_backward, errors=error_inputs_select_backward),
+    _entry(aten.slice_backward.default, sample_inputs_slice_backward),
+]

@@ -203,11 +203,15 @@ def sample_inputs_bool_mask(op, device, dtype):
     yield SampleInput(a, ([make((3,), device, torch.bool)],), name="bool mask")
 
 
-def _aten_index(a, indices):
+def _aten_index(a, indices, *, out=None):
+    if out is not None:
+        return torch.ops.aten.index.Tensor_out(a, indices, out=out)
     return torch.ops.aten.index.Tensor(a, indices)
 
 
-def _aten_index_put(a, indices, values, accumulate=False):
+def _aten_index_put(a, indices, values, accumulate=False, *, out=None):
+    if out is not None:
+        return torch.ops.aten.index_put.out(a, indices, values, accumulate, out=out)
     return torch.ops.aten.index_put.default(a, indices, values, accumulate)
 
 
@@ -230,20 +234,31 @@ ENTRIES = [
            inplace=torch.Tensor.scatter_, value=True),
     _entry("scatter_reduce_add", torch.scatter, sample_inputs_scatter, aten=("aten::scatter.reduce",),
            dtypes=NUMERIC, inplace=torch.Tensor.scatter_, colliding=True, kwargs={"reduce": "add"}),
+    # The deprecated reduce= form with a number: scatter.value_reduce, its out= and in-place forms.
+    _entry("scatter_value_reduce", torch.scatter, sample_inputs_scatter, dtypes=NUMERIC, inplace=torch.Tensor.scatter_,
+           aten=("aten::scatter.value_reduce", "aten::scatter.value_reduce_out", "aten::scatter_.value_reduce"),
+           value=True, colliding=True, kwargs={"reduce": "add"}),
+    _entry("scatter_value_reduce_multiply", torch.scatter, sample_inputs_scatter, dtypes=NUMERIC,
+           inplace=torch.Tensor.scatter_, value=True, colliding=True, kwargs={"reduce": "multiply"},
+           aten=("aten::scatter.value_reduce", "aten::scatter.value_reduce_out", "aten::scatter_.value_reduce"),
+           xfails=[XFail(t, "reduce='multiply' has no decomposition: the catalog has no scatter-multiply prim")
+                   for t in ("values", "strides", "inplace", "out")]),
     _entry("scatter_add", torch.scatter_add, sample_inputs_scatter, dtypes=NUMERIC, inplace=torch.Tensor.scatter_add_,
            colliding=True),
     _entry("index_select", torch.index_select, sample_inputs_index_select, error_inputs_index_select),
-    _entry("take_along_dim", torch.take_along_dim, sample_inputs_take_along_dim, error_inputs_take_along_dim),
-    _entry("masked_fill", torch.masked_fill, sample_inputs_masked_fill, error_inputs_masked_fill,
-           aten=("aten::masked_fill.Scalar", "aten::masked_fill.Tensor"), inplace=torch.Tensor.masked_fill_,
-           supports_out=False),
-    _entry("index", _aten_index, sample_inputs_index, error_inputs_index, aten=("aten::index.Tensor",),
-           supports_out=False),
+    _entry("take_along_dim", torch.take_along_dim, sample_inputs_take_along_dim, error_inputs_take_along_dim,
+           aten=("aten::take_along_dim", "aten::take_along_dim.out")),
+    # The packet (not torch.masked_fill) so that out= reaches masked_fill.Scalar_out / Tensor_out.
+    _entry("masked_fill", torch.ops.aten.masked_fill, sample_inputs_masked_fill, error_inputs_masked_fill,
+           aten=("aten::masked_fill.Scalar", "aten::masked_fill.Tensor", "aten::masked_fill.Scalar_out",
+                 "aten::masked_fill.Tensor_out"), inplace=torch.Tensor.masked_fill_),
+    _entry("index", _aten_index, sample_inputs_index, error_inputs_index,
+           aten=("aten::index.Tensor", "aten::index.Tensor_out")),
     _entry("index_bool_mask", _aten_index, sample_inputs_bool_mask, aten=("aten::index.Tensor",), supports_out=False,
            xfails=[XFail(t, "a boolean mask index gives a result shape that depends on the mask's values; primkit "
                             "traces static shapes only and raises") for t in ("values", "strides")]),
-    _entry("index_put", _aten_index_put, sample_inputs_index_put, error_inputs_index_put, aten=("aten::index_put",),
-           inplace=_aten_index_put_, supports_out=False),
+    _entry("index_put", _aten_index_put, sample_inputs_index_put, error_inputs_index_put,
+           aten=("aten::index_put", "aten::index_put.out"), inplace=_aten_index_put_),
     _entry("index_put_accumulate", _aten_index_put, sample_inputs_index_put, aten=("aten::index_put",),
            dtypes=NUMERIC, inplace=_aten_index_put_, supports_out=False, accumulate=True,
            # Repeated positions are added in another order than eager's (each add rounds in float16).

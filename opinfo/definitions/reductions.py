@@ -107,28 +107,115 @@ def _aten_norm(x, dim, keepdim=False, p=2):
     return torch.ops.aten.norm.ScalarOpt_dim(x, p, dim, keepdim)
 
 
+aten = torch.ops.aten
+
+
+def _with_out(functional, out_overload):
+    """functional, or with out= the named out= overload: for an out= overload the packet's own
+    resolution does not pick (all(x, out=) resolves to all.dims_out, not all.all_out)."""
+    def op(*args, out=None, **kwargs):
+        return functional(*args, **kwargs) if out is None else out_overload(*args, out=out, **kwargs)
+    op.__name__ = str(out_overload)
+    return op
+
+
+def _tuple_out(fn):
+    """fn writing its tuple result into out= tensors allocated like it: the samples reach fn's
+    out= overload (test_out covers single-tensor results only)."""
+    def op(*args, **kwargs):
+        outs = tuple(torch.empty_like(r) for r in fn(*args, **kwargs))
+        return tuple(fn(*args, **kwargs, out=outs))
+    op.__name__ = f"{getattr(fn, '__name__', fn)}_tuple_out"
+    return op
+
+
+def sample_inputs_binary_extremum(op, device, dtype):
+    """max(a, b) / min(a, b): same shapes, broadcasting, transposed, nan."""
+    for a_shape, b_shape in (((4, 5), (4, 5)), ((4, 5), (5,)), ((3, 1), (1, 4)), ((), (3,)), ((0, 3), (3,))):
+        for name, t in layouts(a_shape, device, dtype):
+            yield SampleInput(t, (make(b_shape, device, dtype),), name=f"{name} {a_shape} {b_shape}")
+    if dtype in FLOAT_DTYPES:
+        nan = float("nan")
+        yield SampleInput(torch.tensor([nan, 1.0, -2.0], device=device, dtype=dtype),
+                          (torch.tensor([0.0, nan, float("inf")], device=device, dtype=dtype),), name="nan, inf")
+
+
+def sample_inputs_var_positional(op, device, dtype):
+    """var / std / var_mean / std_mean with positional unbiased (the .default and .dim overloads)."""
+    for shape, dim in (((3, 4), None), ((5,), None), ((2, 3, 4), [1]), ((2, 3, 4), [0, 2]), ((3, 4), None)):
+        for unbiased in (True, False):
+            for name, t in layouts(shape, device, dtype):
+                if dim is None:
+                    yield SampleInput(t, (unbiased,), name=f"{name} {shape} unbiased={unbiased}")
+                else:
+                    for keepdim in (False, True):
+                        yield SampleInput(t, (dim, unbiased, keepdim), name=f"{name} {shape} dim={dim} "
+                                          f"unbiased={unbiased} keepdim={keepdim}")
+
+
+def sample_inputs_norm_scalar(op, device, dtype):
+    """aten.norm with p and no dim (norm.Scalar, norm.ScalarOpt_dtype), and with a dim and a
+    dtype (norm.ScalarOpt_dim_dtype); sample_kwargs "dim" picks which."""
+    with_dim = op.sample_kwargs.get("dim", False)
+    wider = torch.float64
+    for shape in ((), (5,), (3, 4), (2, 3, 4), (0, 3)):
+        for p in (2, 1, 3.5, 0, float("inf")):
+            if with_dim and not shape:
+                continue
+            if p == float("inf") and 0 in shape:
+                continue   # the inf norm of nothing is an error
+            for name, t in layouts(shape, device, dtype):
+                if with_dim:
+                    yield SampleInput(t, (p, [-1], p == 1), {"dtype": wider}, name=f"{name} {shape} p={p}")
+                else:
+                    yield SampleInput(t, (p,), name=f"{name} {shape} p={p}")
+                    yield SampleInput(t, (p,), {"dtype": wider}, name=f"{name} {shape} p={p} dtype")
+
+
+def _entry(name, op, aten, samples, *, dtypes=FLOATING, supports_out=False, tolerances=None, xfails=(), **knobs):
+    return OpInfo(name=name, op=op, aten=aten, sample_inputs=samples, dtypes=frozenset(dtypes),
+                  supports_out=supports_out, tolerances=tolerances or SUM_TOLERANCES, xfails=tuple(xfails),
+                  sample_kwargs=knobs, family="reductions")
+
+
 VAR_VARIANTS = ({}, {"correction": 0}, {"correction": 2.5}, {"unbiased": False})
 
 ENTRIES = [
     _reduction("sum", torch.sum, aten=("aten::sum.dim_IntList", "aten::sum.IntList_out"), tolerances=SUM_TOLERANCES,
                full="dim=None", variants=({}, {"dtype": torch.float64}, {"dtype": torch.int64})),
-    _reduction("sum_all", torch.sum, aten=("aten::sum",), dims="none", supports_out=False, tolerances=SUM_TOLERANCES),
+    _reduction("sum_all", aten.sum, aten=("aten::sum", "aten::sum.out"), dims="none", tolerances=SUM_TOLERANCES,
+               variants=({}, {"dtype": torch.float64})),
     _reduction("nansum", torch.nansum, aten=("aten::nansum",), dtypes=NUMERIC, tolerances=SUM_TOLERANCES),
     # nanmean is CompositeImplicit: it reaches the trace as nansum / (count of non-nan).
     _reduction("nanmean", torch.nanmean, aten=("aten::nansum",), dtypes=FLOATING, tolerances=SUM_TOLERANCES,
                supports_out=False),
     _reduction("prod", torch.prod, aten=("aten::prod.dim_int", "aten::prod.int_out"), dims="int", domain=(-2, 2),
                full=False, tolerances=SUM_TOLERANCES),
-    _reduction("prod_all", torch.prod, aten=("aten::prod",), dims="none", domain=(-2, 2), supports_out=False,
+    _reduction("prod_all", aten.prod, aten=("aten::prod", "aten::prod.out"), dims="none", domain=(-2, 2),
                tolerances=SUM_TOLERANCES, variants=({}, {"dtype": torch.float64})),
     _reduction("mean", torch.mean, aten=("aten::mean", "aten::mean.dim"), dtypes=FLOATING, tolerances=SUM_TOLERANCES,
                errors=(INT_INPUT[:-1] + ("could not infer output dtype",),)),
+    _reduction("mean_all", aten.mean, aten=("aten::mean", "aten::mean.dtype_out"), dtypes=FLOATING, dims="none",
+               tolerances=SUM_TOLERANCES, variants=({}, {"dtype": torch.float64})),
     _reduction("amax", torch.amax, aten=("aten::amax",), empty=False, errors=_extremum_errors("amax")),
     _reduction("amin", torch.amin, aten=("aten::amin",), empty=False, errors=_extremum_errors("amin")),
     _reduction("max", torch.max, aten=("aten::max", "aten::max.dim"), dims="int", empty=False,
                errors=_extremum_errors("max")),
     _reduction("min", torch.min, aten=("aten::min", "aten::min.dim"), dims="int", empty=False,
                errors=_extremum_errors("min")),
+    _reduction("max_all", aten.max, aten=("aten::max", "aten::max.unary_out"), dims="none", empty=False),
+    _reduction("min_all", aten.min, aten=("aten::min", "aten::min.unary_out"), dims="none", empty=False),
+    _reduction("max_dim_out", _tuple_out(torch.max), aten=("aten::max.dim", "aten::max.dim_max"), dims="int",
+               full=False, empty=False, supports_out=False),
+    _reduction("min_dim_out", _tuple_out(torch.min), aten=("aten::min.dim", "aten::min.dim_min"), dims="int",
+               full=False, empty=False, supports_out=False),
+    _reduction("aminmax_out", _tuple_out(torch.aminmax), aten=("aten::aminmax", "aten::aminmax.out"), dims="int",
+               empty=False, supports_out=False),
+    # max(a, b) / min(a, b) are CompositeImplicit (maximum / minimum): make_fx lowers them before the table.
+    _entry("max_binary", torch.max, ("aten::max.other", "aten::max.out"), sample_inputs_binary_extremum, dtypes=ALL,
+           supports_out=True),
+    _entry("min_binary", torch.min, ("aten::min.other", "aten::min.out"), sample_inputs_binary_extremum, dtypes=ALL,
+           supports_out=True),
     _reduction("argmax", torch.argmax, aten=("aten::argmax",), dtypes=NUMERIC, dims="int", empty=False,
                errors=_extremum_errors("argmax")),
     _reduction("argmin", torch.argmin, aten=("aten::argmin",), dtypes=NUMERIC, dims="int", empty=False,
@@ -148,11 +235,26 @@ ENTRIES = [
            sample_inputs=extremal_reduction, dtypes=FLOATING, family="reductions",
            xfails=(XFail("values", "eager's Welford kernel gives a nan mean for a row holding inf (inf - inf in its "
                                    "running update); the decomposition's mean is mean()'s, inf"),)),
+    # (No out= test: with out=, a positional unbiased flag binds to var.out's dim.)
+    _entry("var_unbiased", aten.var, ("aten::var", "aten::var.dim"), sample_inputs_var_positional),
+    _entry("std_unbiased", aten.std, ("aten::std", "aten::std.dim"), sample_inputs_var_positional),
+    _entry("var_mean_unbiased", aten.var_mean, ("aten::var_mean", "aten::var_mean.dim"), sample_inputs_var_positional),
+    _entry("std_mean_unbiased", aten.std_mean, ("aten::std_mean", "aten::std_mean.dim"), sample_inputs_var_positional),
     _reduction("logsumexp", torch.logsumexp, aten=("aten::logsumexp",), full=False, tolerances=SUM_TOLERANCES),
-    _reduction("any", torch.any, aten=("aten::any", "aten::any.dim", "aten::any.dims")),
-    _reduction("all", torch.all, aten=("aten::all", "aten::all.dim", "aten::all.dims")),
-    _reduction("count_nonzero", torch.count_nonzero, aten=("aten::count_nonzero", "aten::count_nonzero.dim_IntList"),
-               keepdim=False, supports_out=False),
+    _reduction("any", torch.any, aten=("aten::any", "aten::any.dim", "aten::any.dims", "aten::any.dims_out")),
+    _reduction("all", torch.all, aten=("aten::all", "aten::all.dim", "aten::all.dims", "aten::all.dims_out")),
+    _reduction("any_all_out", _with_out(aten.any.default, aten.any.all_out), aten=("aten::any", "aten::any.all_out"),
+               dims="none"),
+    _reduction("all_all_out", _with_out(aten.all.default, aten.all.all_out), aten=("aten::all", "aten::all.all_out"),
+               dims="none"),
+    # The packet (torch.count_nonzero takes no out=).
+    _reduction("count_nonzero", aten.count_nonzero, keepdim=False,
+               aten=("aten::count_nonzero", "aten::count_nonzero.dim_IntList", "aten::count_nonzero.out",
+                     "aten::count_nonzero.dim_IntList_out")),
+    _reduction("median_all", aten.median, aten=("aten::median", "aten::median.out"), dims="none", empty=False,
+               extremal=False, dtypes=ALL - {torch.bool}),      # eager's median has no bool kernel
+    _reduction("nanmedian_all", aten.nanmedian, aten=("aten::nanmedian", "aten::nanmedian.out"), dims="none",
+               empty=False, dtypes=ALL - {torch.bool}),
     _reduction("linalg.vector_norm", torch.linalg.vector_norm, aten=("aten::linalg_vector_norm",), dtypes=FLOATING,
                tolerances=SUM_TOLERANCES,
                variants=({}, {"ord": 1}, {"ord": 0}, {"ord": 3.5}, {"dtype": torch.float64}),
@@ -165,4 +267,8 @@ ENTRIES = [
                        ((0, 3), torch.float32, {"ord": -1.5, "dim": 0}, RuntimeError, "cannot compute the -1.5 norm"))),
     _reduction("norm", _aten_norm, aten=("aten::norm.ScalarOpt_dim",), dtypes=FLOATING, supports_out=False,
                full=False, tolerances=SUM_TOLERANCES, variants=({"p": 2}, {"p": 1}, {"p": None}, {"p": 3})),
+    _entry("norm_scalar", aten.norm, ("aten::norm.Scalar", "aten::norm.ScalarOpt_dtype", "aten::norm.Scalar_out",
+                                      "aten::norm.ScalarOpt_dtype_out"), sample_inputs_norm_scalar, supports_out=True),
+    _entry("norm_dim_dtype", aten.norm, ("aten::norm.ScalarOpt_dim_dtype", "aten::norm.dtype_out"),
+           sample_inputs_norm_scalar, supports_out=True, dim=True),
 ]
