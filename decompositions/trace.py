@@ -45,14 +45,16 @@ def check_prim_only(gm: torch.fx.GraphModule, context: str = "") -> torch.fx.Gra
 
 
 def _writes_through_views(gm) -> bool:
-    """Whether gm writes (copy_to) into something other than a graph input, or into an input
-    that a view prim also reads."""
+    """Whether gm writes (copy_to) into a view of a graph input (prims own their storage, so such a
+    write would not reach the input)."""
+    copy_to = prims.get("copy_to").op
     for node in gm.graph.nodes:
-        if node.op == "call_function" and node.target is prims.get("copy_to").op:
+        if node.op == "call_function" and node.target is copy_to:
             dst = node.args[0]
-            if dst.op != "placeholder" or any(
-                    prims.is_prim(u.target) and "view" in prims.get(u.target._opname).tags
-                    for u in dst.users if u.op == "call_function"):
+            while dst.op == "call_function" and prims.is_prim(dst.target) and \
+                    "view" in prims.get(dst.target._opname).tags:
+                dst = dst.args[0]
+            if dst is not node.args[0] and dst.op == "placeholder":
                 return True
     return False
 
@@ -113,9 +115,9 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     with torch.no_grad(), scopes:   # inference graphs; training graphs go through AOTAutograd
         gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
     if _writes_through_views(gm):
-        # A write into a view (x[0].add_(1)), or into an input that has views, needs aliasing
-        # that prims do not have (each prim's result owns its storage): trace again with the
-        # program functionalized, so the graph computes new values and writes only its inputs.
+        # A write into a view of an input (x[0].add_(1)) needs aliasing that prims do not have
+        # (each prim's result owns its storage): trace again with the program functionalized,
+        # so the graph computes the new value and writes the input itself.
         # (torch cannot functionalize every op, e.g. some out= overloads: then the graph stays as traced.)
         try:
             with torch.no_grad(), (_module_scopes(fn) if isinstance(fn, torch.nn.Module) else contextlib.nullcontext()):

@@ -50,7 +50,14 @@ _EAGER_LSE_ROUNDING = ("eager's gradient exp(x - result) is wrong at 4.5e307: re
 
 _EAGER_REFUSES = "eager's autograd refuses one float64 sample: "
 
+_TRIANGLE = ("the prim reads one triangle of A, and its derivative is that triangle's (what finite differences "
+             "see); eager returns the Hermitian gradient, which agrees only for Hermitian perturbations")
+
 GRADIENT_XFAILS = {
+    **dict.fromkeys(("cholesky", "linalg.cholesky", "linalg.cholesky_ex", "linalg.eigh", "linalg.eigvalsh"),
+                    _TRIANGLE),
+    **dict.fromkeys(("linalg.lu_factor", "linalg.lu_factor_ex"), "lu_factor's derivative of a non-square matrix is "
+                    "not written yet (raises NotImplementedError)"),
     **dict.fromkeys(("qr", "linalg.qr"), _EAGER_REFUSES + "qr is not differentiable in mode='complete' with more "
                     "rows than columns"),
     "linalg.eig": _EAGER_REFUSES + "the loss depends on the eigenvectors' phase, which eager calls ill-defined",

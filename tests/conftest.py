@@ -14,9 +14,8 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    # With xdist, keep an entry's tests on one worker (tests/test_ops.py shares traces between them).
-    if config.pluginmanager.hasplugin("xdist") and getattr(config.option, "dist", "no") == "load":
-        config.option.dist = "loadgroup"
+    # With xdist, an entry's tests run on one worker (tests/test_ops.py shares traces between them):
+    # pytest.ini's addopts say --dist loadgroup (setting it here is too late for the workers).
     if os.environ.get("PYTEST_XDIST_WORKER"):
         torch.set_num_threads(1)   # one thread per worker: the samples are small, cores are few
 

@@ -219,9 +219,6 @@ def _linalg(name, op, aten, samples, *, errors=None, dtypes=LINALG_DTYPES, suppo
 # triangular solve against the identity, in another order than eager's kernel.
 LU_TOLERANCES = {torch.float32: (1e-4, 1e-4), torch.complex64: (1e-4, 1e-4)}
 LA = torch.linalg
-# eager's CompositeImplicit kernels that reach aten::_conj (a conj view) for complex operands,
-# or in-place squeeze_/unsqueeze_, which have no decomposition yet.
-CONJ_VIEW = "eager's CompositeImplicit kernel reaches aten::_conj (a conj view), which has no decomposition yet"
 # eager's CompositeImplicit out= form hands the _ex kernel an empty scratch tensor (info, LU,
 # pivots) to resize; primkit does not resize out= tensors.
 RESIZED_SCRATCH = "eager's out= form passes an empty scratch tensor for the kernel to resize; primkit does not resize"
@@ -299,8 +296,7 @@ ENTRIES += [
     _linalg("linalg.svdvals", LA.svdvals, ("aten::linalg_svdvals", "aten::linalg_svdvals.out"),
             _matrices(SQUARE_SHAPES + TALL_SHAPES), errors=_matrix_errors, supports_out=True),
     _linalg("svd", torch.svd, ("aten::svd", "aten::svd.U"),
-            _matrices(TALL_SHAPES, kwargs=({}, {"some": False}, {"compute_uv": False})),
-            xfails=[XFail(t, CONJ_VIEW, dtypes=C64) for t in ("values", "strides")]),
+            _matrices(TALL_SHAPES, kwargs=({}, {"some": False}, {"compute_uv": False}))),
     _linalg("linalg.eig", LA.eig, ("aten::linalg_eig", "aten::linalg_eig.out"), _matrices(), errors=_square_errors()),
     _linalg("linalg.eigvals", LA.eigvals, ("aten::linalg_eigvals", "aten::linalg_eigvals.out",
                                            "aten::_linalg_eigvals"),
@@ -368,8 +364,7 @@ ENTRIES += [
                                                    name=f"{a} {b} {kw}")
                                        for a, b, kw in (((3, 4), (3, 4), {}), ((2, 3, 4), (3, 4), {}),
                                                         ((3, 4), (3, 4), {"dim": 0}))),
-            supports_out=True, tolerances=LU_TOLERANCES,
-            xfails=[XFail(t, CONJ_VIEW, dtypes=C64) for t in ("values", "strides", "out")]),
+            supports_out=True, tolerances=LU_TOLERANCES),
     _linalg("linalg.diagonal", LA.diagonal, ("aten::linalg_diagonal",),
             _matrices(SQUARE_SHAPES + TALL_SHAPES, kwargs=({}, {"offset": 1}, {"dim1": 0, "dim2": -1}))),
     _linalg("linalg.tensorsolve", LA.tensorsolve, ("aten::linalg_tensorsolve", "aten::linalg_tensorsolve.out"),
