@@ -110,9 +110,10 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         def fn(*a):
             return inner(*a, **kwargs)
     name = getattr(fn, "__name__", type(fn).__name__)
-    scopes = _module_scopes(fn) if isinstance(fn, torch.nn.Module) else contextlib.nullcontext()
+    def scopes():
+        return _module_scopes(fn) if isinstance(fn, torch.nn.Module) else contextlib.nullcontext()
     mode = "symbolic" if dynamic else "fake"
-    with torch.no_grad(), scopes:   # inference graphs; training graphs go through AOTAutograd
+    with torch.no_grad(), scopes():   # inference graphs; training graphs go through AOTAutograd
         gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
     if _writes_through_views(gm):
         # A write into a view of an input (x[0].add_(1)) needs aliasing that prims do not have
@@ -120,7 +121,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         # so the graph computes the new value and writes the input itself.
         # (torch cannot functionalize every op, e.g. some out= overloads: then the graph stays as traced.)
         try:
-            with torch.no_grad(), (_module_scopes(fn) if isinstance(fn, torch.nn.Module) else contextlib.nullcontext()):
+            with torch.no_grad(), scopes():
                 gm = make_fx(torch.func.functionalize(fn, remove="mutations"), decomposition_table=table,
                              tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
         except RuntimeError as e:
