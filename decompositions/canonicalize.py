@@ -18,6 +18,7 @@ Every pass keeps ``node.meta`` (``nn_module_stack`` included) on the nodes it ke
 """
 from __future__ import annotations
 
+import collections
 import copy
 import hashlib
 import heapq
@@ -103,21 +104,31 @@ def functional(gm):
         dst = node.args[0]
         roots[node] = roots.get(dst, dst)
     aliased = {r: _aliased(r) for r in set(roots.values())}
-    last_write = {}
+    last_write, returned = {}, collections.defaultdict(list)
     for node in writes:
         root = roots[node]
         if aliased[root] or _view_of_input(root) or (root.op != "placeholder" and not _same_layout(root, node.args[1])):
             continue
         src = node.args[1]
-        node.replace_all_uses_with(src)
         if root.op == "placeholder":
+            # A returned write is the input itself (x.relu_() returns x, in x's layout): it becomes
+            # the epilogue's write, not the value written.
+            node.replace_all_uses_with(src, delete_user_cb=lambda user: user.op != "output")
             last_write[root] = (src, node.meta)
+            if node.users:
+                returned[root].append(node)
+                continue
+        else:
+            node.replace_all_uses_with(src)
         g.erase_node(node)
     out = next(n for n in g.nodes if n.op == "output")
     for root, (src, meta) in last_write.items():
         with g.inserting_before(out):
             write = g.call_function(P.copy_to.default, (root, src))
             write.meta = copy.copy(meta)
+        for node in returned[root]:
+            node.replace_all_uses_with(write)
+            g.erase_node(node)
     return gm
 
 
@@ -305,10 +316,27 @@ def _literal(v, keys) -> str:
 
 
 def _placeholder_key(node, index) -> str:
+    """An input by position, shape, dtype, device and strides (a graph's result strides follow its
+    inputs' layout, so a transposed input makes another program)."""
     v = _val(node)
     if isinstance(v, torch.Tensor):
-        return f"in{index}:{tuple(str(s) for s in v.shape)}:{v.dtype}"
+        strides = tuple(str(s) for s in v.stride()) if v.layout == torch.strided else None
+        return f"in{index}:{tuple(str(s) for s in v.shape)}:{v.dtype}:{v.device.type}:{strides}"
     return f"in{index}:{type(v).__name__}"
+
+
+def _constant_key(attr) -> str:
+    """A tensor constant by its value (two programs differing only in a constant's values differ)."""
+    if not isinstance(attr, torch.Tensor):
+        return repr(attr)
+    try:
+        data = attr.detach().cpu().contiguous()
+        if data.is_complex():
+            data = torch.view_as_real(data)
+        content = hashlib.sha256(data.reshape(-1).view(torch.uint8).numpy().tobytes()).hexdigest()
+    except (RuntimeError, NotImplementedError):   # a tensor without data (fake, meta)
+        content = "no-data"
+    return f"{tuple(attr.shape)}:{attr.dtype}:{tuple(attr.stride())}:{content}"
 
 
 def structural_keys(gm) -> dict:
@@ -318,9 +346,7 @@ def structural_keys(gm) -> dict:
             keys[node] = _digest(_placeholder_key(node, index))
             index += 1
         elif node.op == "get_attr":
-            attr = getattr(gm, node.target, None)
-            shape = tuple(attr.shape) if isinstance(attr, torch.Tensor) else None
-            keys[node] = _digest(f"attr:{node.target}:{shape}:{getattr(attr, 'dtype', None)}")
+            keys[node] = _digest(f"attr:{_constant_key(getattr(gm, node.target, None))}")
         elif node.op == "call_function":
             name = node.target.name() if isinstance(node.target, torch._ops.OpOverload) else \
                 getattr(node.target, "__name__", str(node.target))
@@ -449,7 +475,16 @@ def graph_hash(gm: fx.GraphModule) -> str:
     keys = structural_keys(canon)
     output = next(n for n in canon.graph.nodes if n.op == "output")
     placeholders = [keys[n] for n in canon.graph.nodes if n.op == "placeholder"]
-    return hashlib.sha256((",".join(placeholders) + "|" + keys[output]).encode()).hexdigest()
+    returned = fx.map_arg(output.args, _value_returned)     # x.add_(y) returns what x + y does
+    return hashlib.sha256((",".join(placeholders) + "|" + _literal(list(returned), keys)).encode()).hexdigest()
+
+
+def _value_returned(node):
+    """A returned write into an input (the epilogue of x.add_(y)) returns the value it wrote, in the
+    input's layout: the same tensor as that value where the layouts agree."""
+    while node.op == "call_function" and node.target is P.copy_to.default and _same_layout(*node.args[:2]):
+        node = node.args[1]
+    return node
 
 
 # Module scopes ---------------------------------------------------------------------------------

@@ -438,7 +438,9 @@ def _eager_composite(name, overloads=None):
         op = getattr(packet, overload)
 
         def eager_composite(*args, _op=op, **kwargs):
-            return _op.decompose(*args, **kwargs)
+            # the C++ composite itself (op.decompose would run the Python kernel that
+            # decompositions.composite installs: this very function)
+            return _op._op_dk(torch._C.DispatchKey.CompositeImplicitAutograd, *args, **kwargs)
         eager_composite.__qualname__ = eager_composite.__name__ = f"{name}.{overload}[eager composite]"
         register(op)(eager_composite)
 

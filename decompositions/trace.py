@@ -9,6 +9,7 @@ from torch.fx import traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import make_fx
 
 import prims
+from decompositions.composite import composites
 from decompositions.registry import DecompositionError, get_decompositions
 
 # Non-prim targets a prim graph may hold: tuple indexing and SymInt bookkeeping.
@@ -44,19 +45,19 @@ def check_prim_only(gm: torch.fx.GraphModule, context: str = "") -> torch.fx.Gra
     return gm
 
 
-def _writes_through_views(gm) -> bool:
-    """Whether gm writes (copy_to) into a view of a graph input (prims own their storage, so such a
-    write would not reach the input)."""
+def _writes_through_views(gm) -> list[str]:
+    """The view prims through which gm writes (copy_to) into another tensor (``x[0].add_(1)``,
+    ``y[:, 1] = v``): prims own their storage, so such a write would not reach the base."""
     copy_to = prims.get("copy_to").op
+    views = set()
     for node in gm.graph.nodes:
         if node.op == "call_function" and node.target is copy_to:
             dst = node.args[0]
             while dst.op == "call_function" and prims.is_prim(dst.target) and \
                     "view" in prims.get(dst.target._opname).tags:
+                views.add(dst.target._opname)
                 dst = dst.args[0]
-            if dst is not node.args[0] and dst.op == "placeholder":
-                return True
-    return False
+    return sorted(views)
 
 
 @contextlib.contextmanager
@@ -113,20 +114,28 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     def scopes():
         return _module_scopes(fn) if isinstance(fn, torch.nn.Module) else contextlib.nullcontext()
     mode = "symbolic" if dynamic else "fake"
-    with torch.no_grad(), scopes():   # inference graphs; training graphs go through AOTAutograd
+    # Inference graphs (training graphs go through AOTAutograd); the table's entries for
+    # CompositeImplicitAutograd ops run instead of torch's composites (see decompositions.composite).
+    with torch.no_grad(), scopes(), composites(table):
         gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
-    if _writes_through_views(gm):
-        # A write into a view of an input (x[0].add_(1)) needs aliasing that prims do not have
-        # (each prim's result owns its storage): trace again with the program functionalized,
-        # so the graph computes the new value and writes the input itself.
-        # (torch cannot functionalize every op, e.g. some out= overloads: then the graph stays as traced.)
+    views = _writes_through_views(gm)
+    if views:
+        # A write into a view (x[0].add_(1), y[:, 1] = v) needs aliasing that prims do not have
+        # (each prim's result owns its storage): trace again with the program functionalized, so
+        # the graph computes each written base anew (and writes an input back at the end).
         try:
-            with torch.no_grad(), scopes():
+            with torch.no_grad(), scopes(), composites(table):
                 gm = make_fx(torch.func.functionalize(fn, remove="mutations"), decomposition_table=table,
                              tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
         except RuntimeError as e:
             if "functionaliz" not in str(e):
                 raise
+            raise DecompositionError(
+                [f"primkit.{v}" for v in views], f"trace({name}): ",
+                f"are written through, and torch could not functionalize the program ({e})") from e
+        if _writes_through_views(gm):
+            raise DecompositionError([f"primkit.{v}" for v in _writes_through_views(gm)], f"trace({name}): ",
+                                     "are still written through after functionalization")
     check_prim_only(gm, f"trace({name}): ")
     if target is not None:
         outside = sorted({n.target.name() for n in gm.graph.nodes if n.op == "call_function"

@@ -116,8 +116,8 @@ def _trace_entry(entry, table):
     """What tracing an entry's samples (float32 where supported) shows, per overload exercised
     at top level: {overload: (prims reached, non-prim ops left)}, and the sample count. The
     in-place and out= forms are traced once each, so their overloads are seen too."""
-    from opinfo.harness import as_function, clone_sample
-    from torch.fx.experimental.proxy_tensor import make_fx
+    from decompositions.composite import composites
+    from opinfo.harness import clone_sample
     dtypes = sorted(entry.supported_dtypes("cpu"), key=lambda d: (d != torch.float32, str(d)))
     seen: dict = {}
     if not dtypes:
@@ -129,6 +129,14 @@ def _trace_entry(entry, table):
     if samples and entry.supports_out:
         calls.append((entry.op, samples[-1], True))
     recording = _recording(table, seen)
+    with composites(recording):   # the table's entries for CompositeImplicitAutograd ops, as trace does
+        _trace_calls(calls, recording, seen)
+    return seen, len(samples)
+
+
+def _trace_calls(calls, recording, seen):
+    from opinfo.harness import as_function
+    from torch.fx.experimental.proxy_tensor import make_fx
     for op, sample, with_out in calls:
         try:
             fn, tensors = as_function(op, sample)
@@ -145,13 +153,12 @@ def _trace_entry(entry, table):
             if node.op == "call_function" and not is_allowed_target(node.target) and \
                     isinstance(node.target, torch._ops.OpOverload):
                 seen.setdefault(node.target.name(), (set(), set()))
-    return seen, len(samples)
 
 
 def analyze_entries(entries, jobs: int = 1) -> tuple[dict, dict, dict]:
     """Trace the entries' samples through the table: ({overload: (prims, missing)},
-    {overload: sample count}, {overload: [entry names seen calling it]}). ``jobs`` > 1 splits the
-    entries over that many forked processes (tracing is CPU-bound and single-threaded)."""
+    {entry name: sample count}, {overload: [entry names seen calling it]}). ``jobs`` > 1 splits
+    the entries over that many forked processes (tracing is CPU-bound and single-threaded)."""
     names = [e.name for e in entries]
     if jobs > 1 and len(names) > 1 and hasattr(os, "fork"):
         import multiprocessing
@@ -160,14 +167,14 @@ def analyze_entries(entries, jobs: int = 1) -> tuple[dict, dict, dict]:
             parts = pool.map(_analyze_names, chunks)
     else:
         parts = [_analyze_names(names)]
-    reach, counts, seen_by = {}, collections.Counter(), collections.defaultdict(list)
+    reach, counts, seen_by = {}, {}, collections.defaultdict(list)
     for part_reach, part_counts, part_seen in parts:
         _merge_reach(reach, part_reach)
         counts.update(part_counts)
         for name, entry_names in part_seen.items():
             seen_by[name] += entry_names
     order = {n: i for i, n in enumerate(names)}   # entries in database order, however they were split
-    return reach, dict(counts), {k: sorted(v, key=order.__getitem__) for k, v in seen_by.items()}
+    return reach, counts, {k: sorted(v, key=order.__getitem__) for k, v in seen_by.items()}
 
 
 def _merge_reach(into: dict, more: dict) -> None:
@@ -181,12 +188,11 @@ def _analyze_names(entry_names):
     import opinfo
     by_name = {e.name: e for e in opinfo.op_db}
     table = decompositions.get_decompositions()
-    reach, counts, seen_by = {}, collections.Counter(), collections.defaultdict(list)
+    reach, counts, seen_by = {}, {}, collections.defaultdict(list)
     for entry_name in entry_names:
-        seen, n = trace_entry(by_name[entry_name], table)
+        seen, counts[entry_name] = trace_entry(by_name[entry_name], table)
         _merge_reach(reach, seen)
         for name in seen:
-            counts[name] += n
             seen_by[name].append(entry_name)
     return reach, counts, dict(seen_by)
 
@@ -201,10 +207,10 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
     for entry in opinfo.op_db:
         for name in entry.aten:
             by_aten[name].append(entry.name)
-    reach, sample_counts = {}, {}
+    reach, entry_samples = {}, {}
     if analyze:
         entries = [e for e in opinfo.op_db if not e.is_prim]
-        reach, sample_counts, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1)
+        reach, entry_samples, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1)
         for name, entry_names in seen_by.items():
             by_aten[name] += [e for e in entry_names if e not in by_aten[name]]
     names = set(aten_overload_names()) | {op.name() for op in table}
@@ -222,7 +228,7 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
         entries = by_aten.get(name, [])
         rows.append({
             "name": name, "status": status, "prims": sorted(reached), "missing": sorted(missing),
-            "opinfo": entries, "samples": sample_counts.get(name, 0),
+            "opinfo": entries, "samples": sum(entry_samples.get(e, 0) for e in entries), "traced": name in reach,
             "tests": _tests_for(entries, test_results), "tags": op_tags(op),
             "family": family_of(fn) if fn is not None else None,
         })
@@ -236,12 +242,15 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
 
 
 def apply_target(report: dict, target) -> dict:
-    """Mark, in place, the rows that reach only the prim set ``target`` (``ops[].in_target``) and
-    add ``summary.target``; returns the report."""
+    """Mark, in place, the rows that reach only the prim set ``target``, directly or through the
+    prims' lowerings (``ops[].in_target``; ``trace(target=...)`` applies those lowerings), and add
+    ``summary.target``; returns the report."""
+    from decompositions.lowering import unreachable
     target = set(target)
+    outside = unreachable(target)
     for row in report["ops"]:
-        row["in_target"] = row["status"] == "prims" and bool(row["prims"]) and set(row["prims"]) <= target
-    report["summary"]["target"] = {"prims": sorted(target),
+        row["in_target"] = row["status"] == "prims" and bool(row["prims"]) and not set(row["prims"]) & outside
+    report["summary"]["target"] = {"prims": sorted(target), "unreachable_prims": sorted(outside),
                                    "reaching": sum(r["in_target"] for r in report["ops"])}
     return report
 
@@ -299,6 +308,7 @@ def summarize(rows) -> dict:
         "status": dict(status),
         "reach_prims": len(reaching),
         "reach_prims_tested": sum(1 for r in reaching if r["opinfo"]),
+        "reach_prims_traced": sum(1 for r in reaching if r.get("traced")),
         "operators_reaching_prims": len({_operator(r["name"]) for r in reaching}),
         "operators_tested": _operators_tested(rows),
         "core": {"total": len(core), "prims": sum(r["status"] == "prims" for r in core)},
@@ -328,7 +338,8 @@ def to_markdown(report) -> str:
         f"# primkit op coverage (torch {report['torch_version']})", "",
         f"{s['catalog_prims']} prims in the catalog. {s['overloads']} ATen overloads: "
         f"{s['status'].get('prims', 0)} decompose to prims ({s['reach_prims_tested']} of them tested by an OpInfo "
-        f"entry), {s['status'].get('partial', 0)} partially, {s['status'].get('missing', 0)} missing. "
+        f"entry, {s.get('reach_prims_traced', '?')} seen reaching prims in a traced sample), "
+        f"{s['status'].get('partial', 0)} partially, {s['status'].get('missing', 0)} missing. "
         f"{s['operators_reaching_prims']} distinct operators reach prims ({s['operators_tested']} through every "
         f"overload and tested). Core ATen: "
         f"{s['core']['prims']} / {s['core']['total']}.", "",

@@ -137,7 +137,8 @@ def to_html(report) -> str:
     charts += _bar_chart("Coverage by tag (all overloads)", [(t, c) for t, c in s["per_tag"].items()])
     status = s["status"]
     summary = (f"{s['catalog_prims']} prims, {s['opinfo_entries']} OpInfo entries. {s['overloads']} ATen overloads: "
-               f"{status.get('prims', 0)} decompose to prims ({s['reach_prims_tested']} tested), "
+               f"{status.get('prims', 0)} decompose to prims ({s['reach_prims_tested']} tested, "
+               f"{s.get('reach_prims_traced', '?')} seen in a traced sample), "
                f"{status.get('partial', 0)} partially, {status.get('missing', 0)} missing. "
                f"{s['operators_reaching_prims']} operators reach prims. Core ATen: {s['core']['prims']} / "
                f"{s['core']['total']}.")

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import decompositions
+import prims
 from opinfo.coverage import apply_target, aten_overload_names, parse_junit, to_markdown
 from opinfo.report_html import to_html
 from tools import coverage as cli
@@ -68,6 +69,14 @@ def test_target_set(report):
     assert rows["aten::add.Tensor"]["in_target"]
     assert not rows["aten::exp"]["in_target"]
     assert r["summary"]["target"]["reaching"] == sum(x["in_target"] for x in r["ops"])
+
+
+def test_target_counts_lowerings(report):
+    everything = {p.name for p in prims.catalog()}
+    rows = {x["name"]: x for x in apply_target(copy.deepcopy(report), everything - {"sigmoid"})["ops"]}
+    assert "sigmoid" in rows["aten::sigmoid"]["prims"] and rows["aten::sigmoid"]["in_target"]   # sigmoid lowers
+    rows = {x["name"]: x for x in apply_target(copy.deepcopy(report), everything - {"sigmoid", "exp"})["ops"]}
+    assert not rows["aten::sigmoid"]["in_target"]           # its lowering needs exp, which has none
 
 
 def test_from_rejects_a_file_that_is_no_report(tmp_path):

@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     out.write_text(text)
     s = report["summary"]
     print(f"{out}: {s['overloads']} ATen overloads; {s['status'].get('prims', 0)} decompose to prims "
-          f"({s['reach_prims_tested']} tested), {s['status'].get('partial', 0)} partial, "
+          f"({s['reach_prims_tested']} tested, {s.get('reach_prims_traced', '?')} traced), {s['status'].get('partial', 0)} partial, "
           f"{s['status'].get('missing', 0)} missing; {s['operators_reaching_prims']} operators "
           f"({s.get('operators_tested', '?')} through every overload and tested); "
           f"{s['catalog_prims']} prims; {s['opinfo_entries']} OpInfo entries; {report.get('generated_in_s', '?')} s",

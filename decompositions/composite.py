@@ -1,0 +1,75 @@
+"""The table's entries for CompositeImplicitAutograd ops, under make_fx too.
+
+make_fx and AOTAutograd run a CompositeImplicitAutograd ("CIA") op — ``torch.softmax``,
+``F.conv2d``, ``F.layer_norm``, ``torch.absolute``, ``F.one_hot``, ``F.rms_norm``, ... — through
+torch's own C++ composite before any decomposition table is consulted, so a table entry for such
+an op is never called there (torch.export's ``run_decompositions`` does call it). The composite
+may also leave a program that the table's entry would not (``rms_norm`` computes in the input
+dtype, ``one_hot`` and circular ``pad`` write into views of intermediates).
+
+Inside ``composites(table)`` every CIA op that ``table`` has an entry for runs that entry: the
+entry becomes the op's Python kernel for the CompositeImplicitAutograd key and the Python
+dispatcher is on. (The Python dispatcher also runs the Python kernels torch itself registers above
+autograd for a few ops, upsample_nearest and native_batch_norm among them; where the table has an
+entry, it replaces those too.) ``trace`` uses it, so a traced graph is the table's and the OpInfo tests
+exercise the entries that export uses. For your own ``make_fx`` call:
+
+    with decompositions.composites(table):
+        gm = make_fx(fn, decomposition_table=table)(*args)
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import torch
+from torch._dispatch.python import enable_python_dispatcher
+
+_CIA = torch._C.DispatchKey.CompositeImplicitAutograd
+_ABOVE_AUTOGRAD = (_CIA, torch._C.DispatchKey.Autograd)
+
+
+@functools.lru_cache(maxsize=None)
+def is_composite(op) -> bool:
+    """Whether ``op`` (an OpOverload) has a CompositeImplicitAutograd kernel."""
+    return isinstance(op, torch._ops.OpOverload) and \
+        torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), _CIA)
+
+
+_KEYS: dict = {}   # id(op) -> _override_keys(op): OpOverloads are long-lived, and hashing one is slow
+
+
+def _override_keys(op) -> tuple:
+    """The keys at which a table entry for ``op`` must be its Python kernel: CompositeImplicitAutograd
+    for a CIA op, and any key above autograd where torch registers a Python kernel of its own
+    (torch._decomp's upsample_nearest, batch norm, dropout, ...), which the Python dispatcher runs."""
+    keys = _KEYS.get(id(op))
+    if keys is None:
+        keys = _KEYS[id(op)] = tuple(k for k in _ABOVE_AUTOGRAD if k in op.py_kernels or
+                                     (k is _CIA and is_composite(op))) if isinstance(op, torch._ops.OpOverload) else ()
+    return keys
+
+
+@contextlib.contextmanager
+def composites(table):
+    """Within the block, the CompositeImplicitAutograd ops that ``table`` has entries for run
+    those entries (under make_fx, AOTAutograd and eager alike). Nests; restores on exit."""
+    saved = []
+    for op, fn in table.items():
+        keys = _override_keys(op)
+        if keys:
+            kernels = op.py_kernels
+            for key in keys:
+                saved.append((op, key, kernels.get(key)))
+                kernels[key] = fn
+            op._dispatch_cache.clear()
+    try:
+        with enable_python_dispatcher():
+            yield
+    finally:
+        for op, key, previous in reversed(saved):
+            if previous is None:
+                op.py_kernels.pop(key, None)
+            else:
+                op.py_kernels[key] = previous
+            op._dispatch_cache.clear()
