@@ -9,7 +9,8 @@ that cannot. Which prims a lowering reaches is read off a trace of the lowering 
 ``MINIMAL_PRIMS`` is the smallest closure: the prims that have no lowering.
 
 Lowerings keep eager's numerics where a naive formula would not: log1p and expm1 use the
-u = 1 + x correction (Goldberg), tanh is computed from expm1 of -2|x|.
+u = 1 + x correction (Goldberg), tanh is computed from expm1 of -2x on the half plane
+Re x >= 0 (and its odd symmetry).
 """
 from __future__ import annotations
 
@@ -39,6 +40,21 @@ def lowers(name, example=None):
     return deco
 
 
+_LOW_PRECISION = (torch.float16, torch.bfloat16)
+
+
+def _in_opmath(fn):
+    """Compute a float16/bfloat16 lowering in float32 and round once at the end, as eager's
+    kernels do (a formula of several prims rounded after each would drift by ulps)."""
+    @functools.wraps(fn)
+    def lowered(x, *rest):
+        if x.dtype not in _LOW_PRECISION:
+            return fn(x, *rest)
+        result = fn(P.convert_element_type(x, torch.float32), *rest)
+        return P.convert_element_type(result, x.dtype)
+    return lowered
+
+
 def _splat(value, like):
     return P.broadcast_in_dim(P.scalar_tensor(value, dtype=like.dtype, device=like.device), list(like.shape), [])
 
@@ -48,19 +64,25 @@ def _where_eq(x, value, then, otherwise):
 
 
 @lowers("sigmoid")
+@_in_opmath
 def sigmoid(x):
     return P.reciprocal(P.add(_splat(1, x), P.exp(P.neg(x))))
 
 
 @lowers("tanh")
+@_in_opmath
 def tanh(x):
-    # tanh(|x|) = -t / (t + 2) with t = expm1(-2|x|): no overflow, accurate near 0.
-    t = P.expm1(P.mul(_splat(-2, x), P.abs(x)))
+    # tanh(s) = -t / (t + 2) with t = expm1(-2s), s = x with a non-negative real part (tanh is
+    # odd): no overflow, accurate near 0.
+    negative = P.lt(P.real(x) if x.dtype.is_complex else x, _splat(0, P.real(x) if x.dtype.is_complex else x))
+    s = P.where(negative, P.neg(x), x)
+    t = P.expm1(P.mul(_splat(-2, x), s))
     r = P.div(P.neg(t), P.add(t, _splat(2, x)))
-    return P.where(P.lt(x, _splat(0, x)), P.neg(r), r)
+    return P.where(negative, P.neg(r), r)
 
 
 @lowers("log1p")
+@_in_opmath
 def log1p(x):
     u = P.add(_splat(1, x), x)
     accurate = P.div(P.mul(P.log(u), x), P.sub(u, _splat(1, x)))
@@ -68,7 +90,18 @@ def log1p(x):
 
 
 @lowers("expm1")
+@_in_opmath
 def expm1(x):
+    if x.dtype.is_complex:
+        # exp(a + ib) - 1 = (expm1(a) cos b - 2 sin^2(b/2)) + i exp(a) sin b: no cancellation near 0
+        a, b = P.real(x), P.imag(x)
+        half_sin = P.sin(P.mul(b, _splat(0.5, b)))
+        re = P.sub(P.mul(_real_expm1(a), P.cos(b)), P.mul(_splat(2, b), P.mul(half_sin, half_sin)))
+        return P.complex(re, P.mul(P.exp(a), P.sin(b)))
+    return _real_expm1(x)
+
+
+def _real_expm1(x):
     u = P.exp(x)
     um1 = P.sub(u, _splat(1, x))
     accurate = P.div(P.mul(um1, x), P.log(u))
@@ -77,31 +110,37 @@ def expm1(x):
 
 
 @lowers("erfc")
+@_in_opmath
 def erfc(x):
     return P.sub(_splat(1, x), P.erf(x))
 
 
 @lowers("rsqrt")
+@_in_opmath
 def rsqrt(x):
     return P.reciprocal(P.sqrt(x))
 
 
 @lowers("reciprocal")
+@_in_opmath
 def reciprocal(x):
     return P.div(_splat(1, x), x)
 
 
 @lowers("exp2")
+@_in_opmath
 def exp2(x):
     return P.exp(P.mul(x, _splat(math.log(2.0), x)))
 
 
 @lowers("log2")
+@_in_opmath
 def log2(x):
     return P.div(P.log(x), _splat(math.log(2.0), x))
 
 
 @lowers("log10")
+@_in_opmath
 def log10(x):
     return P.div(P.log(x), _splat(math.log(10.0), x))
 
@@ -121,8 +160,11 @@ def ne(a, b):
     return P.logical_not(P.eq(a, b))
 
 
-@lowers("var", example=lambda: (torch.randn(4, 3), [0], 1.0))
+@lowers("var", example=lambda: [(torch.randn(4, 3, dtype=d), [0], 1.0)
+                                 for d in (torch.float32, torch.bfloat16, torch.complex64)])
+@_in_opmath
 def var(a, dims, correction):
+    dims = [d + a.dim() if d < 0 else d for d in dims]
     n = 1
     for d in dims:
         n = n * a.shape[d]
@@ -134,24 +176,31 @@ def var(a, dims, correction):
     else:
         squares = P.mul(centered, centered)
     total = P.sum(squares, dims)
-    return P.div(total, _splat(n - correction, total))
+    return P.div(total, _splat(max(n - correction, 0), total))   # eager: no negative degrees of freedom
 
 
-def _example_args(name, example):
+# One dtype of each kind a lowering may branch on.
+_KINDS = (torch.float32, torch.bfloat16, torch.complex64, torch.int64, torch.bool)
+
+
+def _examples(name, example) -> list:
+    """Argument tuples to trace the lowering with: one per dtype kind the prim supports."""
     if example is not None:
         return example()
     prim = prims.get(name)
-    dtype = torch.float32 if torch.float32 in prim.dtypes else sorted(prim.dtypes, key=str)[0]
-    return tuple(torch.ones(3, dtype=dtype) for a in prim.op._schema.arguments if isinstance(a.type, torch.TensorType))
+    n = sum(isinstance(a.type, torch.TensorType) for a in prim.op._schema.arguments)
+    return [tuple(torch.ones(3, dtype=dtype) for _ in range(n)) for dtype in _KINDS if dtype in prim.dtypes]
 
 
 @functools.lru_cache(maxsize=None)
 def reaches(name) -> frozenset:
-    """The prims the lowering of ``name`` calls directly (read off a trace of it)."""
+    """The prims the lowering of ``name`` calls directly (read off traces of it, one per dtype kind)."""
     fn, example = LOWERINGS[name]
-    gm = make_fx(fn, tracing_mode="fake")(*_example_args(name, example))
-    return frozenset(n.target._opname for n in gm.graph.nodes
-                     if n.op == "call_function" and prims.is_prim(n.target))
+    used = set()
+    for args in _examples(name, example):
+        gm = make_fx(fn, tracing_mode="fake")(*args)
+        used |= {n.target._opname for n in gm.graph.nodes if n.op == "call_function" and prims.is_prim(n.target)}
+    return frozenset(used)
 
 
 def unreachable(target) -> set:

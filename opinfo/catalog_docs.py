@@ -90,6 +90,7 @@ def render() -> str:
              "`python -m tools.catalog_docs`. Every prim is `torch.ops.primkit.<name>`; examples below run as tests "
              "(`tests/test_catalog_docs.py`).", ""]
     lines += [f"- [{fam}](#{fam}) ({len(ps)})" for fam, ps in families.items()]
+    lines += ["- [lowering and the minimal set](#lowering-and-the-minimal-set)"]
     for fam, ps in families.items():
         lines += ["", f"## {fam}", ""]
         for p in ps:
@@ -103,4 +104,17 @@ def render() -> str:
             if ex[p.name]:
                 lines += ["", "```python", f">>> {ex[p.name]}", show(run_example(ex[p.name])), "```"]
             lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + _lowering_section())
+
+
+def _lowering_section() -> list:
+    from decompositions.lowering import LOWERINGS, MINIMAL_PRIMS, reaches
+    lines = ["## lowering and the minimal set", "",
+             "A backend that implements only some prims asks for `get_decompositions(target=SET)`: the prims "
+             "below decompose into other prims (`decompositions/lowering.py`), and the table applies them until "
+             "only SET is left. A prim with no lowering must be in every SET.", "",
+             "| prim | lowers to |", "| --- | --- |"]
+    lines += [f"| `{name}` | {', '.join(f'`{p}`' for p in sorted(reaches(name)))} |" for name in sorted(LOWERINGS)]
+    lines += ["", f"`MINIMAL_PRIMS` ({len(MINIMAL_PRIMS)} prims, the smallest set every prim reaches): "
+              + ", ".join(f"`{p}`" for p in sorted(MINIMAL_PRIMS)) + ".", ""]
+    return lines

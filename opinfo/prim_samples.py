@@ -543,6 +543,12 @@ def _every_layout(device, dtype):
     yield "sliced transposed", make((6, 8), device, dtype)[::2, 1::3].t()
 
 
+def errors_unsupported_dtype(op, device):
+    """C1 of the prims that take every dtype class: a dtype in none of them."""
+    yield ErrorInput(SampleInput(torch.zeros(3, dtype=ODD_DTYPE, device=device), name="C1: unsupported dtype"),
+                     PrimConstraintError, f"{op.prim.name}: C1:")
+
+
 def samples_clone(op, device, dtype):
     for name, t in _every_layout(device, dtype):
         yield SampleInput(t, name=name)
@@ -574,7 +580,7 @@ def errors_copy_to(op, device):
 
 
 SPECIFIC.update({
-    "clone": (samples_clone, None),
-    "device_put": (samples_device_put, None),
+    "clone": (samples_clone, errors_unsupported_dtype),
+    "device_put": (samples_device_put, errors_unsupported_dtype),
     "copy_to": (samples_copy_to, errors_copy_to),
 })

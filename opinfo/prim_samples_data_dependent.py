@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from opinfo.core import ErrorInput, SampleInput
+from opinfo.prim_samples import errors_unsupported_dtype
 from opinfo.samples import layouts, make
 from prims.errors import PrimConstraintError
 
@@ -135,7 +136,7 @@ SPECIFIC = {
     "bincount": (samples_bincount, errors_bincount),
     "repeat_interleave": (samples_repeat_interleave, errors_repeat_interleave),
     "histc": (samples_histc, errors_histc),
-    "nonzero": (samples_one_operand, None),
+    "nonzero": (samples_one_operand, errors_unsupported_dtype),
     "masked_select": (samples_masked_select, errors_masked_select),
     "unique": (samples_one_operand, errors_unique),
     "unique_consecutive": (samples_one_operand, errors_unique),

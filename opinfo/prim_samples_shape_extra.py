@@ -7,6 +7,7 @@ from __future__ import annotations
 import torch
 
 from opinfo.core import ErrorInput, SampleInput
+from opinfo.prim_samples import errors_unsupported_dtype
 from opinfo.samples import layouts, make
 from prims.errors import PrimConstraintError, PrimIndexError
 
@@ -298,8 +299,8 @@ def errors_view_as_complex(op, device):
 SPECIFIC = {
     "split_dim": (samples_split_dim, errors_split_dim),
     "collapse": (samples_collapse, errors_collapse),
-    "alias": (samples_alias, None),
-    "stop_gradient": (samples_alias, None),
+    "alias": (samples_alias, errors_unsupported_dtype),
+    "stop_gradient": (samples_alias, errors_unsupported_dtype),
     "diagonal": (samples_diagonal, errors_diagonal),
     "unfold": (samples_unfold, errors_unfold),
     "split": (samples_split, errors_split),

@@ -1,8 +1,11 @@
 """Symbolic shapes with sympy: run the prims' meta rules on shapes that are expressions.
 
     spec = TensorSpec(("B", "S"), torch.int64)          # a string is a positive integer symbol
-    outs, assumptions = propagate(gm, spec)             # gm: a prim graph (e.g. trace(dynamic=True))
-    outs[0].shape                                       # (B, S, 768) as sympy expressions
+    out, assumptions = propagate(gm, spec)              # gm: a prim graph (e.g. trace(dynamic=True))
+    out.sympy_shape                                     # (B, S, 768) as sympy expressions
+
+The outputs come back in the graph's output structure: one TensorSpec for a graph that returns
+one tensor, a tuple (or list) of them for a graph that returns several.
 
 The meta rules are the same functions that serve real and fake tensors: a TensorSpec's sizes and
 strides are ``SymDim``s, numbers that compare by proving. Symbols stand for integers >= 2 (as
@@ -187,7 +190,8 @@ _SYM_CALLS = {
 
 
 def propagate(gm: fx.GraphModule, *specs):
-    """Run gm's prim graph on TensorSpecs. Returns (outputs as TensorSpecs, assumptions made)."""
+    """Run gm's prim graph on TensorSpecs. Returns (outputs, assumptions made): the outputs as
+    TensorSpecs in the graph's output structure (a bare TensorSpec for a single output)."""
     global _ASSUMPTIONS
     previous, _ASSUMPTIONS = _ASSUMPTIONS, []
     try:

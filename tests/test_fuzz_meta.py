@@ -9,13 +9,15 @@ fewer where a call is costly (EXAMPLES). Operand values come from torch's genera
 draw, so a drawn call is reproducible. A falsifying call found here is kept in
 fuzz_regressions.json, either as a seed (replayed through its strategy) or as an explicit call
 (operand geometry and values, for calls that must outlive changes of the strategies), and
-replayed; a known bug is kept there with an "xfail" reason and runs as a strict xfail.
+replayed: test_meta_matches_execution appends the shrunk falsifying call itself (keep_regression),
+so a failure found once is replayed ever after; a known bug is kept there with an "xfail" reason and runs as a strict xfail.
 """
 from __future__ import annotations
 
 import json
 import math
 import pathlib
+import sys
 
 import pytest
 import torch
@@ -1002,12 +1004,19 @@ def check_meta_matches(prim, s: SampleInput):
             f"{prim.name}: meta strides {f.stride()} != real {r.stride()} for {s}"
 
 
-def draw_and_check(prim, data):
+def draw_and_check(prim, data, failing=None):
+    """Draw a call and check it; a falsifying call is appended to ``failing`` (hypothesis replays
+    the shrunk example last)."""
     # Operand values come from torch's generator, seeded from the draw: a call replays exactly.
     with torch.random.fork_rng():
         torch.manual_seed(data.draw(st.integers(0, 2**32 - 1), label="torch seed"))
         s = data.draw(STRATEGIES[prim.meta](prim), label="call")
-        check_meta_matches(prim, s)
+        try:
+            check_meta_matches(prim, s)
+        except Exception:
+            if failing is not None:
+                failing.append(s)
+            raise
 
 
 def _fuzz_settings(prim, **extra):
@@ -1017,11 +1026,28 @@ def _fuzz_settings(prim, **extra):
 
 @pytest.mark.parametrize("prim", FUZZED, ids=lambda p: p.name)
 def test_meta_matches_execution(prim):
+    failing = []
+
     @_fuzz_settings(prim, derandomize=True)
     @given(data=st.data())
     def fuzz(data):
-        draw_and_check(prim, data)
-    fuzz()
+        draw_and_check(prim, data, failing)
+    try:
+        fuzz()
+    except Exception:
+        if failing:
+            keep_regression(prim, failing[-1])
+        raise
+
+
+def keep_regression(prim, s: SampleInput) -> None:
+    """Append a falsifying call to fuzz_regressions.json as an explicit call, so that it is replayed
+    (test_kept_regressions) from now on, whatever the strategies become."""
+    case = {"prim": prim.name, "call": {"args": encode([s.input, *s.args]),
+                                        "kwargs": {k: encode(v) for k, v in s.kwargs.items()}}}
+    cases = json.loads(REGRESSIONS.read_text()) if REGRESSIONS.exists() else []
+    if case not in cases:
+        REGRESSIONS.write_text(json.dumps(cases + [case], indent=1) + "\n")
 
 
 # ---- kept regressions -------------------------------------------------------------------------
@@ -1034,12 +1060,39 @@ def decode(x):
         return [decode(v) for v in x]
     if isinstance(x, dict) and "dtype" in x and len(x) == 1:
         return getattr(torch, x["dtype"])
+    if isinstance(x, dict) and "complex" in x:
+        return complex(*x["complex"])
     if isinstance(x, dict) and "tensor" in x:
         spec = x["tensor"]
         dtype, offset = getattr(torch, spec["dtype"]), spec.get("offset", 0)
         extent = offset + sum(max(n - 1, 0) * st for n, st in zip(spec["shape"], spec["stride"])) + 1
-        storage = torch.tensor(spec["storage"], dtype=dtype) if "storage" in spec else torch.ones(extent, dtype=dtype)
+        if "storage" in spec:
+            storage = torch.tensor(spec["storage"], dtype=dtype)
+        elif "storage_real_imag" in spec:
+            storage = torch.view_as_complex(torch.tensor(spec["storage_real_imag"], dtype=dtype.to_real()))
+        else:
+            storage = torch.ones(extent, dtype=dtype)
         return storage.as_strided(spec["shape"], spec["stride"], offset)
+    return x
+
+
+def encode(x):
+    """decode's inverse: a tensor keeps its geometry and its whole storage's values."""
+    if isinstance(x, (list, tuple)):
+        return [encode(v) for v in x]
+    if isinstance(x, torch.dtype):
+        return {"dtype": str(x).removeprefix("torch.")}
+    if isinstance(x, torch.Tensor):
+        base = torch.empty(0, dtype=x.dtype).set_(x.untyped_storage())
+        spec = {"shape": list(x.shape), "stride": list(x.stride()), "dtype": str(x.dtype).removeprefix("torch."),
+                "offset": x.storage_offset()}
+        if x.dtype.is_complex:
+            spec["storage_real_imag"] = torch.view_as_real(base).tolist()
+        else:
+            spec["storage"] = base.tolist()
+        return {"tensor": spec}
+    if isinstance(x, complex):
+        return {"complex": [x.real, x.imag]}
     return x
 
 
@@ -1069,6 +1122,23 @@ def test_kept_regressions(case):
     def replay(data):
         draw_and_check(prim, data)
     replay()
+
+
+def test_a_falsifying_call_is_kept(tmp_path, monkeypatch):
+    """keep_regression writes a call that decode gives back, geometry and values alike."""
+    kept = tmp_path / "kept.json"
+    monkeypatch.setattr(sys.modules[__name__], "REGRESSIONS", kept)
+    x = torch.arange(12, dtype=torch.float32).as_strided((2, 3), (1, 4), 1)
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    keep_regression(prims.get("add"), SampleInput(x, (x, 2.5), {"dtype": torch.int16}))
+    keep_regression(prims.get("add"), SampleInput(x, (x, 2.5), {"dtype": torch.int16}))   # kept once
+    keep_regression(prims.get("neg"), SampleInput(z))
+    cases = json.loads(kept.read_text())
+    assert [c["prim"] for c in cases] == ["add", "neg"]
+    args = decode(cases[0]["call"]["args"])
+    assert args[0].stride() == (1, 4) and args[0].storage_offset() == 1 and torch.equal(args[0], x)
+    assert args[2] == 2.5 and decode(cases[0]["call"]["kwargs"]["dtype"]) is torch.int16
+    assert torch.equal(decode(cases[1]["call"]["args"])[0], z)
 
 
 def test_every_meta_rule_has_a_strategy():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+import opinfo
 import prims
 from decompositions import DecompositionError, get_decompositions, trace
 from decompositions.lowering import LOWERINGS, MINIMAL_PRIMS, reaches, unreachable
@@ -33,6 +34,23 @@ def test_lowering_matches_prim(name):
     assert actual.dtype == expected.dtype and actual.shape == expected.shape
     # float32 formulas built from other prims: a few ulps apart, more where results are huge.
     torch.testing.assert_close(actual, expected, atol=1e-6, rtol=4e-6, equal_nan=True)
+
+
+PRIM_ENTRIES = {e.name.removeprefix("primkit."): e for e in opinfo.op_db if e.is_prim}
+
+
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in sorted(LOWERINGS)
+                                        for d in sorted(PRIM_ENTRIES[n].supported_dtypes("cpu"), key=str)])
+def test_lowering_matches_prim_on_its_samples(name, dtype):
+    # every dtype the prim takes (a lowering may branch on complex or integer inputs), on the
+    # prim's OpInfo samples: non-contiguous, empty, 0-d, extreme values
+    entry = PRIM_ENTRIES[name]
+    atol, rtol = entry.tolerance(dtype)
+    for s in entry.samples("cpu", dtype):
+        expected = entry.op(s.input, *s.args, **s.kwargs)
+        actual = LOWERINGS[name][0](s.input, *s.args, **s.kwargs)
+        assert actual.dtype == expected.dtype and actual.shape == expected.shape, s.name
+        torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, equal_nan=True, msg=lambda m: f"{s.name}: {m}")
 
 
 def test_minimal_set_is_closed():

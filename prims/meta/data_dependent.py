@@ -36,8 +36,9 @@ def _contiguous(shape, dtype, device):
     return TensorMeta(shape, contiguous_strides(shape), dtype, device)
 
 
-@meta_rule("nonzero")
+@meta_rule("nonzero", constraints=("C1",))
 def nonzero(prim, a):
+    check_dtype(prim, "C1", a, prim.dtypes)
     return _contiguous((data_dependent_size(prim, a), len(a.shape)), torch.int64, a.device)
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 from prims import dtypes as dt
 from prims.errors import check
 from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import check_same_device, shape_str
+from prims.meta.common import check_dtype, check_same_device, shape_str
 from prims.meta.strides import elementwise_strides, itemsize
 
 
-@meta_rule("clone", constraints=())
+@meta_rule("clone", constraints=("C1",))
 def clone(prim, a):
+    check_dtype(prim, "C1", a, prim.dtypes)
     return TensorMeta(tuple(a.shape), elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]),
                       a.dtype, a.device)
 
@@ -24,9 +25,10 @@ def copy_to(prim, dst, src):
     return dst
 
 
-@meta_rule("device_put", constraints=())
+@meta_rule("device_put", constraints=("C1",))
 def device_put(prim, a, device):
     import torch
+    check_dtype(prim, "C1", a, prim.dtypes)
     return TensorMeta(tuple(a.shape), elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]),
                       a.dtype, torch.device(device))
 

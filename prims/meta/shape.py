@@ -202,8 +202,9 @@ def collapse(prim, a, start, end):
     return _meta(a, shape, strides)
 
 
-@meta_rule("alias", constraints=())
+@meta_rule("alias", constraints=("C1",))
 def alias(prim, a):
+    check_dtype(prim, "C1", a, prim.dtypes)
     return _meta(a, a.shape, a.stride())
 
 
