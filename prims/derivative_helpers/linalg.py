@@ -437,8 +437,83 @@ def real_diag_halved(x):
     return _with_diagonal(x, new)
 
 
+
+# --- Householder products ---------------------------------------------------------------------
+
+def _conj(x):
+    return _ops().conj_physical(x) if x.is_complex() else x
+
+
+def householder_grads(gq, a, tau):
+    """(gA, gTau) given gQ (..., m, m), the gradient of Q = H_1 ... H_k, H_j = I - tau_j v_j v_j^H, the
+    v_j packed in a's first k columns as geqrf stores them (V, unit lower-trapezoidal; k = tau's length).
+
+    With Q = L_j H_j R_j, H_j's gradient is L_j^H gQ R_j^H; of it tau_j gets -(L_j v_j)^H gQ (R_j^H v_j)
+    and v_j gets -(conj(tau_j) L_j^H gQ R_j^H v_j + tau_j R_j gQ^H L_j v_j), of which a keeps the strict
+    lower part (a's diagonal and upper part are not read). All j at once through the compact WY form:
+    H_1 ... H_k = I - V T V^H with T upper-triangular, T = (I + diag(tau) S)^-1 diag(tau) for
+    S = triu(V^H V, 1) (a unit-triangular solve: no division by tau); its leading and trailing blocks
+    are the T of L_j and of R_j, so keeping the strict upper (lower) triangle of a k x k product
+    restricts it to the reflectors before (after) j."""
+    ops = _ops()
+    k = tau.shape[-1]
+    if k == 0:
+        return _full(a.shape, 0, a), _full(tau.shape, 0, tau)
+    ak = _narrow_last(a, k, -1)
+    below = _triangle_mask(ak, -1, True)
+    zeros = _full(ak.shape, 0, ak)
+    v = ops.where(below, ak, ops.where(_triangle_mask(ak, 0, True), _full(ak.shape, 1, ak), zeros))
+    vh = mH(v)
+    vhv = _mm(vh, v)
+    zk = _full(vhv.shape, 0, vhv)
+    before, after = _triangle_mask(vhv, 1, False), _triangle_mask(vhv, -1, True)
+
+    def upper(x):   # entry (i, j) with i < j: reflector i comes before reflector j
+        return ops.where(before, x, zk)
+
+    def lower(x):
+        return ops.where(after, x, zk)
+
+    t = ops.triangular_solve(_scale_rows(upper(vhv), tau), diag_embed(tau), True, True, True)
+    th = mH(t)
+    lv = ops.sub(v, _mm(v, t, upper(vhv)))                      # column j: L_j v_j
+    rhv = ops.sub(v, _mm(v, th, lower(vhv)))                    # column j: R_j^H v_j
+    gq_rhv = _mm(gq, rhv)
+    y1 = ops.sub(gq_rhv, _mm(v, upper(_mm(th, upper(_mm(vh, gq_rhv))))))   # L_j^H gQ R_j^H v_j
+    y2 = _mm(mH(gq), lv)
+    y2 = ops.sub(y2, _mm(v, lower(_mm(t, lower(_mm(vh, y2))))))            # R_j gQ^H L_j v_j
+    gv = _neg(ops.add(_scale_columns(y1, _conj(tau)), _scale_columns(y2, tau)))
+    gtau = _neg(ops.sum(ops.mul(_conj(lv), gq_rhv), [a.dim() - 2]))
+    high = [0] * a.dim()
+    high[-1] = a.shape[-1] - k
+    return ops.pad(ops.where(below, gv, zeros), 0, [0] * a.dim(), high, [0] * a.dim()), gtau
+
+
+def householder_product_grads(grad, a, tau):
+    """(gA, gTau) of householder_product: its result is Q's first n columns, so gQ is grad padded
+    with zero columns (see householder_grads)."""
+    high = [0] * a.dim()
+    high[-1] = a.shape[-2] - a.shape[-1]
+    return householder_grads(_ops().pad(grad, 0, [0] * a.dim(), high, [0] * a.dim()), a, tau)
+
+
+def ormqr_grads(grad, a, tau, other, left, transpose):
+    """(gA, gTau) of ormqr through gQ (see householder_grads): G C^H for Q C, C G^H for Q^H C,
+    C^H G for C Q and G^H C for C Q^H (G the gradient of the result, C other)."""
+    if left:
+        gq = _mm(other, mH(grad)) if transpose else _mm(grad, mH(other))
+    else:
+        gq = _mm(mH(grad), other) if transpose else _mm(mH(other), grad)
+    return householder_grads(gq, a, tau)
+
+
+def ormqr_other_grad(grad, a, tau, left, transpose):
+    """The gradient of ormqr in other: op(Q)^H grad (left) or grad op(Q)^H, itself an ormqr."""
+    return _ops().ormqr(a, tau, grad, left, not transpose)
+
+
 HELPERS = (mH, tril, triu, eye_like, diag_embed, diag, real_diag_part, hermitian_to_triangle, phi,
            real_diag_halved, complex_from_pairs, angle_back, to_device_of, fft_r2c_back, fft_c2r_back,
            triangular_solve_b_grad, triangular_solve_a_grad, cholesky_solve_l_grad, lu_solve_b_grad,
            lu_solve_lu_grad, lu_factor_back, lstsq_a_grad, lstsq_b_grad, cholesky_back, eigh_back, svd_back,
-           eig_back, qr_back)
+           eig_back, qr_back, householder_product_grads, ormqr_grads, ormqr_other_grad)
