@@ -18,6 +18,7 @@ from decompositions.common import (
 from decompositions.nn import (
     MEAN, NONE, SUM, _adaptive_bins, _contiguous, _contiguous_unless_channels_last, _dense_in_order, _dim_order,
     _i64, _is_channels_last, _keep, _like, _numel, _per_dim, _pool_geometry, _repeat_heads, _windows, _wrap_dim,
+    register_out,
 )
 from decompositions.registry import register
 from decompositions.shape import in_layout
@@ -596,3 +597,13 @@ def mse_loss_backward(grad_output, a, target, reduction):
 
 
 register_with_variants("mse_loss_backward", mse_loss_backward)
+
+
+# ----------------------------------------------------------------------------- out= overloads
+
+for _op, _fn in ((aten.convolution_backward.out, convolution_backward),
+                 (aten.native_batch_norm_backward.out, _batch_norm_backward),
+                 (aten.native_layer_norm_backward.out, native_layer_norm_backward),
+                 (aten.cudnn_batch_norm_backward.out, cudnn_batch_norm_backward),
+                 (aten.miopen_batch_norm_backward.out, miopen_batch_norm_backward)):
+    register_out(_op, _fn)

@@ -1,5 +1,6 @@
-"""Decompositions of creation ops: full/zeros/ones/empty and their _like and new_ forms,
-arange, linspace, logspace, eye, scalar_tensor, fill and zero_.
+"""Decompositions of creation ops: full/zeros/ones/empty (and empty_permuted) and their _like
+and new_ forms, arange, range, linspace, logspace (limits given as numbers or 0-d tensors), eye,
+tril_indices/triu_indices, scalar_tensor, fill and zero_.
 
 Eager's factory kwargs: dtype and device are honoured (defaults: the dtype eager infers, the
 default device); layout must be strided; pin_memory and requires_grad do not change values.
@@ -8,10 +9,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import struct
 
 import torch
 
-from decompositions.common import P, aten, prepare, to_dtype, write_into
+from decompositions.common import P, aten, prepare, scalar, to_dtype, write_into
 from decompositions.registry import register
 from decompositions.shape import (
     _cast_value, _check_sizes, check_layout, preserved_strides, strides_for,
@@ -92,6 +94,21 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     return P.empty_strided(list(size), list(strides_for(size, fmt, "empty")), dtype=dtype, device=device)
 
 
+@register(aten.empty_permuted.default)
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """An uninitialized tensor, dense with its dims laid out in memory in physical_layout's order."""
+    _check_sizes(size, "empty_permuted")
+    if len(physical_layout) != len(size):
+        raise RuntimeError(f"empty_permuted: Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(physical_layout)}")
+    if sorted(physical_layout) != list(range(len(size))):
+        raise RuntimeError(f"empty_permuted: physical_layout {list(physical_layout)} is not a permutation of the "
+                           f"dims (Duplicate dim not allowed)")
+    dtype, device = _factory("empty_permuted", dtype, layout, device, torch.get_default_dtype())
+    return P.empty_permuted(list(size), list(physical_layout), dtype=dtype, device=device)
+
+
 @register(aten.empty_strided.default)
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
     _check_sizes(size, "empty_strided")
@@ -103,6 +120,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 
 
 for _op, _fn in ((aten.full.out, full), (aten.zeros.out, zeros), (aten.ones.out, ones),
+                 (aten.empty_permuted.out, empty_permuted),
                  (aten.scalar_tensor.out, scalar_tensor), (aten.empty.out, empty),
                  (aten.empty_strided.out, empty_strided)):
     _register_out(_op, _fn)
@@ -233,7 +251,8 @@ def _index(length, dtype, device):
 
 
 def _const(value, like):
-    return P.broadcast_in_dim(P.scalar_tensor(value, dtype=like.dtype, device=like.device), list(like.shape), [])
+    """value (a number or a 0-d tensor) as a tensor like ``like``: its dtype, device and shape."""
+    return prepare(value, like.dtype, like.shape, like.device)
 
 
 def _arange(start, end, step, dtype, layout, device):
@@ -274,6 +293,58 @@ _register_out(aten.arange.out, arange)
 _register_out(aten.arange.start_out, arange_start)
 
 
+def _round_to_float32(x: float) -> float:
+    """x rounded to the nearest float32 (a float32 operation on float32 operands, computed in
+    double and rounded so, is the float32 operation's result)."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+# Eager's range reads start, end and step in the accumulate type of the result's dtype.
+RANGE_ACCUMULATE = {torch.float16: torch.float32, torch.bfloat16: torch.float32, torch.float32: torch.float64,
+                    torch.float64: torch.float64}
+
+
+@register(aten.range.default, aten.range.step)
+def range_(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """torch.range: start, start + step, ... up to end included (deprecated for arange). Eager
+    counts int((end - start) / step + 1) elements and computes start + i * step, both in the
+    accumulate type (double for float32, float for half types, int64 for integers)."""
+    for name, v in (("start", start), ("end", end), ("step", step)):
+        if not isinstance(v, (numbers.Number, torch.SymInt, torch.SymFloat)) or isinstance(v, complex):
+            raise RuntimeError(f"range: {name} must be a real number, got {type(v).__name__}")
+    dtype, device = _factory("range", dtype, layout, device, torch.get_default_dtype())
+    if dtype == torch.bool or dtype in dt.COMPLEX:
+        raise RuntimeError(f"range: dtype {dtype} is not supported")
+    acc = RANGE_ACCUMULATE.get(dtype, torch.int64)
+    read = int if acc == torch.int64 else float
+    start, end, step = read(start), read(end), read(step)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if acc == torch.int64:
+        length = (end - start) // step + 1   # the quotient is non-negative: floor is eager's truncation
+    else:
+        rounded = _round_to_float32 if acc == torch.float32 else float
+        start, end, step = rounded(start), rounded(end), rounded(step)
+        length = int(rounded(rounded(rounded(end - start) / step) + 1))
+    i = _index(length, acc, device)
+    return to_dtype(P.add(_const(start, i), P.mul(i, _const(step, i))), dtype)
+
+
+_register_out(aten.range.out, range_)
+_register_out(aten.range.out_, range_)
+
+
+def _limit(value, dtype):
+    """start or end as eager's kernel reads it into dtype: a Python number, or a 0-d tensor (eager
+    reads it with .item(); here it stays data, converted with prims). Integer results read both
+    limits truncated to integers."""
+    if isinstance(value, torch.Tensor):
+        return to_dtype(value, torch.int64) if dtype in dt.INT else to_dtype(value, dtype)
+    return int(value) if dtype in dt.INT else value
+
+
 def _linspace_values(start, end, steps, dtype, device):
     """Eager's linspace: start + step * i up to halfway, end - step * (steps - 1 - i) after.
 
@@ -283,8 +354,7 @@ def _linspace_values(start, end, steps, dtype, device):
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     compute = torch.float64 if dtype in dt.INT else dtype
-    if dtype in dt.INT:
-        start, end = int(start), int(end)
+    start, end = _limit(start, dtype), _limit(end, dtype)
     i = _index(steps, compute, device)
     if steps <= 1:
         return P.add(_const(start, i), i) if steps == 1 else i
@@ -295,30 +365,92 @@ def _linspace_values(start, end, steps, dtype, device):
     return P.where(below_half, lower, upper)
 
 
-def _check_real_limits(op, *values):
-    for v in values:
-        if isinstance(v, torch.Tensor):
-            raise RuntimeError(f"{op}: tensor start/end are not supported by primkit; pass Python numbers")
+def _check_limits(op, start, end):
+    """Eager's checks of start and end: 0-d tensors or numbers; complex limits (a complex result
+    in eager) are refused."""
+    dims = {name: v.dim() for name, v in (("start", start), ("end", end)) if isinstance(v, torch.Tensor)}
+    if any(dims.values()):
+        got = " and ".join(f"{name} with {n} dimension(s)" for name, n in dims.items())
+        raise RuntimeError(f"{op} only supports 0-dimensional start and end tensors, but got {got}.")
+    for v in (start, end):
+        if isinstance(v, complex) or (isinstance(v, torch.Tensor) and v.dtype in dt.COMPLEX):
+            raise RuntimeError(f"{op}: complex start/end are not supported by primkit")
 
 
-@register(aten.linspace.default)
+# Each overload takes start and end as Python numbers (.default) or 0-d tensors (.Tensor_Tensor,
+# .Tensor_Scalar, .Scalar_Tensor); the result's dtype does not depend on which.
+LIMIT_OVERLOADS = ("default", "Tensor_Tensor", "Tensor_Scalar", "Scalar_Tensor")
+
+
+@register(*(getattr(aten.linspace, o) for o in LIMIT_OVERLOADS))
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
-    _check_real_limits("linspace", start, end)
+    _check_limits("linspace", start, end)
     dtype, device = _factory("linspace", dtype, layout, device, torch.get_default_dtype())
     return to_dtype(_linspace_values(start, end, steps, dtype, device), dtype)
 
 
-@register(aten.logspace.default)
+@register(*(getattr(aten.logspace, o) for o in LIMIT_OVERLOADS))
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None):
-    _check_real_limits("logspace", start, end)
+    _check_limits("logspace", start, end)
     dtype, device = _factory("logspace", dtype, layout, device, torch.get_default_dtype())
-    # The exponents as linspace's; eager raises base to them in double.
-    exponent = to_dtype(_linspace_values(start, end, steps, dtype, device), torch.float64)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    # Eager's kernel: the limits read into dtype and their difference taken in dtype; the step and
+    # the exponents in double (start + step * i up to halfway, end - step * (steps - 1 - i) after);
+    # base ** exponent in double. One step raises base to start read straight into double.
+    i = _index(steps, torch.float64, device)
+    if steps == 1:
+        exponent = _const(start if isinstance(start, torch.Tensor) else float(start), i)
+    elif steps > 1:
+        low, high = (prepare(_limit(v, dtype), dtype, (), device) for v in (start, end))
+        step = P.div(to_dtype(P.sub(high, low), torch.float64), scalar(steps - 1, torch.float64, device))
+        lower = P.add(_const(low, i), P.mul(_const(step, i), i))
+        upper = P.sub(_const(high, i), P.mul(_const(step, i), P.sub(_const(steps - 1, i), i)))
+        exponent = P.where(P.lt(i, _const(steps // 2, i)), lower, upper)
+    else:
+        exponent = i
     return to_dtype(P.pow(_const(float(base), exponent), exponent), dtype)
 
 
-_register_out(aten.linspace.out, linspace)
-_register_out(aten.logspace.out, logspace)
+for _overload in ("out", "Tensor_Tensor_out", "Tensor_Scalar_out", "Scalar_Tensor_out"):
+    _register_out(getattr(aten.linspace, _overload), linspace)
+    _register_out(getattr(aten.logspace, _overload), logspace)
+
+
+# --- indices of a triangle ---------------------------------------------------------------
+
+def _triangle_indices(op, row, col, offset, dtype, layout, device, upper):
+    """The (row, col) coordinates of the triangle of a row x col matrix (below diagonal offset,
+    or above it), in row-major order: nonzero_static of the triangle's mask, whose count follows
+    from the sizes, transposed to (2, count)."""
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    dtype, device = _factory(op, dtype, layout, device, torch.int64)
+    if dtype not in (torch.int32, torch.int64):
+        raise RuntimeError(f'"{op}" not implemented for \'{dt.short(dtype)}\'')
+    # elements per row: columns >= i + offset (upper), or <= i + offset (lower)
+    count = sum(max(0, col - max(0, i + offset)) if upper else max(0, min(col, i + offset + 1)) for i in range(row))
+    rows = P.broadcast_in_dim(P.iota(row, start=0, step=1, dtype=torch.int64, device=device), [row, col], [0])
+    cols = P.broadcast_in_dim(P.iota(col, start=-offset, step=1, dtype=torch.int64, device=device), [row, col], [1])
+    mask = P.ge(cols, rows) if upper else P.le(cols, rows)
+    coordinates = aten.nonzero_static.default(mask, size=count)
+    return to_dtype(P.copy_strided(P.permute(coordinates, [1, 0]), [count, 1]), dtype)
+
+
+@register(aten.tril_indices.default)
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _triangle_indices("tril_indices", row, col, offset, dtype, layout, device, upper=False)
+
+
+@register(aten.triu_indices.default)
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _triangle_indices("triu_indices", row, col, offset, dtype, layout, device, upper=True)
+
+
+_register_out(aten.tril_indices.out, tril_indices)
+_register_out(aten.triu_indices.out, triu_indices)
 
 
 @register(aten.eye.default, aten.eye.m)

@@ -676,9 +676,3 @@ register_with_variants("clamp", clamp)
 register_with_variants("clip", clamp)
 register_with_variants("clamp_min", lambda a, min: clamp(a, min=min))
 register_with_variants("clamp_max", lambda a, max: clamp(a, max=max))
-
-
-@register(torch.ops.aten._conj.default)
-def _conj(a):
-    # eager's lazy conjugate view (the conj bit); prims compute it: conj_physical, a view for a real a
-    return P.conj_physical(a) if a.dtype in dt.COMPLEX else P.reshape(a, list(a.shape))

@@ -1,6 +1,6 @@
 """Decompositions of torch.fft: the ATen kernels _fft_c2c / _fft_r2c / _fft_c2r and the public
 transforms (fft, ifft, rfft, irfft, hfft, ihfft and their 2-d and n-d forms), fftfreq,
-rfftfreq, fftshift and ifftshift.
+rfftfreq, fftshift and ifftshift, and the short-time transforms stft and istft.
 
 Every transform is one fft prim on the operand resized (trimmed or zero-padded) to the signal
 size: n (1-d) or s (n-d). ``norm`` picks the prim's scaling per direction: "backward" scales
@@ -236,3 +236,161 @@ def _shift(name, inverse):
 
 register_overloads(_shift("fft_fftshift", False), "fft_fftshift", ("default",))
 register_overloads(_shift("fft_ifftshift", True), "fft_ifftshift", ("default",))
+
+
+# --- short-time transforms ------------------------------------------------------------------
+
+def _centered_window(window, win_length, n_fft, dtype, device):
+    """The window (ones without one) zero-padded on both sides to n_fft, centred as eager's."""
+    if window is None:
+        window = aten.ones.default([win_length], dtype=dtype, device=device)
+    left = (n_fft - win_length) // 2
+    return window if win_length == n_fft else aten.constant_pad_nd.default(window, [left, n_fft - win_length - left])
+
+
+def _stft(a, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex,
+          align_to_window):
+    """Eager's stft: the (padded) signal cut into frames hop_length apart, each multiplied by the
+    window and transformed along its n_fft samples; (batch, frequency, frame)."""
+    what = f"stft(n_fft={n_fft}, hop_length={hop_length}, win_length={win_length})"
+    if window is not None and window.device != a.device:
+        raise RuntimeError(f"stft input and window must be on the same device but got self on {a.device} and window "
+                           f"on {window.device}")
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false.")
+    hop_length = n_fft >> 2 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    if return_complex is None:
+        if not (a.is_complex() or (window is not None and window.is_complex())):
+            raise RuntimeError("stft requires the return_complex parameter be given for real inputs, and will further "
+                               "require that return_complex=True in a future PyTorch release.")
+        return_complex = True
+    if a.dtype not in dt.FLOAT and a.dtype not in dt.COMPLEX:
+        raise NotImplementedError(f"{what}: expected a tensor of floating point or complex values")
+    if a.dim() not in (1, 2):
+        raise RuntimeError(f"{what}: expected a 1D or 2D tensor")
+    x = aten.unsqueeze.default(a, 0) if a.dim() == 1 else a
+    if center:   # pad the signal by n_fft // 2 at both ends, as a 3-d (1, batch, length) input of pad
+        pad = n_fft // 2
+        x = aten.squeeze.dim(aten.pad.default(aten.unsqueeze.default(x, 0), [pad, pad], pad_mode), 0)
+    length = x.shape[1]
+    if n_fft <= 0 or n_fft > length:
+        raise RuntimeError(f"{what}: expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+    if hop_length <= 0:
+        raise RuntimeError(f"{what}: expected hop_length > 0, but got hop_length={hop_length}")
+    if win_length <= 0 or win_length > n_fft:
+        raise RuntimeError(f"{what}: expected 0 < win_length <= n_fft, but got win_length={win_length}")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win_length):
+        raise RuntimeError(f"{what}: expected a 1D window tensor of size equal to win_length={win_length}, but got "
+                           f"window with size {list(window.shape)}")
+    if window is not None or win_length < n_fft:
+        window = _centered_window(window, win_length, n_fft, a.dtype, a.device)
+    if not center and align_to_window:   # frames start where the window starts
+        frames = 1 + (length - win_length) // hop_length
+        side = (n_fft - win_length) // 2
+        x = aten.pad.default(x, [side, side], pad_mode)
+    else:
+        frames = 1 + (length - n_fft) // hop_length
+    x = aten.unfold.default(x, 1, n_fft, hop_length)   # (batch, frame, n_fft)
+    if x.shape[1] < frames:
+        raise RuntimeError(f"{what}: the window-aligned frames would read past the padded signal")
+    x = aten.slice.Tensor(x, 1, 0, frames)
+    if window is not None:
+        x = aten.mul.Tensor(x, window)
+    normalization = 1 if normalized else 0   # by 1/sqrt(n_fft), or none
+    if x.is_complex():
+        if onesided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        out = aten._fft_c2c.default(x, [2], normalization, True)
+    else:
+        out = aten._fft_r2c.default(x, [2], normalization, True if onesided is None else onesided)
+    out = aten.transpose.int(out, 1, 2)
+    if a.dim() == 1:
+        out = aten.squeeze.dim(out, 0)
+    return out if return_complex else aten.view_as_real.default(out)
+
+
+@register(aten.stft.default)
+def stft(a, n_fft, hop_length=None, win_length=None, window=None, normalized=False, onesided=None,
+         return_complex=None, align_to_window=None):
+    return _stft(a, n_fft, hop_length, win_length, window, False, "constant", normalized, onesided, return_complex,
+                 align_to_window)
+
+
+@register(aten.stft.center)
+def stft_center(a, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+                normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    return _stft(a, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex,
+                 align_to_window)
+
+
+def _overlap_add(frames, length, hop_length):
+    """(channel, frame, n) frames summed into (channel, length) signals, frame f starting at
+    f * hop_length (eager's unfold_backward along the signal)."""
+    channels, count, n = frames.shape
+    start = P.broadcast_in_dim(P.iota(count, start=0, step=hop_length, dtype=torch.int64, device=frames.device),
+                               [count, n], [0])
+    offset = P.broadcast_in_dim(P.iota(n, start=0, step=1, dtype=torch.int64, device=frames.device), [count, n], [1])
+    index = P.broadcast_in_dim(P.reshape(P.add(start, offset), [count * n]), [channels, count * n], [1])
+    zeros = P.full([channels, length], 0, dtype=frames.dtype, device=frames.device)
+    return P.scatter_add(zeros, 1, index, P.reshape(aten.contiguous.default(frames), [channels, count * n]))
+
+
+@register(aten.istft.default)
+def istft(a, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None,
+          length=None, return_complex=False):
+    """Eager's istft: each frame's inverse transform, windowed and overlap-added, divided by the
+    overlap-added squared window. Eager refuses a window whose envelope nearly vanishes (a check
+    of values, |envelope| < 1e-11); the decomposition cannot read values, and divides anyway."""
+    what = f"istft(n_fft={n_fft}, hop_length={hop_length}, win_length={win_length})"
+    if window is not None and window.device != a.device:
+        raise RuntimeError(f"istft input and window must be on the same device but got self on {a.device} and window "
+                           f"on {window.device}")
+    hop_length = n_fft >> 2 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    if not a.is_complex():
+        raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
+                           "return_complex=True.")
+    if a.numel() == 0:
+        raise RuntimeError(f"{what}: input tensor cannot be empty.")
+    if a.dim() not in (2, 3):
+        raise RuntimeError(f"{what}: expected a tensor with 3 or 4 dimensions, but got {a.dim() + 1}")
+    frames, fft_size = a.shape[-1], a.shape[-2]
+    onesided = fft_size != n_fft if onesided is None else onesided
+    if onesided and n_fft // 2 + 1 != fft_size:
+        raise RuntimeError(f"{what}: expected the frequency dimension (3rd to the last) of the input tensor to match "
+                           f"n_fft / 2 + 1 when onesided=True, but got {fft_size}")
+    if not onesided and n_fft != fft_size:
+        raise RuntimeError(f"{what}: expected the frequency dimension (3rd to the last) of the input tensor to match "
+                           f"n_fft when onesided=False, but got {fft_size}")
+    if not 0 < hop_length <= win_length:
+        raise RuntimeError(f"{what}: expected 0 < hop_length <= win_length")
+    if not 0 < win_length <= n_fft:
+        raise RuntimeError(f"{what}: expected 0 < win_length <= n_fft")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win_length):
+        raise RuntimeError(f"{what}: Invalid window shape. window has to be 1D and length of `win_length`")
+    window = _centered_window(window, win_length, n_fft, dt.to_real(a.dtype), a.device)
+    x = aten.transpose.int(aten.unsqueeze.default(a, 0) if a.dim() == 2 else a, 1, 2)   # (channel, frame, freq)
+    normalization = 1 if normalized else 2   # by 1/sqrt(n_fft), or 1/n_fft
+    if return_complex:
+        if onesided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        x = aten._fft_c2c.default(x, [2], normalization, False)
+    else:
+        if window.is_complex():
+            raise RuntimeError("Complex windows are incompatible with return_complex=False")
+        if not onesided:
+            x = aten.slice.Tensor(x, -1, 0, n_fft // 2 + 1)
+        x = aten._fft_c2r.default(x, [2], normalization, n_fft)
+    expected = n_fft + hop_length * (frames - 1)
+    y = _overlap_add(aten.mul.Tensor(x, aten.view.default(window, [1, 1, n_fft])), expected, hop_length)
+    squared = aten.expand.default(aten.pow.Tensor_Scalar(window, 2), [1, frames, n_fft])
+    envelope = _overlap_add(squared, expected, hop_length)
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else (-(n_fft // 2) if center else expected)
+    y = aten.div.Tensor(aten.slice.Tensor(y, 1, start, end), aten.slice.Tensor(envelope, 1, start, end))
+    if a.dim() == 2:
+        y = aten.squeeze.dim(y, 0)
+    if end > expected:   # a length beyond the frames: zeros
+        y = aten.constant_pad_nd.default(y, [0, end - expected])
+    return y

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, upcast
+from decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, upcast, write_into
 from decompositions.registry import register
 from decompositions.reductions import like, register_overloads
 from prims import dtypes as dt
@@ -147,6 +147,100 @@ def _batch_sum_of_products(a, b):
 
 for _name, _product in (("addmm", mm), ("addmv", mv), ("baddbmm", bmm), ("addbmm", _batch_sum_of_products)):
     register_overloads(_add_product(_name, _product), _name, ("default", "out"), inplace=("default",))
+
+
+# --- out_dtype overloads: mm.dtype, bmm.dtype, addmm.dtype, baddbmm.dtype ----------------------------
+# Eager has these kernels on CUDA only (cuBLAS: float16/bfloat16 operands, accumulated and written in
+# float32, or any operand dtype written in its own); CPU has none, and dispatch raises
+# NotImplementedError, which the decompositions raise too.
+
+def _check_out_dtype_kernel(op_name, device, out_dtype, operand_dtype):
+    if device.type == "cpu":
+        raise NotImplementedError(f"Could not run 'aten::{op_name}' with arguments from the 'CPU' backend (eager "
+                                  f"implements the out_dtype overloads on CUDA only)")
+    if not (out_dtype == operand_dtype or
+            (out_dtype == torch.float32 and operand_dtype in (torch.float16, torch.bfloat16))):
+        raise RuntimeError("out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs")
+
+
+def _check_dtype_out(out, out_dtype):
+    if out.dtype != out_dtype:
+        raise RuntimeError("out_dtype must be the same as the dtype of the provided out tensor")
+
+
+def mm_dtype(a, b, out_dtype):
+    for what, t in (("self", a), ("mat2", b)):
+        if t.dim() != 2:
+            raise RuntimeError(f"{what} must be a matrix, got {t.dim()}-D tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape(a)} and {_shape(b)})")
+    if a.dtype != b.dtype:
+        raise RuntimeError("input dtypes must be the same")
+    _check_out_dtype_kernel("mm.dtype", a.device, out_dtype, a.dtype)
+    return to_dtype(_upcast_product(mm, a, b), out_dtype)
+
+
+def _check_batches(a, b):
+    for what, t in (("batch1", a), ("batch2", b)):
+        if t.dim() != 3:
+            raise RuntimeError(f"{what} must be a 3D tensor")
+    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    if a.dtype != b.dtype:
+        raise RuntimeError("batch1 and batch2 must have the same dtype")
+
+
+def bmm_dtype(a, b, out_dtype):
+    _check_batches(a, b)
+    _check_out_dtype_kernel("bmm.dtype", a.device, out_dtype, a.dtype)
+    return to_dtype(_upcast_product(bmm, a, b), out_dtype)
+
+
+def _scaled_sum_as(name, input, product, beta, alpha, out_dtype):
+    """beta * input + alpha * product computed in the product's (float32 or wider) dtype, rounded once
+    to out_dtype."""
+    return to_dtype(_scaled_sum(name, to_dtype(input, product.dtype), product, beta, alpha), out_dtype)
+
+
+def addmm_dtype(input, a, b, out_dtype, *, beta=1, alpha=1):
+    if input.dtype != b.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {dt.short(input.dtype)} and "
+                           f"{dt.short(b.dtype)}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {dt.short(a.dtype)} and "
+                           f"{dt.short(b.dtype)}")
+    for what, t in (("mat1", a), ("mat2", b)):
+        if t.dim() != 2:
+            raise RuntimeError(f"{what} must be a matrix, got {t.dim()}-D tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape(a)} and {_shape(b)})")
+    _check_out_dtype_kernel("addmm.dtype", a.device, out_dtype, input.dtype)
+    return _scaled_sum_as("addmm", input, _upcast_product(mm, a, b), beta, alpha, out_dtype)
+
+
+def baddbmm_dtype(input, a, b, out_dtype, *, beta=1, alpha=1):
+    _check_batches(a, b)
+    _check_out_dtype_kernel("baddbmm.dtype", a.device, out_dtype, a.dtype)
+    if input.dim() != 3:
+        raise RuntimeError("self must be a 3D tensor")
+    if tuple(input.shape) != (a.shape[0], a.shape[1], b.shape[2]):
+        raise RuntimeError("self must have the same shape as the output")
+    return _scaled_sum_as("baddbmm", input, _upcast_product(bmm, a, b), beta, alpha, out_dtype)
+
+
+def _dtype_out(fn):
+    def out_variant(*args, out, **kwargs):
+        result = fn(*args, **kwargs)
+        _check_dtype_out(out, result.dtype)
+        return write_into(out, result, f"{fn.__name__}[out]")
+    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
+    return out_variant
+
+
+for _name, _fn in (("mm", mm_dtype), ("bmm", bmm_dtype), ("addmm", addmm_dtype), ("baddbmm", baddbmm_dtype)):
+    register(getattr(aten, _name).dtype)(_fn)
+    register(getattr(aten, _name).dtype_out)(_dtype_out(_fn))
 
 
 # --- factorizations and solves -----------------------------------------------------------------

@@ -75,6 +75,42 @@ def _is_channels_last(t):
     return t.dim() == 4 and is_channels_last(t.shape, t.stride()) and not is_contiguous(t.shape, t.stride())
 
 
+def register_out(op, fn):
+    """Register the out= overload ``op`` of a functional ``fn``: compute, then write each result
+    into its out tensor (the schema's out arguments, in order), as eager's out= kernels do."""
+    names = [a.name for a in op._schema.arguments if a.is_out]
+    op_name = op.name().split("::")[1]
+
+    def out_variant(*args, **kwargs):
+        outs = [kwargs.pop(n) for n in names]
+        results = fn(*args, **kwargs)
+        if len(names) == 1:
+            return write_into(outs[0], results, op_name)
+        for n, r in zip(names, results):
+            if r is None:   # an output_mask entry that is False: eager has no result to copy either
+                raise RuntimeError(f"{op_name}: no result for {n} (its output_mask entry is False), so nothing "
+                                   f"can be written into it")
+        return tuple(write_into(o, r, op_name) for o, r in zip(outs, results))
+    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
+    out_variant.__module__ = fn.__module__
+    register(op)(out_variant)
+    return out_variant
+
+
+def _is_channels_last_nd(t):
+    """t (4-D or 5-D) laid out channels-last and not also contiguous: eager's suggest_memory_format."""
+    if t.dim() not in (4, 5) or t.numel() == 0:
+        return False
+    order = [0] + list(range(2, t.dim())) + [1]
+    stride, ok = 1, True
+    for d in reversed(order):
+        if t.shape[d] != 1 and t.stride(d) != stride:
+            ok = False
+        stride *= t.shape[d]
+    return ok and not all(t.shape[d] == 1 or t.stride(d) == s for d, s in
+                          enumerate(contiguous_strides(t.shape)))
+
+
 def _check_floating(name, t):
     if t.dtype not in dt.FLOAT:
         raise RuntimeError(f"{name}: expected a floating-point input, got {dt.short(t.dtype)}")
@@ -321,7 +357,8 @@ def rms_norm(a, normalized_shape, weight=None, eps=None):
 
 @register(aten._fused_rms_norm.default)
 def fused_rms_norm(a, normalized_shape, weight, eps):
-    return _rms_norm(a, normalized_shape, weight, eps)
+    out, rstd = _rms_norm(a, normalized_shape, weight, eps)
+    return _contiguous(out), rstd    # the fused kernel writes a contiguous result (rms_norm keeps the layout)
 
 
 def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -398,6 +435,30 @@ def native_batch_norm_functional(a, weight, bias, running_mean, running_var, tra
 @register(aten.batch_norm.default)
 def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     return native_batch_norm(a, weight, bias, running_mean, running_var, training, momentum, eps)[0]
+
+
+@register(aten.instance_norm.default)
+def instance_norm(a, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    """Eager's composite: batch norm of the input seen as one sample of N * C channels (the
+    per-channel parameters repeated N times); the running statistics become the mean over the
+    batch of the N updated copies."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    if a.dim() < 2:
+        raise RuntimeError(f"instance_norm: expected an input with at least 2 dims (N, C, ...), got {a.dim()}-D")
+    n, c = a.shape[0], a.shape[1]
+
+    def repeated(t):   # (C,) -> (N * C,): t repeated N times
+        return None if t is None else P.reshape(P.broadcast_in_dim(t, [n, c], [1]), [n * c])
+    x = P.reshape(_contiguous(a), [1, n * c] + list(a.shape[2:]))
+    rm, rv = repeated(running_mean), repeated(running_var)
+    y, _, _, new_mean, new_var = _batch_norm(x, repeated(weight), repeated(bias), rm, rv, use_input_stats, momentum,
+                                             eps)
+    for stat, new in ((running_mean, new_mean if new_mean is not None else rm),
+                      (running_var, new_var if new_var is not None else rv)):
+        if stat is not None:
+            P.copy_to(stat, _mean(P.reshape(new, [n, c]), [0]))
+    return P.reshape(y, list(a.shape))
 
 
 @register(aten.native_group_norm.default)
@@ -550,6 +611,22 @@ def _working_layout(a, n):
     return a, list(range(a.dim() - n, a.dim())), lambda t: t
 
 
+def _pool_layout(a, n):
+    """_working_layout for poolings: eager's 3-d average and adaptive poolings return contiguous
+    results whatever the input's layout."""
+    if n == 3:
+        return a, list(range(a.dim() - 3, a.dim())), _contiguous
+    return _working_layout(a, n)
+
+
+def _max_pool_layout(a, n):
+    """_working_layout for max pooling: NDHWC for a channels-last batch of volumes, which eager's 3-d
+    max pooling keeps."""
+    if n == 3 and a.dim() == 5 and _is_channels_last_nd(a):
+        return P.permute(a, [0, 2, 3, 4, 1]), [1, 2, 3], lambda t: P.permute(t, [0, 4, 1, 2, 3])
+    return _pool_layout(a, n)
+
+
 def _windows(x, spatial, kernel, stride, dilation, out, pad_low, fill):
     """x's pooling windows stacked on a new last dim: shape x.shape with spatial sizes -> out, + (K,)."""
     low, high = [0] * x.dim(), [0] * x.dim()
@@ -575,7 +652,7 @@ def _lowest(dtype):
 def _max_pool(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
     kernel, stride, padding, dilation, out = _pool_geometry(name, a, n, kernel_size, stride, padding, dilation,
                                                             ceil_mode)
-    x, spatial, restore = _working_layout(a, n)
+    x, spatial, restore = _max_pool_layout(a, n)
     win = _windows(x, spatial, kernel, stride, dilation, out, padding, _lowest(a.dtype))
     last = win.dim() - 1
     values, position = P.amax(win, [last]), P.argmax(win, last)
@@ -611,16 +688,33 @@ def max_pool1d(a, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False
     return _max_pool("max_pool1d", a, 1, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
+def _height_one(name, a, pool2d, *params):
+    """A 1-D pooling as eager's composite computes it: the 2-D pooling of a height-1 image
+    (unsqueeze(-2), pool, squeeze(-2)), which gives eager's values and its channels-last layout
+    for a transposed input. ``params``: 1-D kernel/stride/padding/dilation, made 2-D."""
+    if a.dim() not in (2, 3):
+        raise RuntimeError(f"{name}: Expected 2D or 3D (batch mode) tensor for input, but got {a.dim()}D input of "
+                           f"size {list(a.shape)}")
+    def lift(height, v):   # [height, v]; an empty stride stays empty (it means the kernel size)
+        values = list(v) if isinstance(v, (list, tuple)) else [v]
+        return [height] + values if values else []
+    out = pool2d(P.expand_dims(a, [a.dim() - 1]), *(lift(h, v) for h, v in params))
+    squeeze = lambda t: P.squeeze(t, [a.dim() - 1])   # noqa: E731
+    return tuple(squeeze(t) for t in out) if isinstance(out, tuple) else squeeze(out)
+
+
 @register(aten.max_pool1d_with_indices.default)
 def max_pool1d_with_indices(a, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    return _max_pool("max_pool1d", a, 1, kernel_size, stride, padding, dilation, ceil_mode)
+    return _height_one("max_pool1d_with_indices", a,
+                       lambda x, k, s, p, d: _max_pool("max_pool1d", x, 2, k, s, p, d, ceil_mode),
+                       (1, kernel_size), (1, stride), (0, padding), (1, dilation))
 
 
 def _avg_pool(name, a, n, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     kernel, stride, padding, dilation, out = _pool_geometry(name, a, n, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{name}: divisor must be not zero")
-    x, spatial, restore = _working_layout(a, n)
+    x, spatial, restore = _pool_layout(a, n)
     (xc,), orig = upcast(x)
     win = _windows(xc, spatial, kernel, stride, dilation, out, padding, 0)
     total = P.sum(win, [win.dim() - 1])
@@ -643,7 +737,9 @@ def avg_pool2d(a, kernel_size, stride=(), padding=0, ceil_mode=False, count_incl
 
 @register(aten.avg_pool1d.default)
 def avg_pool1d(a, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
-    return _avg_pool("avg_pool1d", a, 1, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
+    return _height_one("avg_pool1d", a,
+                       lambda x, k, s, p: _avg_pool("avg_pool1d", x, 2, k, s, p, ceil_mode, count_include_pad, None),
+                       (1, kernel_size), (1, stride), (0, padding))
 
 
 register(aten.avg_pool2d.out)(lambda *args, out, **kw: write_into(out, avg_pool2d(*args, **kw), "avg_pool2d"))
@@ -680,7 +776,7 @@ def _adaptive_avg_pool(name, a, output_size, n):
     if any(o < 0 for o in output_size):
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
                            f"{output_size}")
-    x, spatial, restore = _working_layout(a, n)
+    x, spatial, restore = _pool_layout(a, n)
     (y,), orig = upcast(x)
     bin_counts = []
     for d, out_size in zip(spatial, output_size):
@@ -706,7 +802,136 @@ def adaptive_avg_pool2d(a, output_size):
 
 @register(aten.adaptive_avg_pool1d.default)
 def adaptive_avg_pool1d(a, output_size):
-    return _adaptive_avg_pool("adaptive_avg_pool1d", a, output_size, 1)
+    return _height_one("adaptive_avg_pool1d", a, lambda x, o: _adaptive_avg_pool("adaptive_avg_pool1d", x, o, 2),
+                       (1, output_size))
+
+
+@register(aten._adaptive_avg_pool3d.default)
+def _adaptive_avg_pool3d(a, output_size):
+    return _adaptive_avg_pool("adaptive_avg_pool3d", a, output_size, 3)
+
+
+@register(aten.adaptive_avg_pool3d.default)
+def adaptive_avg_pool3d(a, output_size):
+    if list(output_size) == [1, 1, 1]:   # eager's composite: a mean, which keeps the input's layout
+        return aten.mean.dim(a, [-1, -2, -3], True)
+    return _adaptive_avg_pool3d(a, output_size)
+
+
+@register(aten.avg_pool3d.default)
+def avg_pool3d(a, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return _avg_pool("avg_pool3d", a, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+@register(aten.max_pool3d_with_indices.default)
+def max_pool3d_with_indices(a, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return _max_pool("max_pool3d", a, 3, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+@register(aten.max_pool3d.default)
+def max_pool3d(a, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return _max_pool("max_pool3d", a, 3, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+def _adaptive_max_pool(name, a, output_size, n):
+    """(values, indices): the max of each adaptive bin (see _adaptive_bins) and its flat position in
+    the input's spatial plane; ties go to the first position, as eager's kernels scan."""
+    output_size = _per_dim("output_size", output_size, n)
+    if a.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(a.shape)}")
+    for d in range(1, a.dim()):
+        if a.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(a.shape)} with dimension {d} being empty")
+    if any(o <= 0 for o in output_size):
+        raise RuntimeError(f"{name}(): elements of output_size must be greater than 0, but got {output_size}")
+    _check_floating(name, a)
+    x, spatial, restore = _pool_layout(a, n)
+    sizes = [x.shape[d] for d in spatial]
+    bins = [_adaptive_bins(size, o, a.device) for size, o in zip(sizes, output_size)]
+
+    def windows(t, dims):
+        """t with each spatial dim d split into (bin, position in bin): positions past a bin's end
+        repeat its last element (masked below); then the positions moved last and flattened."""
+        for d, (index, _, _) in reversed(list(zip(dims, bins))):   # last dim first: earlier dims keep their place
+            out_size, kmax = index.shape
+            t = P.reshape(P.index_select(t, d, P.reshape(index, [out_size * kmax])),
+                          list(t.shape[:d]) + [out_size, kmax] + list(t.shape[d + 1:]))
+        positions = [d + i + 1 for i, d in enumerate(dims)]
+        kept = [d for d in range(t.dim()) if d not in positions]
+        t = P.permute(t, kept + positions)
+        return P.reshape(t, list(t.shape[:len(kept)]) + [_numel(t.shape[len(kept):])])
+    win = windows(x, spatial)
+    last = win.dim() - 1
+    valid = None
+    for i, (_, v, _) in enumerate(bins):   # (O_1, .., O_n, k_1 .. k_n): position valid in every dim
+        v = P.broadcast_in_dim(v, [b[0].shape[0] for b in bins] + [b[0].shape[1] for b in bins], [i, n + i])
+        valid = v if valid is None else P.logical_and(valid, v)
+    valid = P.reshape(valid, list(output_size) + [_numel(valid.shape[n:])])
+    win = P.where(P.broadcast_in_dim(valid, list(win.shape), spatial + [last]), win, _like(win, -math.inf))
+    values, position = P.amax(win, [last]), P.argmax(win, last)
+    grid = P.reshape(P.iota(_numel(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
+    grid_win = P.broadcast_in_dim(windows(grid, list(range(n))), list(win.shape), spatial + [last])
+    index = P.squeeze(P.gather(grid_win, last, P.expand_dims(position, [last])), [last])
+    return restore(values), restore(index)
+
+
+@register(aten.adaptive_max_pool2d.default)
+def adaptive_max_pool2d(a, output_size):
+    return _adaptive_max_pool("adaptive_max_pool2d", a, output_size, 2)
+
+
+@register(aten.adaptive_max_pool3d.default)
+def adaptive_max_pool3d(a, output_size):
+    return _adaptive_max_pool("adaptive_max_pool3d", a, output_size, 3)
+
+
+@register(aten.adaptive_max_pool1d.default)
+def adaptive_max_pool1d(a, output_size):
+    return _height_one("adaptive_max_pool1d", a, lambda x, o: _adaptive_max_pool("adaptive_max_pool1d", x, o, 2),
+                       (1, output_size))
+
+
+def _max_unpool(name, a, indices, output_size, n):
+    """Zeros of the output size with each input value written at its index (a flat position in
+    its channel's output plane, as max pooling returns them)."""
+    if indices.dtype != torch.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {dt.short(indices.dtype)}")
+    if len(output_size) != n:
+        raise RuntimeError(f"{name}: there should be exactly {n} elements in output_size, but got "
+                           f"{len(output_size)} elements.")
+    if a.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"Input to {name} should be a {n + 1}d or {n + 2}d Tensor, but got a tensor with "
+                           f"{a.dim()} dimensions.")
+    if list(a.shape) != list(indices.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(a.shape)}) but "
+                           f"got indices tensor with shape: {list(indices.shape)}")
+    for d in range(1, a.dim()):
+        if a.shape[d] <= 0:
+            raise RuntimeError(f"{name}: Expected input to have non-zero size for non-batch dimensions, but got "
+                               f"{list(a.shape)} with dimension {d} being empty.")
+    lead = list(a.shape[:a.dim() - n])
+    values = P.reshape(a, lead + [_numel(a.shape[a.dim() - n:])])
+    where = P.reshape(indices, lead + [_numel(a.shape[a.dim() - n:])])
+    zeros = P.full(lead + [_numel(output_size)], 0, dtype=a.dtype, device=a.device)
+    out = P.reshape(P.scatter(zeros, len(lead), where, values), lead + list(output_size))
+    # Eager's 2-d unpooling keeps a channels-last input's layout; the 3-d one writes a contiguous result.
+    return _dense_in_order(out, [0, 2, 3, 1]) if n == 2 and _is_channels_last(a) else _contiguous(out)
+
+
+@register(aten.max_unpool2d.default)
+def max_unpool2d(a, indices, output_size):
+    return _max_unpool("max_unpooling2d", a, indices, output_size, 2)
+
+
+@register(aten.max_unpool3d.default)
+def max_unpool3d(a, indices, output_size, stride, padding):
+    if len(stride) != 3 or len(padding) != 3:
+        raise RuntimeError(f"There should be exactly three elements (depth, height, width) in stride and padding, "
+                           f"but got stride {list(stride)} and padding {list(padding)}")
+    if any(st <= 0 for st in stride):
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
+    return _max_unpool("max_unpooling3d", a, indices, output_size, 3)
 
 
 # ----------------------------------------------------------------------------- embedding, dropout
@@ -729,6 +954,98 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                                                    device=flat.device)), list(rows.shape), [0])
         rows = P.where(pad, P.stop_gradient(rows), rows)
     return P.reshape(rows, list(indices.shape) + [weight.shape[1]])
+
+
+EMBEDDING_BAG_MODES = ("sum", "mean", "max")
+
+
+def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+    """(output, offset2bag, bag_size, max_indices) of bags of rows: bag b holds the indices from
+    offsets[b] to the next offset; a row at padding_idx counts in no bag; an empty bag gives zeros.
+
+    The auxiliary results (which only eager's backward reads) are eager's CPU kernel's in inference:
+    offset2bag, each index's bag (empty where eager takes its fast sum path: float32/float16/bfloat16
+    weights with unit row stride and no padding_idx); bag_size, the bags' sizes without padding rows
+    (in sum mode zeros, one per offset); max_indices, the row each maximum came from (else bag_size). With include_last_offset the last offset must be the input's length, as documented."""
+    if weight.dim() != 2:
+        raise RuntimeError(f"embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if indices.dim() != 1 or offsets.dim() != 1:
+        raise RuntimeError(f"embedding_bag: input and offsets have to be 1D Tensors, but got Tensors of dimension "
+                           f"{indices.dim()} and {offsets.dim()}")
+    if indices.dtype not in (torch.int32, torch.int64) or offsets.dtype not in (torch.int32, torch.int64):
+        raise RuntimeError(f"embedding_bag: expected int32 or int64 input and offsets, got {dt.short(indices.dtype)} "
+                           f"and {dt.short(offsets.dtype)}")
+    if mode not in (0, 1, 2):
+        raise RuntimeError(f"embedding_bag: unknown mode {mode}")
+    if per_sample_weights is not None and mode != 0:
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{EMBEDDING_BAG_MODES[mode]}')")
+    length, dim, device = indices.shape[0], weight.shape[1], weight.device
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    idx, off = to_dtype(indices, torch.int64), to_dtype(offsets, torch.int64)
+    starts = P.slice(off, [0], [bags], [1])
+    position = P.iota(length, start=0, step=1, dtype=torch.int64, device=device)
+    # Position i lies in the last bag that starts at or before it.
+    started = P.le(P.broadcast_in_dim(starts, [length, bags], [1]), P.broadcast_in_dim(position, [length, bags], [0]))
+    offset2bag = P.sub(P.sum(to_dtype(started, torch.int64), [1]), _i64(1, [length], device))
+    counted = P.ge(offset2bag, _i64(0, [length], device))
+    if include_last_offset:   # the last offset ends the last bag
+        end = P.broadcast_in_dim(P.slice(off, [bags], [bags + 1], [1]), [length], [0])
+        counted = P.logical_and(counted, P.lt(position, end))
+    if padding_idx is not None and padding_idx >= 0:
+        counted = P.logical_and(counted, P.ne(idx, _i64(padding_idx, [length], device)))
+    bag = P.where(counted, offset2bag, _i64(0, [length], device))
+    bag_rows = P.broadcast_in_dim(bag, [length, dim], [0])
+    bag_size = P.scatter_add(P.full([bags], 0, dtype=torch.int64, device=device), 0, bag,
+                             to_dtype(counted, torch.int64))
+    (w,), orig = upcast(weight)
+    rows = P.index_select(w, 0, idx)
+    if per_sample_weights is not None:
+        rows = P.mul(rows, P.broadcast_in_dim(to_dtype(per_sample_weights, w.dtype), [length, dim], [0]))
+    keep = P.broadcast_in_dim(counted, [length, dim], [0])
+    zeros = P.full([bags, dim], 0, dtype=w.dtype, device=device)
+    if mode == 2:
+        out = P.scatter_reduce(zeros, 0, bag_rows, P.where(keep, rows, _like(rows, -math.inf)), "amax", False)
+        # The first position of each bag holding its maximum (eager's scan keeps the first), as a row index.
+        hit = P.logical_and(keep, P.eq(rows, P.gather(out, 0, bag_rows)))
+        first = P.scatter_reduce(P.full([bags, dim], length, dtype=torch.int64, device=device), 0, bag_rows,
+                                 P.where(hit, P.broadcast_in_dim(position, [length, dim], [0]),
+                                         _i64(length, [length, dim], device)), "amin", True)
+        found = P.lt(first, _i64(length, [bags, dim], device))
+        safe = P.where(found, first, _i64(0, [bags, dim], device))
+        max_indices = P.where(found, P.gather(P.broadcast_in_dim(idx, [length, dim], [0]), 0, safe),
+                              _i64(0, [bags, dim], device))
+        out = P.where(P.broadcast_in_dim(P.gt(bag_size, _i64(0, [bags], device)), [bags, dim], [0]), out, zeros)
+    else:
+        out = P.scatter_add(zeros, 0, bag_rows, P.where(keep, rows, _like(rows, 0)))
+        if mode == 1:
+            count = P.broadcast_in_dim(to_dtype(bag_size, w.dtype), [bags, dim], [0])
+            out = P.where(P.gt(count, _like(count, 0)), P.div(out, count), zeros)
+        if mode == 0:   # eager sizes the bags only for mean and max mode (and its backward): zeros, one per offset
+            bag_size = P.full([offsets.shape[0]], 0, dtype=torch.int64, device=device)
+        max_indices = bag_size
+        fast_sum = (mode == 0 and (padding_idx is None or padding_idx < 0) and weight.stride(1) == 1 and
+                    weight.dtype in (torch.float32, torch.float16, torch.bfloat16) and
+                    (per_sample_weights is None or per_sample_weights.stride(0) == 1))
+        if fast_sum:
+            offset2bag = P.full([0], 0, dtype=torch.int64, device=device)
+    return to_dtype(out, orig), offset2bag, bag_size, max_indices
+
+
+@register(aten.embedding_bag.default)
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
+                  include_last_offset=False):
+    # scale_grad_by_freq and sparse only shape the gradient.
+    return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, -1)
+
+
+@register(aten.embedding_bag.padding_idx)
+def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                              include_last_offset, padding_idx):
+    if padding_idx is not None and padding_idx < 0:   # counted from the end, as eager's composite does
+        padding_idx = padding_idx + weight.shape[0]
+    return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset,
+                          -1 if padding_idx is None else padding_idx)
 
 
 def _check_dropout_p(p):
@@ -979,7 +1296,8 @@ def _nll(logp, target, weight, reduction, ignore_index):
     total_weight = P.sum(w, all_dims)
     if reduction == NONE:
         out = P.reshape(loss, list(target.shape))
-        total_weight = _like(total_weight, 0)
+        if logp.dim() > 1:   # eager's kernel leaves total_weight 0 per batch, and sums it for a single sample
+            total_weight = _like(total_weight, 0)
     elif reduction == SUM:
         out = P.sum(loss, all_dims)
     elif reduction == MEAN:
@@ -1064,3 +1382,34 @@ def safe_softmax(a, dim, dtype=None):
     all_masked = P.logical_not(P.amax(P.ne(x, _like(x, -math.inf)), dims)) if dims else \
         P.eq(x, _like(x, -math.inf))
     return P.where(_keep(all_masked, dims, out) if dims else all_masked, _like(out, 0), out)
+
+
+# ----------------------------------------------------------------------------- out= overloads
+# Each computes its functional form and writes every result into its out tensor.
+
+for _op, _fn in (
+        (aten._adaptive_avg_pool2d.out, adaptive_avg_pool2d), (aten.adaptive_avg_pool2d.out, adaptive_avg_pool2d),
+        (aten.adaptive_avg_pool1d.out, adaptive_avg_pool1d), (aten.avg_pool1d.out, avg_pool1d),
+        (aten.convolution.out, convolution), (aten.embedding.out, embedding), (aten.nll_loss.out, nll_loss),
+        (aten.max_pool2d_with_indices.out, max_pool2d_with_indices), (aten.native_batch_norm.out, native_batch_norm),
+        (aten._native_batch_norm_legit.out, native_batch_norm),
+        (aten._native_batch_norm_legit.no_stats_out, native_batch_norm_no_stats),
+        (aten._native_batch_norm_legit_no_training.out, native_batch_norm_no_training),
+        (aten.native_dropout.out, native_dropout), (aten.native_group_norm.out, native_group_norm),
+        (aten.native_layer_norm.out, native_layer_norm), (aten.nll_loss_forward.output, nll_loss_forward),
+        (aten.log_sigmoid_forward.output, log_sigmoid_forward),
+        (aten._adaptive_avg_pool3d.out, _adaptive_avg_pool3d), (aten.adaptive_avg_pool3d.out, adaptive_avg_pool3d),
+        (aten.avg_pool3d.out, avg_pool3d), (aten.max_pool3d_with_indices.out, max_pool3d_with_indices),
+        (aten.adaptive_max_pool2d.out, adaptive_max_pool2d), (aten.adaptive_max_pool3d.out, adaptive_max_pool3d),
+        (aten.max_unpool2d.out, max_unpool2d), (aten.max_unpool3d.out, max_unpool3d)):
+    register_out(_op, _fn)
+
+
+@register(aten.dropout_.default)
+def dropout_(a, p, train):
+    _check_dropout_p(p)
+    if not train or p == 0 or _numel(a.shape) == 0:
+        return a        # eager leaves self untouched and returns it
+    if p == 1:
+        return write_into(a, P.mul(a, _like(a, 0)), "dropout_")    # eager's self.mul_(0): nan stays nan
+    _random_dropout_unsupported("dropout_", p)

@@ -14,14 +14,13 @@ import torch
 
 from decompositions.common import P, aten, elementwise, prepare, register_with_variants, to_dtype, upcast, write_into
 from decompositions.nn import (
-    MEAN, _activation, _check_floating, _contiguous, _dense_in_order, _elu, _hardtanh, _like,
-    _reduce, _wrap_dim, nll_loss,
+    MEAN, NONE, _activation, _check_floating, _contiguous, _dense_in_order, _elu, _hardtanh, _i64,
+    _is_channels_last_nd, _like, _numel, _reduce, _wrap_dim, nll_loss, register_out,
 )
 from decompositions.registry import register
 from decompositions.shape import in_layout
 from decompositions.type_promotion import computation_dtype, result_type
 from prims import dtypes as dt
-from prims.meta.strides import contiguous_strides
 
 # ----------------------------------------------------------------------------- activations
 
@@ -138,20 +137,6 @@ for _name in ("alpha_dropout", "feature_alpha_dropout", "feature_dropout"):
 
 
 # ----------------------------------------------------------------------------- padding
-
-
-def _is_channels_last_nd(t):
-    """t (4-D or 5-D) laid out channels-last and not also contiguous: eager's suggest_memory_format."""
-    if t.dim() not in (4, 5) or t.numel() == 0:
-        return False
-    order = [0] + list(range(2, t.dim())) + [1]
-    stride, ok = 1, True
-    for d in reversed(order):
-        if t.shape[d] != 1 and t.stride(d) != stride:
-            ok = False
-        stride *= t.shape[d]
-    return ok and not all(t.shape[d] == 1 or t.stride(d) == s for d, s in
-                          enumerate(contiguous_strides(t.shape)))
 
 
 def _output_layout(t, like):
@@ -409,6 +394,49 @@ def _linear(name, n):
     return fn
 
 
+CUBIC_A = -0.75   # eager's cubic convolution coefficient
+
+
+def _cubic_weights(t, c):
+    """The four cubic-convolution weights of taps at offsets -1, 0, 1, 2 for fractions t."""
+    def near(x):    # |x| <= 1
+        return P.add(P.mul(P.mul(P.sub(P.mul(c(CUBIC_A + 2), x), c(CUBIC_A + 3)), x), x), c(1.0))
+
+    def far(x):     # 1 < |x| < 2
+        inner = P.add(P.mul(P.sub(P.mul(c(CUBIC_A), x), c(5 * CUBIC_A)), x), c(8 * CUBIC_A))
+        return P.sub(P.mul(inner, x), c(4 * CUBIC_A))
+    u = P.sub(c(1.0), t)
+    return [far(P.add(t, c(1.0))), near(t), near(u), far(P.add(u, c(1.0)))]
+
+
+def upsample_bicubic2d(a, output_size, align_corners, scales_h=None, scales_w=None):
+    """Each output pixel blends a 4x4 neighbourhood (taps clamped to the border) with cubic
+    convolution weights: along the width first, then along the height, as eager's kernel nests them."""
+    _check_upsample("upsample_bicubic2d", a, 2, output_size)
+    (x,), orig = upcast(a)
+    acc = x.dtype
+    for k, scale in ((1, scales_w), (0, scales_h)):
+        dim = 2 + k
+        in_size, out_size = a.shape[dim], output_size[k]
+        shape = [out_size]
+        c = lambda v: prepare(v, acc, shape, a.device)   # noqa: E731
+        i = P.iota(out_size, start=0, step=1, dtype=acc, device=a.device)
+        s = _scale(in_size, out_size, scale, align_corners)
+        src = P.mul(i, c(s)) if align_corners else P.sub(P.mul(P.add(i, c(0.5)), c(s)), c(0.5))  # may be < 0
+        base = P.minimum(P.convert_element_type(P.floor(src), torch.int64),
+                         prepare(in_size - 1, torch.int64, shape, a.device))
+        t = P.clamp(P.sub(src, P.convert_element_type(base, acc)), c(0.0), c(1.0))
+        out = None
+        for offset, w in zip((-1, 0, 1, 2), _cubic_weights(t, c)):
+            tap = P.clamp(P.add(base, prepare(offset, torch.int64, shape, a.device)),
+                          prepare(0, torch.int64, shape, a.device), prepare(in_size - 1, torch.int64, shape, a.device))
+            picked = P.index_select(x, dim, tap)
+            term = P.mul(picked, P.broadcast_in_dim(w, list(picked.shape), [dim]))
+            out = term if out is None else P.add(out, term)
+        x = out
+    return _output_layout(to_dtype(x, orig), a)
+
+
 def _vec(base, n, linear):
     """The .vec overloads: output size from output_size or from scale_factors (floor(in * scale))."""
     def fn(a, output_size, *rest):
@@ -444,6 +472,166 @@ for _n in (1, 2, 3):
                        False)
 for _name, _n in LINEAR_MODES.items():
     _register_upsample(_name, _linear(_name, _n), _n, True)
+_register_upsample("upsample_bicubic2d", upsample_bicubic2d, 2, True)
+
+
+# ----------------------------------------------------------------------------- sampling grids
+# grid_sampler_2d reads the input at the points a grid gives in [-1, 1] coordinates; the helpers
+# follow eager's CPU kernel (unnormalize, then clip or reflect for the padding mode).
+
+BILINEAR, NEAREST, BICUBIC = 0, 1, 2
+ZEROS, BORDER, REFLECTION = 0, 1, 2
+
+
+def _unnormalize(g, size, align_corners, c):
+    """[-1, 1] -> pixel coordinates: -1 and 1 are the corner pixels' centres (align_corners) or edges."""
+    if align_corners:
+        return P.mul(P.add(g, c(1.0)), c((size - 1) / 2))
+    return P.sub(P.mul(P.add(g, c(1.0)), c(size / 2)), c(0.5))
+
+
+def _clip(x, size, c):
+    return P.minimum(c(size - 1), P.maximum(x, c(0.0)))
+
+
+def _reflect(x, size, align_corners, c):
+    """x reflected into the span [low, low + span] (the pixels' centres, or edges), by folding."""
+    low, twice_span = (0.0, 2.0 * (size - 1)) if align_corners else (-0.5, 2.0 * size)
+    if twice_span <= 0:   # a single pixel with align_corners
+        return c(0.0)
+    distance = P.abs(P.sub(x, c(low)))
+    extra = P.sub(distance, P.mul(P.trunc(P.div(distance, c(twice_span))), c(twice_span)))
+    return P.add(P.minimum(extra, P.sub(c(twice_span), extra)), c(low))
+
+
+def _pad_coordinates(x, size, padding_mode, align_corners, c):
+    if padding_mode == BORDER:
+        return _clip(x, size, c)
+    if padding_mode == REFLECTION:
+        return _clip(_reflect(x, size, align_corners, c), size, c)
+    return x
+
+
+def _check_grid_sampler(a, grid, n):
+    if a.dim() != n + 2 or grid.dim() != n + 2:
+        raise RuntimeError(f"grid_sampler(): expected {n + 2}D input and grid, but got input with sizes "
+                           f"{list(a.shape)} and grid with sizes {list(grid.shape)}")
+    if a.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
+                           f"sizes {list(a.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != n:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {n} in last dimension, but got grid with "
+                           f"sizes {list(grid.shape)}")
+    if a.dtype != grid.dtype:
+        raise RuntimeError(f"expected scalar type {dt.short(a.dtype)} but found {dt.short(grid.dtype)}")
+    for d in range(2, a.dim()):
+        if a.shape[d] <= 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                               f"sizes {list(a.shape)} with dimension {d} being empty")
+
+
+@register(aten.grid_sampler_2d.default)
+def grid_sampler_2d(a, grid, interpolation_mode, padding_mode, align_corners):
+    _check_grid_sampler(a, grid, 2)
+    if interpolation_mode not in (BILINEAR, NEAREST, BICUBIC) or padding_mode not in (ZEROS, BORDER, REFLECTION):
+        raise RuntimeError(f"grid_sampler_2d: unknown interpolation_mode {interpolation_mode} or padding_mode "
+                           f"{padding_mode}")
+    # Eager's kernel computes in the input's dtype (float16/bfloat16 round after every step, which
+    # moves sampling points by their rounding): so do the prims here.
+    x, g, orig = a, grid, a.dtype
+    n, channels, height, width = a.shape
+    out_h, out_w = grid.shape[1], grid.shape[2]
+    points = [n, out_h, out_w]
+    c = lambda v: prepare(v, x.dtype, points, a.device)   # noqa: E731
+    i64 = lambda v: _i64(v, points, a.device)   # noqa: E731
+    gx, gy = (P.reshape(P.slice(g, [0, 0, 0, k], [n, out_h, out_w, k + 1], [1, 1, 1, 1]), points) for k in (0, 1))
+    planes = P.reshape(x, [n, channels, height * width])
+    out_shape = [n, channels, out_h, out_w]
+
+    def value(ix, iy):
+        """input[:, :, iy, ix] at integer-valued float coordinates; 0 outside the input."""
+        inside = P.logical_and(P.logical_and(P.gt(ix, c(-1.0)), P.lt(ix, c(width))),
+                               P.logical_and(P.gt(iy, c(-1.0)), P.lt(iy, c(height))))
+        flat = P.add(P.mul(to_dtype(iy, torch.int64), i64(width)), to_dtype(ix, torch.int64))
+        flat = P.where(inside, flat, i64(0))
+        index = P.broadcast_in_dim(P.reshape(flat, [n, out_h * out_w]), [n, channels, out_h * out_w], [0, 2])
+        picked = P.reshape(P.gather(planes, 2, index), out_shape)
+        return P.where(P.broadcast_in_dim(inside, out_shape, [0, 2, 3]), picked, _like(picked, 0.0))
+
+    def weighted(v, w):
+        return P.mul(v, P.broadcast_in_dim(w, out_shape, [0, 2, 3]))
+    if interpolation_mode == BICUBIC:
+        ux, uy = _unnormalize(gx, width, align_corners, c), _unnormalize(gy, height, align_corners, c)
+        fx, fy = P.floor(ux), P.floor(uy)
+        wx, wy = _cubic_weights(P.sub(ux, fx), c), _cubic_weights(P.sub(uy, fy), c)
+
+        def tap(dx, dy):   # with the padding mode applied to the tap's own coordinates
+            return value(_pad_coordinates(P.add(fx, c(float(dx))), width, padding_mode, align_corners, c),
+                         _pad_coordinates(P.add(fy, c(float(dy))), height, padding_mode, align_corners, c))
+        out = None
+        for wyi, dy in zip(wy, (-1, 0, 1, 2)):
+            row = None
+            for wxj, dx in zip(wx, (-1, 0, 1, 2)):
+                term = weighted(tap(dx, dy), wxj)
+                row = term if row is None else P.add(row, term)
+            out = weighted(row, wyi) if out is None else P.add(out, weighted(row, wyi))
+        return _contiguous(to_dtype(out, orig))
+    px = _pad_coordinates(_unnormalize(gx, width, align_corners, c), width, padding_mode, align_corners, c)
+    py = _pad_coordinates(_unnormalize(gy, height, align_corners, c), height, padding_mode, align_corners, c)
+    if interpolation_mode == NEAREST:
+        return _contiguous(to_dtype(value(P.round(px), P.round(py)), orig))
+    west, north = P.floor(px), P.floor(py)
+    w, nn = P.sub(px, west), P.sub(py, north)
+    e, s = P.sub(c(1.0), w), P.sub(c(1.0), nn)
+    east, south = P.add(west, c(1.0)), P.add(north, c(1.0))
+    out = weighted(value(west, north), P.mul(s, e))
+    for v, weight in ((value(east, north), P.mul(s, w)), (value(west, south), P.mul(nn, e)),
+                      (value(east, south), P.mul(nn, w))):
+        out = P.add(out, weighted(v, weight))
+    return _contiguous(to_dtype(out, orig))   # eager's kernel writes a contiguous result
+
+
+register_out(aten.grid_sampler_2d.out, grid_sampler_2d)
+
+
+@register(aten.grid_sampler.default)
+def grid_sampler(a, grid, interpolation_mode, padding_mode, align_corners):
+    if a.dim() == 4:
+        return grid_sampler_2d(a, grid, interpolation_mode, padding_mode, align_corners)
+    return aten.grid_sampler_3d.default(a, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def _linspace_from_neg_one(theta, steps, align_corners):
+    """The grid's coordinates along one dim: -1 .. 1 (pixel centres at the edges' 1 / steps inside)."""
+    if steps <= 1:
+        return P.full([1], 0, dtype=theta.dtype, device=theta.device)
+    line = aten.linspace.default(-1, 1, steps, dtype=theta.dtype, device=theta.device)
+    if not align_corners:   # two steps, each rounded, as eager's range * (steps - 1) / steps
+        line = P.div(P.mul(line, _like(line, steps - 1)), _like(line, steps))
+    return line
+
+
+@register(aten.affine_grid_generator.default)
+def affine_grid_generator(theta, size, align_corners):
+    """theta (N, k, k + 1) applied to the base grid (x, y[, z], 1) of every output pixel."""
+    if len(size) not in (4, 5):
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
+    k = len(size) - 2
+    n, spatial = size[0], list(size[2:])          # (H, W) or (D, H, W)
+    if theta.dim() != 3 or list(theta.shape) != [n, k, k + 1]:
+        raise RuntimeError(f"Expected a batch of {k}D affine matrices of shape Nx{k}x{k + 1} for size {list(size)}. "
+                           f"Got {list(theta.shape)}.")
+    columns = []
+    for d in reversed(range(k)):                   # x runs along the last dim, then y, then z
+        columns.append(P.broadcast_in_dim(_linspace_from_neg_one(theta, spatial[d], align_corners), spatial + [1],
+                                          [d]))
+    columns.append(P.full(spatial + [1], 1, dtype=theta.dtype, device=theta.device))
+    base = P.broadcast_in_dim(P.cat(columns, k), [n] + spatial + [k + 1], list(range(1, k + 2)))
+    grid = P.matmul(P.reshape(base, [n, _numel(spatial), k + 1]), P.permute(theta, [0, 2, 1]))
+    return P.reshape(grid, [n] + spatial + [k])
+
+
+register_out(aten.affine_grid_generator.out, affine_grid_generator)
 
 
 # ----------------------------------------------------------------------------- losses
@@ -679,6 +867,138 @@ def nll_loss2d_forward_output(a, target, weight, reduction, ignore_index, *, out
 
 
 register(aten.nll_loss2d.out)(lambda *args, out, **kw: write_into(out, nll_loss2d(*args, **kw), "nll_loss2d"))
+
+
+@register(aten._pdist_forward.default)
+def pdist_forward(a, p=2.0):
+    """The p-norm distance of every pair of rows i < j, in row-major order of the pairs."""
+    if not a.is_contiguous():
+        raise RuntimeError("_pdist_forward requires contiguous input")
+    return _pdist(a, p)
+
+
+@register(aten.pdist.default)
+def pdist(a, p=2.0):
+    return _pdist(_contiguous(a), p)
+
+
+def _pdist(a, p):
+    if a.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {a.dim()}D")
+    if a.dtype not in dt.FLOAT:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = a.shape[0]
+    if n < 2:
+        return P.full([0], 0, dtype=a.dtype, device=a.device)
+    # Row r pairs with rows r + 1 .. n - 1.
+    first = P.cat([P.full([n - 1 - r], r, dtype=torch.int64, device=a.device) for r in range(n - 1)], 0)
+    second = P.cat([P.iota(n - 1 - r, start=r + 1, step=1, dtype=torch.int64, device=a.device)
+                    for r in range(n - 1)], 0)
+    diff = aten.sub.Tensor(P.index_select(a, 0, first), P.index_select(a, 0, second))
+    return aten.linalg_vector_norm.default(diff, p, [1])
+
+
+register_out(aten._pdist_forward.out, pdist_forward)
+
+
+def _multi_margin_shape(a, target, weight):
+    """(frames, classes), with eager's checks."""
+    nd = a.dim()
+    if not ((nd == 2 and a.shape[1] != 0) or (nd == 1 and a.shape[0] != 0) or nd == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(a.shape)}")
+    frames, classes = (a.shape[0], a.shape[1]) if nd == 2 else (1, a.shape[0] if nd == 1 else 1)
+    if target.dim() > 1 or _numel(target.shape) != frames:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{frames}], but got {list(target.shape)}.")
+    if weight is not None and (weight.dim() > 1 or _numel(weight.shape) != classes):
+        raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
+    return frames, classes
+
+
+def _frame_losses(per_frame, batched, reduction):
+    """Eager's reduction of per-frame losses: the vector for reduction='none' with a batch of targets
+    (``batched``), else their sum (mean) as a 0-d tensor."""
+    if reduction == NONE and batched:
+        return per_frame
+    if reduction not in (0, 1, 2):
+        raise RuntimeError(f"{reduction} is not a valid value for reduction")
+    total = P.sum(per_frame, [0])
+    return P.div(total, _like(total, per_frame.shape[0])) if reduction == MEAN else total
+
+
+@register(aten.multi_margin_loss.default)
+def multi_margin_loss(a, target, p=1, margin=1, weight=None, reduction=MEAN):
+    """sum over classes i != y of max(0, margin - x[y] + x[i])^p * w[y], over the class count."""
+    if p not in (1, 2):
+        raise RuntimeError("only p == 1 and p == 2 supported")
+    frames, classes = _multi_margin_shape(a, target, weight)
+    _check_floating("multi_margin_loss", a)
+    (x,), orig = upcast(P.reshape(a, [frames, classes]))
+    t = P.reshape(to_dtype(target, torch.int64), [frames, 1])
+    c = lambda v: _like(x, v)   # noqa: E731
+    z = P.add(P.sub(c(margin), P.broadcast_in_dim(P.gather(x, 1, t), [frames, classes], [0, 1])), x)
+    h = P.where(P.gt(z, c(0)), z if p == 1 else P.mul(z, z), c(0))
+    if weight is not None:
+        w = P.index_select(to_dtype(P.reshape(weight, [classes]), x.dtype), 0, P.reshape(t, [frames]))
+        h = P.mul(h, P.broadcast_in_dim(w, [frames, classes], [0]))
+    classes_iota = P.broadcast_in_dim(P.iota(classes, start=0, step=1, dtype=torch.int64, device=a.device),
+                                      [frames, classes], [1])
+    h = P.where(P.eq(classes_iota, P.broadcast_in_dim(t, [frames, classes], [0, 1])), c(0), h)   # i == y
+    per_frame = P.div(P.sum(h, [1]), _like(P.sum(h, [1]), classes))
+    return to_dtype(_frame_losses(per_frame, target.dim() > 0, reduction), orig)
+
+
+register_out(aten.multi_margin_loss.out, multi_margin_loss)
+
+
+@register(aten.multilabel_margin_loss_forward.default)
+def multilabel_margin_loss_forward(a, target, reduction):
+    """(loss, is_target): each row of target lists classes up to its first -1; the loss sums
+    max(0, 1 - x[j] + x[i]) over listed j and unlisted i, over the class count."""
+    nd = a.dim()
+    if not ((nd == 2 and a.shape[1] != 0) or (nd == 1 and a.shape[0] != 0) or nd == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(a.shape)}")
+    frames, classes = (a.shape[0], a.shape[1]) if nd == 2 else (1, a.shape[0] if nd == 1 else 1)
+    ok = (target.dim() <= 1 and _numel(target.shape) == classes) if nd <= 1 else \
+        (target.dim() == 2 and list(target.shape) == [frames, classes])
+    if not ok:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(a.shape)}")
+    _check_floating("multilabel_margin_loss", a)
+    (x,), orig = upcast(P.reshape(a, [frames, classes]))
+    t = P.reshape(to_dtype(target, torch.int64), [frames, classes])
+    shape = [frames, classes]
+    listed = P.eq(P.cumsum(to_dtype(P.lt(t, _i64(0, shape, a.device)), torch.int64), 1), _i64(0, shape, a.device))
+    safe = P.where(listed, t, _i64(0, shape, a.device))
+    hits = P.scatter_add(P.full(shape, 0, dtype=x.dtype, device=a.device), 1, safe, to_dtype(listed, x.dtype))
+    is_target = P.gt(hits, _like(hits, 0))
+    # z[n, k, i] = 1 - x[n, target[n, k]] + x[n, i], kept where k is listed and i is not.
+    cube = [frames, classes, classes]
+    z = P.add(P.sub(P.full(cube, 1, dtype=x.dtype, device=a.device), P.broadcast_in_dim(P.gather(x, 1, safe), cube,
+                                                                                         [0, 1])),
+              P.broadcast_in_dim(x, cube, [0, 2]))
+    keep = P.logical_and(P.broadcast_in_dim(listed, cube, [0, 1]),
+                         P.logical_not(P.broadcast_in_dim(is_target, cube, [0, 2])))
+    terms = P.where(P.logical_and(keep, P.gt(z, P.full(cube, 0, dtype=x.dtype, device=a.device))), z,
+                    P.full(cube, 0, dtype=x.dtype, device=a.device))
+    per_frame = P.sum(terms, [1, 2])
+    per_frame = P.div(per_frame, _like(per_frame, classes))
+    loss = _frame_losses(per_frame, target.dim() > 1, reduction)
+    return to_dtype(loss, orig), P.reshape(to_dtype(is_target, a.dtype), list(target.shape))
+
+
+register_out(aten.multilabel_margin_loss_forward.output, multilabel_margin_loss_forward)
+
+
+@register(aten.multilabel_margin_loss.default)
+def multilabel_margin_loss(a, target, reduction=MEAN):
+    return multilabel_margin_loss_forward(a, target, reduction)[0]
+
+
+register_out(aten.multilabel_margin_loss.out, multilabel_margin_loss)
 
 
 # ----------------------------------------------------------------------------- other nn

@@ -136,6 +136,89 @@ def view(a, size):
     return P.reshape(a, shape)
 
 
+# --- reinterpreting bits: view(dtype) ----------------------------------------------------
+# Integers of each itemsize: the words a value's bytes are regrouped in.
+WORDS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _resized_words(w, size):
+    """Integer words w regrouped into words of ``size`` bytes, little-endian (eager's byte order on
+    the platforms torch supports): each word splits into, or joins from, the last dim's neighbours."""
+    have, shape = itemsize(w.dtype), list(w.shape)
+    if size == have:
+        return w
+    if size < have:   # split: word k of each group is w >> 8 * size * k, its low bits kept (as .to keeps them)
+        r = have // size
+        pieces = [to_dtype(P.shift_right_logical(w, P.full(shape, 8 * size * k, dtype=w.dtype, device=w.device)),
+                           WORDS[size]) for k in range(r)]
+        spread = P.cat([P.expand_dims(p, [len(shape)]) for p in pieces], len(shape))
+        return P.reshape(spread, shape[:-1] + [shape[-1] * r])
+    r = size // have   # join: sum over k of (group[k] zero-extended) << 8 * have * k
+    groups = P.reshape(w, shape[:-1] + [shape[-1] // r, r])
+    out_shape = shape[:-1] + [shape[-1] // r]
+    word = WORDS[size]
+    low_bits = P.full(out_shape, 2 ** (8 * have) - 1, dtype=word, device=w.device)
+    joined = None
+    for k in range(r):
+        piece = P.squeeze(slice_(groups, -1, k, k + 1), [len(shape)])
+        piece = P.bitwise_and(to_dtype(piece, word), low_bits)
+        piece = P.shift_left(piece, P.full(out_shape, 8 * have * k, dtype=word, device=w.device))
+        joined = piece if joined is None else P.bitwise_or(joined, piece)
+    return joined
+
+
+def _check_view_dtype(a, dtype, ratio, op):
+    """Eager's checks where the element size changes: the last dim dense, and for larger
+    elements whole groups of it (and of every other stride and the storage offset)."""
+    what = f"to view {a.dtype} as {dtype} (different element sizes)"
+    if a.dim() == 0:
+        raise RuntimeError(f"{op}: self.dim() cannot be 0 {what}")
+    if a.stride()[-1] != 1:
+        raise RuntimeError(f"{op}: self.stride(-1) must be 1 {what}, but got {a.stride()[-1]}")
+    if ratio > 1:
+        if a.shape[-1] % ratio:
+            raise RuntimeError(f"{op}: self.size(-1) must be divisible by {ratio} {what}, but got {a.shape[-1]}")
+        if a.storage_offset() % ratio:
+            raise RuntimeError(f"{op}: self.storage_offset() must be divisible by {ratio} {what}, but got "
+                               f"{a.storage_offset()}")
+        for d, st in enumerate(a.stride()[:-1]):
+            if st % ratio:
+                raise RuntimeError(f"{op}: self.stride({d}) must be divisible by {ratio} {what}, but got {st}")
+
+
+def bitcast(a, dtype, op="view"):
+    """a's bytes read as elements of dtype, in a new contiguous tensor (eager's view(dtype) values).
+    Elements of another size regroup the bytes of the last dim: its size scales by the ratio of
+    the element sizes. Complex elements are their real and imaginary parts side by side."""
+    if itemsize(a.dtype) == itemsize(dtype):
+        return P.bitcast_convert_type(a, dtype)
+    _check_view_dtype(a, dtype, itemsize(dtype) // itemsize(a.dtype), op)
+    a = in_layout(a, contiguous_strides(a.shape))
+    if a.dtype in dt.COMPLEX:
+        a = P.reshape(P.view_as_real(a), list(a.shape[:-1]) + [2 * a.shape[-1]])
+    real = dt.to_real(dtype) if dtype in dt.COMPLEX else dtype
+    words = _resized_words(P.bitcast_convert_type(a, WORDS[itemsize(a.dtype)]), itemsize(real))
+    out = P.bitcast_convert_type(words, real)
+    if dtype in dt.COMPLEX:
+        out = P.view_as_complex(P.reshape(out, list(out.shape[:-1]) + [out.shape[-1] // 2, 2]))
+    return out
+
+
+@register(aten.view.dtype)
+def view_dtype(a, dtype):
+    """Eager's view(dtype) values, laid out as its view: a's strides, scaled by the ratio of the
+    element sizes (dense in their order where a's elements overlap)."""
+    out = bitcast(a, dtype)
+    if a.dim() == 0:
+        return out
+    have, want = itemsize(a.dtype), itemsize(dtype)
+    outer = [st * (have // want) if have >= want else st // (want // have) for st in a.stride()[:-1]]
+    strides = outer + [a.stride()[-1] if have == want else 1]
+    if not is_non_overlapping(out.shape, strides):
+        strides = elementwise_strides(out.shape, [(strides, 1)])
+    return in_layout(out, strides)
+
+
 @register(aten.reshape.default)
 def reshape(a, shape):
     return P.reshape(a, infer_size(shape, a.numel()))
@@ -261,6 +344,12 @@ def as_strided(a, size, stride, storage_offset=None):
     return P.as_strided(a, list(size), list(stride), offset)
 
 
+@register(aten.unfold.default)
+def unfold(a, dimension, size, step):
+    """Tensor.unfold: the windows of length size, step apart, along dimension (a view)."""
+    return P.unfold(a, _wrap(dimension, a.dim()), size, step)
+
+
 @register(aten.diagonal.default)
 def diagonal(a, offset=0, dim1=0, dim2=1):
     if a.dim() < 2:
@@ -314,7 +403,7 @@ def split(a, split_size, dim=0):
     return _split_at(a, dim, [min(split_size, size - i * split_size) for i in range(chunks)])
 
 
-@register(aten.split_with_sizes.default, aten.unsafe_split_with_sizes.default)
+@register(aten.split_with_sizes.default, aten.unsafe_split_with_sizes.default, aten.split.sizes)
 def split_with_sizes(a, split_sizes, dim=0):
     if a.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")

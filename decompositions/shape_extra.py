@@ -8,7 +8,8 @@ import torch
 
 from decompositions.common import P, aten, elementwise, register_with_variants, to_dtype, write_into
 from decompositions.registry import register
-from decompositions.shape import in_layout
+from decompositions.shape import bitcast, in_layout
+from prims import dtypes as dt
 from prims.meta.strides import elementwise_strides, is_non_overlapping
 
 # ------------------------------------------------------------------ functional copies of views
@@ -32,11 +33,6 @@ def _squeeze(a, dim=None):
     return aten.squeeze.dims(a, dim) if isinstance(dim, (list, tuple)) else aten.squeeze.dim(a, dim)
 
 
-def _view(a, size):
-    if isinstance(size, torch.dtype):
-        raise RuntimeError(f"view_copy: reinterpreting {a.dtype} as {size} (view_copy.dtype) has no decomposition "
-                           "in primkit")
-    return aten.view.default(a, size)
 
 
 VIEW_COPIES = {
@@ -49,8 +45,31 @@ VIEW_COPIES = {
 }
 for _name, _view_fn in VIEW_COPIES.items():
     register_with_variants(_name, _copy_of(_view_fn))
-register(aten.view_copy.default)(_copy_of(_view))
-register(aten.view_copy.out)(lambda a, size, *, out: write_into(out, _copy_of(_view)(a, size), "view_copy.out"))
+register(aten.view_copy.default)(_copy_of(aten.view.default))
+register(aten.view_copy.out)(lambda a, size, *, out: write_into(out, _copy_of(aten.view.default)(a, size),
+                                                                "view_copy.out"))
+
+
+@register(aten.view_copy.dtype)
+def view_copy_dtype(a, dtype):
+    """a's bytes read as elements of dtype, in a contiguous tensor (eager's checks of view(dtype))."""
+    return bitcast(a, dtype, "view_copy")
+
+
+register(aten.view_copy.dtype_out)(lambda a, dtype, *, out: write_into(out, view_copy_dtype(a, dtype),
+                                                                       "view_copy.dtype_out"))
+
+
+def narrow_copy(a, dim, start, length):
+    """narrow, copied; eager checks dim itself (a RuntimeError, where narrow's is an IndexError)."""
+    if not -max(a.dim(), 1) <= dim < max(a.dim(), 1):
+        raise RuntimeError(f"narrow_copy: Expected dim < static_cast<int64_t>(self_sizes.size()): dim {dim} is out "
+                           f"of range for a {a.dim()}-d tensor")
+    return contiguous_copy(aten.narrow.default(a, dim, start, length))
+
+
+register_with_variants("narrow_copy", narrow_copy)
+
 
 # Views returning several tensors: their out= overloads write into a list of tensors.
 LIST_COPIES = {"split_copy": aten.split.Tensor, "split_with_sizes_copy": aten.split_with_sizes.default,
@@ -227,6 +246,34 @@ def narrow(a, dim, start, length):
     return aten.slice.Tensor(a, dim, start, start + length, 1)
 
 
+@register(aten.narrow.Tensor)
+def narrow_tensor(a, dim, start, length):
+    """narrow with start a 0-d integer tensor, kept as data (eager reads it with .item()): the
+    block dynamic_slice cuts, laid out with a's strides as eager's view is. A negative start counts
+    from the end, as eager's. A start eager refuses (out of range) cannot be checked without a host
+    read; dynamic_slice clamps it so the block stays in bounds."""
+    if start.dim() != 0 or start.dtype not in dt.INT:
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    if a.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = _wrap(dim, a.dim(), "narrow")
+    size = a.shape[d]
+    if length > size:
+        raise RuntimeError(f"narrow(): length ({length}) exceeds dimension size ({size}).")
+    first = to_dtype(P.device_put(start, a.device) if start.device != a.device else start, torch.int64)
+    zero = P.scalar_tensor(0, dtype=torch.int64, device=a.device)
+    first = P.where(P.lt(first, zero), P.add(first, P.scalar_tensor(size, dtype=torch.int64, device=a.device)), first)
+    starts, sizes = [zero] * a.dim(), list(a.shape)
+    starts[d], sizes[d] = first, length
+    block = P.dynamic_slice(a, starts, sizes)
+    # eager's view keeps a's strides; where a's elements overlap (stride 0), dense in a's dim order
+    strides = a.stride() if is_non_overlapping(a.shape, a.stride()) else \
+        elementwise_strides(block.shape, [(a.stride(), 1)])
+    return in_layout(block, strides)
+
+
 @register(aten.tile.default)
 def tile(a, dims):
     dims = list(dims)
@@ -256,6 +303,14 @@ def tensor_split_indices(a, indices, dim=0):
     bounds = [0] + list(indices) + [size]
     return [aten.slice.Tensor(a, dim, min(lo, size), min(max(hi, lo), size), 1)
             for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+@register(aten.where.default, aten.nonzero_numpy.default)
+def where_indices(condition):
+    """The indices of condition's nonzero elements, one 1-d tensor per dim (nonzero(as_tuple=True)):
+    the columns of nonzero's (count, dims) result. A 0-d condition reads as 1-d."""
+    c = aten.reshape.default(condition, [1]) if condition.dim() == 0 else condition
+    return aten.unbind.int(aten.nonzero.default(c), 1)
 
 
 @register(aten.chunk.default, aten.unsafe_chunk.default)

@@ -13,7 +13,7 @@ from torch.fx.experimental.proxy_tensor import get_proxy_mode
 
 from decompositions.registry import DecompositionError
 from opinfo.core import ErrorInput, OpInfo, SampleInput
-from opinfo.definitions import elementwise, nn, reductions, shape
+from opinfo.definitions import elementwise, linalg, nn, reductions, shape
 from opinfo.dtypes import ALL, BOOL, FLOAT32_64, INTEGRAL
 from opinfo.samples import make, sample_inputs_elementwise_unary
 
@@ -49,17 +49,18 @@ def overload_names(name, inplace=True):
     return tuple(names)
 
 
-_ORIGINALS = {e.name: e for m in (elementwise, nn, reductions, shape) for e in m.ENTRIES}
+_ORIGINALS = {e.name: e for m in (elementwise, linalg, nn, reductions, shape) for e in m.ENTRIES}
 
 
-def alias_of(alias, original, *, op=None, inplace="default", supports_out=None, **changes):
-    """The entry of ``original`` renamed to ``alias``, calling aten.<alias> (or ``op``)."""
+def alias_of(alias, original, *, op=None, inplace="default", supports_out=None, aten_names=None, **changes):
+    """The entry of ``original`` renamed to ``alias``, calling aten.<alias> (or ``op``).
+    ``aten_names``: the overloads its samples exercise, where not every overload of the alias."""
     base = _ORIGINALS[original]
     if inplace == "default":
         inplace = through_table(alias + "_") if base.inplace is not None and hasattr(aten, alias + "_") else None
     changes.setdefault("name", alias)
     return dataclasses.replace(base, op=op or through_table(alias),
-                               aten=overload_names(alias, inplace is not None), inplace=inplace,
+                               aten=aten_names or overload_names(alias, inplace is not None), inplace=inplace,
                                supports_out=base.supports_out if supports_out is None else supports_out,
                                family="aliases", **changes)
 
@@ -103,6 +104,24 @@ ENTRIES = [
     alias_of("special_round", "round.decimals_2",
              op=functools.partial(through_table("special_round"), decimals=2)),
     alias_of("special_multigammaln", "mvlgamma"),
+    # A Python number operand reaches eager's dispatcher (and through_table) as a 0-d tensor, so
+    # the .Scalar overloads are not among those these samples exercise.
+    alias_of("subtract", "sub", aten_names=("aten::subtract.Tensor", "aten::subtract.out", "aten::subtract_.Tensor")),
+    alias_of("divide", "div", aten_names=("aten::divide.Tensor", "aten::divide.out", "aten::divide_.Tensor")),
+    *(alias_of("divide", f"div.{mode}", name=f"divide.{mode}",
+               op=functools.partial(through_table("divide"), rounding_mode=mode),
+               inplace=functools.partial(through_table("divide_"), rounding_mode=mode),
+               aten_names=("aten::divide.Tensor_mode", "aten::divide.out_mode", "aten::divide_.Tensor_mode"))
+      for mode in ("trunc", "floor")),
+    alias_of("true_divide", "div",
+             aten_names=("aten::true_divide.Tensor", "aten::true_divide.out", "aten::true_divide_.Tensor")),
+    alias_of("clip", "clamp", aten_names=("aten::clip", "aten::clip.out", "aten::clip_")),
+    alias_of("clip", "clamp.Tensor", name="clip.Tensor", inplace=through_table("clip_"),
+             aten_names=("aten::clip.Tensor", "aten::clip.Tensor_out", "aten::clip_.Tensor")),
+    alias_of("ger", "outer", aten_names=("aten::ger", "aten::ger.out")),
+    alias_of("special_xlogy", "xlogy", aten_names=(
+        "aten::special_xlogy", "aten::special_xlogy.self_scalar", "aten::special_xlogy.other_scalar",
+        "aten::special_xlogy.out")),
     alias_of("special_polygamma", "polygamma", op=_polygamma),
     alias_of("special_logsumexp", "logsumexp"),
     alias_of("special_softmax", "nn.functional.softmax"),

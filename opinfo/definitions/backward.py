@@ -10,7 +10,8 @@ from __future__ import annotations
 import torch
 
 from opinfo.core import ErrorInput, OpInfo, SampleInput
-from opinfo.dtypes import FLOATING
+from opinfo.definitions.nn import out_entry
+from opinfo.dtypes import FLOAT32_64, FLOATING
 from opinfo.samples import layouts, make
 
 aten = torch.ops.aten
@@ -201,6 +202,56 @@ def sample_inputs_adaptive_avg_pool2d_backward(op, device, dtype):
             yield SampleInput(make(tuple(y.shape), device, dtype), (x,), name=f"{name} {shape} -> {out}")
 
 
+def sample_inputs_max_pool3d_backward(op, device, dtype):
+    cases = (((1, 2, 4, 4, 4), 2, 2, 0, 1, False), ((1, 2, 5, 6, 5), 3, 2, 1, 1, True),
+             ((2, 5, 4, 6), (2, 3, 2), 1, 0, (2, 1, 1), False),
+             ((1, 1, 4, 4, 4), 3, 1, 1, 1, False))   # overlapping windows: one input feeds several outputs
+    for shape, k, s, p, d, ceil in cases:
+        for name, x in layouts(shape, device, dtype):
+            # expanded: ties everywhere (which equal element takes the gradient is the kernel's choice);
+            # channels_last: a 2-d memory format on an unbatched volume, which eager's kernel refuses.
+            if name in ("expanded", "channels_last"):
+                continue
+            y, idx = aten.max_pool3d_with_indices(x, k, s, p, d, ceil)
+            k3, s3, p3, d3 = (_as_list(v, 3) for v in (k, s, p, d))
+            yield SampleInput(make(tuple(y.shape), device, dtype), (x, k3, s3, p3, d3, ceil, idx),
+                              name=f"{name} {shape} k={k} s={s} p={p} d={d} ceil={ceil}")
+
+
+def sample_inputs_avg_pool3d_backward(op, device, dtype):
+    cases = (((1, 2, 4, 4, 4), 2, 2, 0, False, True, None), ((1, 2, 5, 6, 5), 3, 2, 1, True, False, None),
+             ((2, 4, 5, 6), (2, 3, 2), 1, (1, 1, 0), False, True, None), ((1, 1, 4, 4, 4), 3, 1, 1, False, True, 4))
+    for shape, k, s, p, ceil, include, divisor in cases:
+        for name, x in layouts(shape, device, dtype):
+            if name == "channels_last":   # a 2-d memory format on an unbatched volume
+                continue
+            y = aten.avg_pool3d(x, k, s, p, ceil, include, divisor)
+            k3, s3, p3 = (_as_list(v, 3) for v in (k, s, p))
+            yield SampleInput(make(tuple(y.shape), device, dtype), (x, k3, s3, p3, ceil, include, divisor),
+                              name=f"{name} {shape} k={k} s={s} p={p} ceil={ceil} include_pad={include} "
+                                   f"divisor={divisor}")
+
+
+def sample_inputs_adaptive_avg_pool3d_backward(op, device, dtype):
+    for shape, out, all_layouts in (((1, 2, 4, 4, 4), (2, 2, 2), True), ((1, 2, 5, 3, 4), (3, 2, 3), True),
+                                    ((2, 3, 3, 3), (4, 2, 3), False)):
+        inputs = layouts(shape, device, dtype) if all_layouts else (("contiguous", make(shape, device, dtype)),)
+        for name, x in inputs:
+            y = aten._adaptive_avg_pool3d(x, out)
+            yield SampleInput(make(tuple(y.shape), device, dtype), (x,), name=f"{name} {shape} -> {out}")
+
+
+# ----------------------------------------------------------------------------- dropout
+
+
+def sample_inputs_native_dropout_backward(op, device, dtype):
+    for shape in ((), (0,), (4, 5), (2, 3, 4)):
+        for name, g in layouts(shape, device, dtype):
+            mask = torch.rand(shape, device=device) > 0.3
+            for scale in (2.0, 1.0, 0.0):
+                yield SampleInput(g, (mask, scale), name=f"{name} {shape} scale={scale}")
+
+
 # ----------------------------------------------------------------------------- embedding, attention, losses
 
 
@@ -349,12 +400,32 @@ ATTENTION_TOLERANCES = {
 }
 
 
-def _entry(overload, samples, *, errors=None, tolerances=None, xfails=(), dtypes=FLOATING):
+def _with_out(overload, out_overload):
+    """overload, or out_overload when test_out passes ``out=`` (whatever its out argument is named:
+    the backward ops call it grad_input)."""
+    (out_name,) = [a.name for a in out_overload._schema.arguments if a.is_out]
+
+    def op(*args, out=None, **kwargs):
+        return overload(*args, **kwargs) if out is None else out_overload(*args, **kwargs, **{out_name: out})
+    op.__name__ = overload.name().split("::")[1]
+    return op
+
+
+def _entry(overload, samples, *, errors=None, tolerances=None, xfails=(), dtypes=FLOATING, out=None):
+    """``out``: the op's out= overload, which test_out then runs."""
     name = overload.name().split("::")[1]
     name = name[:-len(".default")] if name.endswith(".default") else name
-    return OpInfo(name=f"aten.{name}", op=overload, aten=(overload.name().replace(".default", ""),),
+    aten_names = (overload.name().replace(".default", ""),) + ((out.name(),) if out is not None else ())
+    return OpInfo(name=f"aten.{name}", op=overload if out is None else _with_out(overload, out), aten=aten_names,
                   sample_inputs=samples, dtypes=frozenset(dtypes), error_inputs=errors,
-                  tolerances=tolerances or {}, xfails=tuple(xfails), family="backward", supports_autograd=False)
+                  tolerances=tolerances or {}, xfails=tuple(xfails), family="backward", supports_autograd=False,
+                  supports_out=out is not None)
+
+
+def _full_mask(samples):
+    """The samples whose output_mask (the last argument) asks for every gradient: the out= overload
+    writes one into each of its outs."""
+    return lambda op, device, dtype: (s for s in samples(op, device, dtype) if all(s.args[-1]))
 
 
 ENTRIES = [
@@ -389,4 +460,20 @@ ENTRIES = [
     _entry(aten.mse_loss_backward.default, sample_inputs_mse_loss_backward, errors=error_inputs_mse_loss_backward),
     _entry(aten.select_backward.default, sample_inputs_select_backward, errors=error_inputs_select_backward),
     _entry(aten.slice_backward.default, sample_inputs_slice_backward),
+    _entry(aten.native_dropout_backward.default, sample_inputs_native_dropout_backward,
+           out=aten.native_dropout_backward.out),
+    _entry(aten.max_pool3d_with_indices_backward.default, sample_inputs_max_pool3d_backward,
+           tolerances=ACCUMULATE_TOLERANCES, out=aten.max_pool3d_with_indices_backward.grad_input),
+    # Eager's CPU avg_pool3d has no float16/bfloat16 kernels.
+    _entry(aten.avg_pool3d_backward.default, sample_inputs_avg_pool3d_backward, dtypes=FLOAT32_64,
+           out=aten.avg_pool3d_backward.grad_input),
+    _entry(aten._adaptive_avg_pool3d_backward.default, sample_inputs_adaptive_avg_pool3d_backward,
+           tolerances=ACCUMULATE_TOLERANCES, out=aten._adaptive_avg_pool3d_backward.out),
+    # Multi-result out= overloads (see opinfo.definitions.nn.with_outs).
+    out_entry(aten.convolution_backward.out, aten.convolution_backward.default,
+              _full_mask(sample_inputs_convolution_backward), tolerances=MATMUL_TOLERANCES, family="backward"),
+    out_entry(aten.native_batch_norm_backward.out, aten.native_batch_norm_backward.default,
+              _full_mask(sample_inputs_batch_norm_backward), tolerances=NORM_TOLERANCES, family="backward"),
+    out_entry(aten.native_layer_norm_backward.out, aten.native_layer_norm_backward.default,
+              _full_mask(sample_inputs_layer_norm_backward), tolerances=NORM_TOLERANCES, family="backward"),
 ]

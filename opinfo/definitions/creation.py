@@ -1,5 +1,5 @@
-"""OpInfo entries: creation ops (full/zeros/ones/empty and their _like and new_ forms, arange,
-linspace, logspace, eye, scalar_tensor, fill, zero_).
+"""OpInfo entries: creation ops (full/zeros/ones/empty, empty_permuted and their _like and new_
+forms, arange, range, linspace, logspace, eye, tril_indices/triu_indices, scalar_tensor, fill, zero_).
 
 Factory samples pass the size (or range) as the input and dtype/device as kwargs. An empty
 tensor's values are uninitialized, so the empty* entries run ``.zero_()`` on the result: the
@@ -113,6 +113,49 @@ def _logspace_samples(op, device, dtype):
         yield SampleInput(start, (end, steps, base), {"dtype": dtype, "device": device}, name=f"{start} {end}")
 
 
+def _tensor_limit_samples(rows):
+    """linspace/logspace with start and/or end given as 0-d tensors (of other dtypes too): rows of
+    (start, end, steps[, base]), where a (value, dtype) pair is a 0-d tensor and a number stays one."""
+    def gen(op, device, dtype):
+        def limit(v):
+            return torch.tensor(v[0], dtype=v[1] or dtype, device=device) if isinstance(v, tuple) else v
+        for start, end, *rest in rows(dtype):
+            yield SampleInput(limit(start), (limit(end), *rest), {"dtype": dtype, "device": device},
+                              name=f"{start} {end} {rest}")
+        if dtype == torch.get_default_dtype():   # the result's dtype, whose tolerance the entry applies
+            yield SampleInput(torch.tensor(1, device=device),
+                              (torch.tensor(4.5, device=device, dtype=torch.float64), *rows(dtype)[0][2:]),
+                              {"device": device}, name="default dtype")
+    return gen
+
+
+F64, I64 = torch.float64, torch.int64
+
+
+def _linspace_limits(dtype):
+    """(value, None) is a 0-d tensor of the result's dtype."""
+    rows = [((0.0, F64), (10, I64), 5), ((-2, I64), 3, 7), (0, (1.0, torch.float32), 1), ((0, I64), (1, I64), 0),
+            (3, (-3.0, F64), 6), ((0, None), (100, None), 13), ((1.7, F64), 5, 4)]
+    if dtype in FLOATING:
+        rows += [((0.5, None), (2.25, F64), 8), ((-1e3, F64), (1e3, torch.float32), 21)]
+    return rows
+
+
+def _logspace_limits(dtype):
+    return [((0, I64), (3.0, F64), 4, 10.0), ((-2.0, F64), 2, 5, 2.0), (0, (1, None), 1, 10.0),
+            ((0, None), (1, I64), 0, 10.0), ((1, None), (0, None), 6, 3.0)]
+
+
+def _limit_errors(op, device):
+    one_d = torch.ones(1, device=device)
+    for start, end, which in ((one_d, 3.0, "start"), (0.0, one_d, "end"), (one_d, one_d, "start")):
+        yield ErrorInput(SampleInput(start, (end, 4), {"device": device}, name=f"1-d {which}"), RuntimeError,
+                         f"only supports 0-dimensional start and end tensors, but got {which}")
+    zero_d = torch.tensor(0.0, device=device)
+    yield ErrorInput(SampleInput(zero_d, (zero_d, -1), {"device": device}, name="negative steps"), RuntimeError,
+                     "number of steps must be non-negative")
+
+
 def _eye_samples(op, device, dtype):
     for args in ((3,), (0,), (3, 5), (5, 2), (1, 0)):
         yield SampleInput(args[0], args[1:], {"dtype": dtype, "device": device}, name=f"{args}")
@@ -147,6 +190,30 @@ def _empty_samples(op, device, dtype):
     yield from _factory_samples()(op, device, dtype)
     yield SampleInput((2, 3, 4, 5), (), {"dtype": dtype, "device": device, "memory_format": torch.channels_last},
                       name="channels_last")
+
+
+def _empty_permuted_samples(op, device, dtype):
+    for size, physical in (((2, 3, 4), (0, 2, 1)), ((2, 3, 4, 5), (0, 2, 3, 1)), ((2, 3, 4), (2, 1, 0)),
+                           ((3, 4), (0, 1)), ((), ()), ((0, 3), (1, 0)), ((3,), (0,))):
+        yield SampleInput(size, (physical,), {"dtype": dtype, "device": device}, name=f"{size} {physical}")
+
+
+def _range_samples(op, device, dtype):
+    """torch.range includes end. Integer results read start, end and step as integers (eager divides
+    by the truncated step: a fractional step below 1 crashes it, so none is sampled)."""
+    rows = [(1, 4, 1), (3, 1, -1), (1, 1, 1), (0, 10, 3), (-4, 4, 2), (1.5, 4, 1)]
+    if dtype in FLOATING:
+        rows += [(0, 1, 0.1), (-2.5, 3, 0.5), (1.0, -1.0, -0.3), (0, 2, 0.25)]
+    for start, end, step in rows:
+        yield SampleInput(start, (end, step), {"dtype": dtype, "device": device}, name=f"{start} {end} {step}")
+    if dtype == torch.get_default_dtype():
+        yield SampleInput(1, (4,), {"device": device}, name="default dtype")
+
+
+def _triangle_indices_samples(op, device, dtype):
+    for row, col, offset in ((3, 4, 1), (4, 3, -1), (5, 5, 0), (0, 3, 0), (3, 0, 0), (3, 3, -5), (3, 3, 10),
+                             (1, 1, 0), (6, 2, -2), (2, 6, 3)):
+        yield SampleInput(row, (col, offset), {"dtype": dtype, "device": device}, name=f"{row} {col} {offset}")
 
 
 NEGATIVE_SIZE = ((2, -1), (), {}, RuntimeError, "negative")
@@ -189,6 +256,31 @@ ENTRIES = [
           out=True, errs=errors((0, (1, -1), {}, RuntimeError, "number of steps must be non-negative"))),
     entry("logspace", torch.logspace, ["aten::logspace", "aten::logspace.out"], _logspace_samples,
           dtypes=NUMERIC, out=True),
+    entry("empty_permuted", _empty(torch.empty_permuted), ["aten::empty_permuted"], _empty_permuted_samples,
+          supports_autograd=False,   # creates a tensor from sizes
+          errs=errors(((2, 3), ((0, 0),), {}, RuntimeError, "Duplicate dim not allowed"),
+                      ((2, -3), ((0, 1),), {}, RuntimeError, "negative"))),
+    entry("range", torch.range, ["aten::range.step", "aten::range.out"], _range_samples, dtypes=NUMERIC, out=True,
+          supports_autograd=False,   # creates a tensor from numbers
+          errs=errors((0, (5, 0), {}, RuntimeError, "step must be nonzero"),
+                      (5, (0, 1), {}, RuntimeError, "upper bound and lower bound inconsistent with step sign"))),
+    *(entry(name, getattr(torch, name), [f"aten::{name}"], _triangle_indices_samples,
+            dtypes={torch.int64, torch.int32}, supports_autograd=False,   # integer indices
+            errs=errors((-1, (3,), {}, RuntimeError, "row must be non-negative"),
+                        (3, (-2,), {}, RuntimeError, "col must be non-negative"),
+                        (3, (3,), {"dtype": torch.float32}, RuntimeError, "not implemented for 'Float'")))
+      for name in ("tril_indices", "triu_indices")),
+    # Tensor limits: eager reads them with .item(); the decomposition keeps them as data.
+    entry("linspace.tensor_limits", torch.linspace,
+          ["aten::linspace.Tensor_Tensor", "aten::linspace.Tensor_Scalar", "aten::linspace.Scalar_Tensor",
+           "aten::linspace.Tensor_Tensor_out", "aten::linspace.Tensor_Scalar_out", "aten::linspace.Scalar_Tensor_out"],
+          _tensor_limit_samples(_linspace_limits), dtypes=NUMERIC, out=True, errs=_limit_errors,
+          supports_autograd=False),   # eager reads the limits as numbers: no gradient reaches them
+    entry("logspace.tensor_limits", torch.logspace,
+          ["aten::logspace.Tensor_Tensor", "aten::logspace.Tensor_Scalar", "aten::logspace.Scalar_Tensor",
+           "aten::logspace.Tensor_Tensor_out", "aten::logspace.Tensor_Scalar_out", "aten::logspace.Scalar_Tensor_out"],
+          _tensor_limit_samples(_logspace_limits), dtypes=NUMERIC, out=True, errs=_limit_errors,
+          supports_autograd=False),   # as linspace.tensor_limits
     entry("eye", torch.eye, ["aten::eye", "aten::eye.m", "aten::eye.out", "aten::eye.m_out"], _eye_samples,
           out=True, errs=errors((-1, (), {}, RuntimeError, "n must be greater or equal to 0, got -1"))),
 ]

@@ -1,5 +1,6 @@
-"""OpInfo entries: torch.fft. Samples transform 1-d, batched, size-1, transposed and
-non-contiguous signals, trimmed and zero-padded to n / s, in every norm mode."""
+"""OpInfo entries: torch.fft, the ATen kernels (_fft_c2c, _fft_r2c, _fft_c2r) called directly,
+and stft / istft. Samples transform 1-d, batched, size-1, transposed and non-contiguous signals,
+trimmed and zero-padded to n / s, in every norm mode."""
 from __future__ import annotations
 
 import torch
@@ -7,6 +8,7 @@ import torch
 from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from opinfo.dtypes import COMPLEX, FLOAT32_64, INTEGRAL
 from opinfo.samples import make
+from prims import dtypes as dt
 
 # Eager's CPU fft kernels take float32/float64 (and their complex types); integers become float32.
 REAL_IN = FLOAT32_64 | INTEGRAL
@@ -126,10 +128,181 @@ def _shift_samples(op, device, dtype):
 
 ENTRIES += [
     OpInfo(name=f"fft.{name}", op=getattr(F, name), aten=(f"aten::fft_{name}", f"aten::fft_{name}.out"),
-           sample_inputs=_freq_samples, error_inputs=_freq_errors, dtypes=FLOAT32_64, family="fft")
+           sample_inputs=_freq_samples, error_inputs=_freq_errors, dtypes=FLOAT32_64, supports_out=True, family="fft")
     for name in ("fftfreq", "rfftfreq")
 ] + [
     OpInfo(name=f"fft.{name}", op=getattr(F, name), aten=(f"aten::fft_{name}",), sample_inputs=_shift_samples,
            dtypes=ANY_IN | frozenset({torch.bool, torch.float16, torch.bfloat16}), family="fft")
     for name in ("fftshift", "ifftshift")
+]
+
+
+# --- the ATen kernels the transforms decompose to, called directly ----------------------------
+# Arguments as eager's kernels take them: the dims transformed, the normalization (0: none,
+# 1: 1/sqrt(n), 2: 1/n), and the direction (c2c), one-sidedness (r2c) or output size (c2r).
+aten = torch.ops.aten
+KERNEL_COMPLEX = COMPLEX | frozenset({torch.complex128})
+
+
+def _kernel_inputs(device, dtype):
+    """(name, tensor, dims): 1-d, batched along either dim, 3-d over two dims, transposed,
+    non-contiguous and size-1 signals."""
+    yield "1-d", make((7,), device, dtype), [0]
+    yield "batched, last dim", make((3, 6), device, dtype), [1]
+    yield "batched, first dim", make((5, 4), device, dtype), [0]
+    yield "3-d, two dims", make((2, 4, 6), device, dtype), [0, 2]
+    yield "3-d, every dim", make((2, 3, 4), device, dtype), [0, 1, 2]
+    yield "transposed", make((6, 4), device, dtype).t(), [0]
+    yield "transposed, both dims", make((2, 6, 4), device, dtype).transpose(0, 2), [0, 2]
+    yield "noncontiguous", make((4, 6), device, dtype, noncontiguous=True), [1]
+    yield "size 1", make((3, 1), device, dtype), [1]
+
+
+def _c2c_samples(op, device, dtype):
+    for name, t, dims in _kernel_inputs(device, dtype):
+        for normalization in (0, 1, 2):
+            for forward in (True, False):
+                yield SampleInput(t, (dims, normalization, forward), name=f"{name} norm={normalization} "
+                                                                         f"forward={forward}")
+
+
+def _r2c_samples(op, device, dtype):
+    for name, t, dims in _kernel_inputs(device, dtype):
+        for normalization in (0, 1, 2):
+            for onesided in (True, False):
+                yield SampleInput(t, (dims, normalization, onesided), name=f"{name} norm={normalization} "
+                                                                           f"onesided={onesided}")
+
+
+def _c2r_samples(op, device, dtype):
+    """The last dim transformed holds n // 2 + 1 values of a Hermitian signal of size n (odd and even)."""
+    for name, t, dims in _kernel_inputs(device, dtype):
+        half = t.shape[dims[-1]]
+        for n in sorted({2 * (half - 1), 2 * half - 1} - {0}):
+            for normalization in (0, 1, 2):
+                yield SampleInput(t, (dims, normalization, n), name=f"{name} norm={normalization} n={n}")
+
+
+def _kernel_errors(wrong_dtype, args, match):
+    def gen(op, device):
+        yield ErrorInput(SampleInput(torch.ones(4, 6, device=device, dtype=wrong_dtype), args, name=match),
+                         RuntimeError, match)
+    return gen
+
+
+def _kernel(name, samples, dtypes, errors):
+    return OpInfo(name=name, op=getattr(aten, name), aten=(f"aten::{name}", f"aten::{name}.out"),
+                  sample_inputs=samples, error_inputs=errors, dtypes=frozenset(dtypes), supports_out=True,
+                  family="fft")
+
+
+ENTRIES += [
+    _kernel("_fft_c2c", _c2c_samples, KERNEL_COMPLEX, None),
+    _kernel("_fft_r2c", _r2c_samples, FLOAT32_64,
+            _kernel_errors(torch.complex64, ([1], 0, True), "Only supports floating-point dtypes")),
+    _kernel("_fft_c2r", _c2r_samples, KERNEL_COMPLEX,
+            _kernel_errors(torch.float32, ([1], 0, 10), "Only supports complex dtypes")),
+]
+
+
+# --- short-time transforms --------------------------------------------------------------------
+# (signal shape, n_fft, kwargs); "window" names the length of a Hann window made for the sample.
+STFT_CASES = (
+    ((64,), 16, {"hop_length": 4, "window": 16}),
+    ((2, 50), 16, {"win_length": 12, "window": 12, "center": False}),
+    ((64,), 16, {"hop_length": 5, "window": 16, "pad_mode": "constant", "normalized": True}),
+    ((64,), 16, {"hop_length": 4, "onesided": False}),
+    ((2, 40), 16, {"hop_length": 3, "win_length": 12, "window": 12, "center": False, "align_to_window": True}),
+    ((37,), 9, {"hop_length": 2, "window": 9, "pad_mode": "replicate"}),
+    ((2, 30), 8, {"win_length": 5, "pad_mode": "circular"}),
+)
+
+
+def _stft_kwargs(kwargs, device, dtype):
+    kw = dict(kwargs)
+    if "window" in kw:
+        kw["window"] = torch.hann_window(kw["window"], device=device, dtype=dt.to_real(dtype))
+    return kw
+
+
+def _stft_samples(op, device, dtype):
+    for shape, n_fft, kwargs in STFT_CASES:
+        kw = _stft_kwargs(kwargs, device, dtype)
+        yield SampleInput(make(shape, device, dtype), (n_fft,), {**kw, "return_complex": True},
+                          name=f"{shape} n_fft={n_fft} {kwargs}")
+    x = make((40, 2), device, dtype).t()
+    yield SampleInput(x, (8,), {"hop_length": 3, "return_complex": True}, name="transposed batch")
+    window = torch.hann_window(16, device=device, dtype=dt.to_real(dtype))
+    yield SampleInput(make((64,), device, dtype), (16,), {"window": window, "return_complex": False},
+                      name="return_complex=False")
+
+
+def _stft_center_samples(op, device, dtype):
+    """aten.stft.center: the padding (center, pad_mode) done by the op, not by torch.stft's Python."""
+    for s in _stft_samples(op, device, dtype):
+        if "align_to_window" not in s.kwargs:
+            yield s
+
+
+def _stft_errors(op, device):
+    x = torch.randn(20, device=device)
+    rows = ((x, (32,), {"return_complex": True, "center": False}, RuntimeError, "expected 0 < n_fft"),
+            (x, (8,), {"hop_length": 0, "return_complex": True}, RuntimeError, "expected hop_length > 0"),
+            (x, (8,), {"win_length": 9, "return_complex": True}, RuntimeError, "expected 0 < win_length <= n_fft"),
+            (x, (8,), {"window": torch.ones(7, device=device), "return_complex": True}, RuntimeError,
+             "expected a 1D window tensor of size equal to win_length=8"),
+            (x, (8,), {}, RuntimeError, "stft requires the return_complex parameter"),
+            (torch.randn(2, 2, 20, device=device), (8,), {"return_complex": True, "center": False}, RuntimeError,
+             "expected a 1D or 2D tensor"))
+    for t, args, kwargs, exc, match in rows:
+        yield ErrorInput(SampleInput(t, args, kwargs, name=match), exc, match)
+
+
+def _spectrum(shape, n_fft, kwargs, device, dtype):
+    """A spectrogram eager's stft makes, of a random signal: istft's input."""
+    signal = make(shape, device, dtype)
+    return torch.stft(signal, n_fft, **_stft_kwargs(kwargs, device, dtype), return_complex=True)
+
+
+# (signal shape, n_fft, stft kwargs, istft-only kwargs): windows whose overlap-added square stays
+# away from 0 where istft keeps the signal (eager refuses the others, a check of values)
+ISTFT_CASES = (
+    ((64,), 16, {"hop_length": 4, "window": 16}, {}),
+    ((64,), 16, {"hop_length": 5, "window": 16, "normalized": True}, {}),
+    ((64,), 16, {"hop_length": 4, "onesided": False}, {}),
+    ((2, 50), 16, {"win_length": 12, "hop_length": 3}, {}),
+    ((64,), 16, {"hop_length": 4, "window": 16}, {"length": 60}),
+    ((64,), 16, {"hop_length": 4, "window": 16}, {"length": 80}),
+    ((2, 40), 8, {"hop_length": 2, "center": False}, {}),
+    ((37,), 9, {"hop_length": 2, "window": 9}, {}),
+)
+
+
+def _istft_samples(op, device, dtype):
+    for shape, n_fft, kwargs, extra in ISTFT_CASES:
+        spectrum = _spectrum(shape, n_fft, kwargs, device, dtype)
+        kw = {k: v for k, v in _stft_kwargs(kwargs, device, dtype).items() if k != "pad_mode"}
+        yield SampleInput(spectrum, (n_fft,), {**kw, **extra, "return_complex": dtype in COMPLEX},
+                          name=f"{shape} n_fft={n_fft} {kwargs} {extra}")
+
+
+def _istft_errors(op, device):
+    spectrum = torch.stft(torch.randn(64, device=device), 16, hop_length=4, return_complex=True)
+    rows = ((torch.randn(9, 17, device=device), (16,), {}, RuntimeError, "istft requires a complex-valued input"),
+            (spectrum, (16,), {"hop_length": 4, "onesided": False}, RuntimeError,
+             "to match n_fft when onesided=False"),
+            (spectrum, (16,), {"hop_length": 13, "win_length": 12}, RuntimeError, "expected 0 < hop_length <= win"),
+            (spectrum, (16,), {"hop_length": 4, "window": torch.ones(12, device=device)}, RuntimeError,
+             "Invalid window shape"))
+    for t, args, kwargs, exc, match in rows:
+        yield ErrorInput(SampleInput(t, args, kwargs, name=match), exc, match)
+
+
+ENTRIES += [
+    OpInfo(name="stft", op=torch.stft, aten=("aten::stft",), sample_inputs=_stft_samples, error_inputs=_stft_errors,
+           dtypes=FLOAT32_64 | COMPLEX, family="fft"),
+    OpInfo(name="stft.center", op=aten.stft.center, aten=("aten::stft.center",), sample_inputs=_stft_center_samples,
+           error_inputs=_stft_errors, dtypes=FLOAT32_64 | COMPLEX, family="fft"),
+    OpInfo(name="istft", op=torch.istft, aten=("aten::istft",), sample_inputs=_istft_samples,
+           error_inputs=_istft_errors, dtypes=FLOAT32_64 | COMPLEX, family="fft"),
 ]

@@ -10,7 +10,8 @@ import torch
 import torch.nn.functional as F
 
 from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import FLOATING, INTEGRAL
+from opinfo.definitions.nn import out_entry
+from opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
 from opinfo.samples import extremal_unary, layouts, make
 
 aten = torch.ops.aten
@@ -448,6 +449,136 @@ def sample_inputs_dist(op, device, dtype):
     yield SampleInput(make((), device, dtype), (make((), device, dtype),), name="0-d")
 
 
+def sample_inputs_pdist(op, device, dtype):
+    for p in (2.0, 1.0, 0.0, float("inf"), 1.5):
+        for name, t in layouts((5, 3), device, dtype):
+            if name == "expanded":   # equal rows: distance 0, where the p-norm's derivative is undefined
+                continue
+            yield SampleInput(t, (p,), name=f"{name} p={p}")
+    yield SampleInput(make((2, 4), device, dtype), name="two rows")
+    yield SampleInput(make((6, 1), device, dtype), name="one column")
+    yield SampleInput(make((1, 3), device, dtype), name="one row (no pairs)")
+
+
+def error_inputs_pdist(op, device):
+    yield ErrorInput(SampleInput(make((2, 3, 4), device, torch.float32)), RuntimeError,
+                     "pdist only supports 2D tensors")
+    yield ErrorInput(SampleInput(make((3, 4), device, torch.float32), (-1.0,)), RuntimeError,
+                     "pdist only supports non-negative p values")
+
+
+# ----------------------------------------------------------------------------- multi-class margin losses
+
+
+def sample_inputs_multi_margin_loss(op, device, dtype):
+    """aten's (input, target, p, margin, weight, reduction). Eager leaves a reduced loss of an empty
+    batch unwritten, so the empty batch comes with reduction='none' only."""
+    target = torch.tensor([0, 3, 1, 1, 2], device=device)
+    for reduction in (0, 1, 2):
+        r = {"reduction": reduction}
+        for name, x in layouts((5, 4), device, dtype):
+            yield SampleInput(x, (target,), r, name=f"{name} reduction={reduction}")
+        x = make((5, 4), device, dtype)
+        yield SampleInput(x, (target,), {**r, "p": 2, "margin": 0.5, "weight": make((4,), device, dtype, low=0.1,
+                                                                                        high=2)},
+                          name=f"p=2 margin weight reduction={reduction}")
+        yield SampleInput(x, (target,), {**r, "margin": 3.0}, name=f"wide margin reduction={reduction}")
+        yield SampleInput(make((4,), device, dtype), (torch.tensor([2], device=device),), r,
+                          name=f"1-d, target (1,) reduction={reduction}")
+        yield SampleInput(make((4,), device, dtype), (torch.tensor(1, device=device),), r,
+                          name=f"1-d, 0-d target reduction={reduction}")
+    yield SampleInput(make((0, 4), device, dtype), (torch.zeros(0, dtype=torch.int64, device=device),),
+                      {"reduction": 0}, name="empty batch")
+
+
+def error_inputs_multi_margin_loss(op, device):
+    x = make((3, 4), device, torch.float32)
+    yield ErrorInput(SampleInput(x, (torch.tensor([0, 1], device=device),)), RuntimeError,
+                     "target tensor should be 1-D with size equal to the number of input samples")
+    yield ErrorInput(SampleInput(x, (torch.tensor([0, 1, 2], device=device),), {"p": 3}), RuntimeError,
+                     "only p == 1 and p == 2 supported")
+    yield ErrorInput(SampleInput(x, (torch.tensor([0, 1, 2], device=device),),
+                                 {"weight": torch.ones(3, device=device)}), RuntimeError, "inconsistent weight size")
+
+
+# Each row of a multilabel target lists classes up to its first -1 (a repeated class counts twice).
+MULTILABEL_TARGETS = ([[3, 0, -1, 1, 2], [0, 1, 2, 3, 4], [-1, 1, 2, 3, 4], [4, 4, 1, -1, -1]], [2, 0, -1, 4, 1])
+
+
+def sample_inputs_multilabel_margin_loss(op, device, dtype):
+    """aten's (input, target, reduction)."""
+    rows, row = (torch.tensor(t, device=device) for t in MULTILABEL_TARGETS)
+    for reduction in (0, 1, 2):
+        for name, x in layouts((4, 5), device, dtype):
+            yield SampleInput(x, (rows, reduction), name=f"{name} reduction={reduction}")
+        yield SampleInput(make((5,), device, dtype), (row, reduction), name=f"1-d reduction={reduction}")
+        yield SampleInput(make((4, 5), device, dtype), (rows.t().contiguous().t(), reduction),
+                          name=f"transposed target reduction={reduction}")
+
+
+def error_inputs_multilabel_margin_loss(op, device):
+    x = make((3, 4), device, torch.float32)
+    yield ErrorInput(SampleInput(x, (torch.zeros(3, 5, dtype=torch.int64, device=device), 1)), RuntimeError,
+                     "inconsistent target size")
+    yield ErrorInput(SampleInput(make((2, 3, 4), device, torch.float32),
+                                 (torch.zeros(2, 3, 4, dtype=torch.int64, device=device), 1)), RuntimeError,
+                     "Expected non-empty vector or matrix")
+
+
+# ----------------------------------------------------------------------------- sampling grids
+
+
+def sample_inputs_grid_sampler_2d(op, device, dtype):
+    """aten's (input, grid, interpolation_mode, padding_mode, align_corners): every mode with a grid
+    reaching past the input's edges (|g| up to 1.3)."""
+    x = make((2, 3, 4, 5), device, dtype)
+    grid = make((2, 3, 6, 2), device, dtype, low=-1.3, high=1.3)
+    for mode in (0, 1, 2):
+        for padding in (0, 1, 2):
+            for align in (False, True):
+                yield SampleInput(x, (grid, mode, padding, align),
+                                  name=f"interpolation={mode} padding={padding} align_corners={align}")
+    for name, t in layouts((2, 3, 4, 5), device, dtype):
+        yield SampleInput(t, (grid, 0, 0, False), name=f"{name} input")
+    yield SampleInput(x, (make((2, 6, 3, 2), device, dtype, low=-1, high=1).transpose(1, 2), 0, 1, True),
+                      name="transposed grid")
+    yield SampleInput(make((1, 2, 1, 1), device, dtype), (make((1, 2, 2, 2), device, dtype, low=-1, high=1), 2, 2,
+                                                          True), name="1x1 input, reflection")
+
+
+def error_inputs_grid_sampler_2d(op, device):
+    f32 = torch.float32
+    yield ErrorInput(SampleInput(make((2, 3, 4, 5), device, f32), (make((1, 3, 6, 2), device, f32), 0, 0, False)),
+                     RuntimeError, "expected grid and input to have same batch size")
+    yield ErrorInput(SampleInput(make((2, 3, 4, 5), device, f32), (make((2, 3, 6, 1), device, f32), 0, 0, False)),
+                     RuntimeError, "expected grid to have size 2 in last dimension")
+
+
+def sample_inputs_grid_sample(op, device, dtype):
+    """torch.nn.functional.grid_sample's samples (its modes by name)."""
+    for s in sample_inputs_grid_sampler_2d(op, device, dtype):
+        grid, mode, padding, align = s.args
+        yield SampleInput(s.input, (grid,), {"mode": ("bilinear", "nearest", "bicubic")[mode],
+                                             "padding_mode": ("zeros", "border", "reflection")[padding],
+                                             "align_corners": align}, s.name)
+
+
+def sample_inputs_affine_grid_generator(op, device, dtype):
+    """aten's (theta, size, align_corners)."""
+    for align in (False, True):
+        for name, theta in layouts((2, 2, 3), device, dtype):
+            yield SampleInput(theta, ([2, 3, 4, 5], align), name=f"{name} 2-d align_corners={align}")
+        yield SampleInput(make((1, 3, 4), device, dtype), ([1, 2, 3, 4, 5], align), name=f"3-d align_corners={align}")
+        if dtype in FLOAT32_64:   # eager makes a size-1 dim's coordinate with at::tensor, which has no float16 kernel
+            yield SampleInput(make((2, 2, 3), device, dtype), ([2, 1, 1, 5], align),
+                              name=f"height 1 align_corners={align}")
+
+
+def error_inputs_affine_grid_generator(op, device):
+    yield ErrorInput(SampleInput(make((2, 2, 3), device, torch.float32), ([2, 3, 4], False)), RuntimeError,
+                     "AffineGridGenerator needs 4d \\(spatial\\) or 5d \\(volumetric\\) inputs")
+
+
 # ----------------------------------------------------------------------------- other nn
 
 
@@ -505,6 +636,17 @@ def _window_with_out(packet):
         return packet(window_length, *args, dtype=dtype, device=device)
     return op
 
+
+# Bicubic interpolation: eager rounds the 16 weights and each product and partial sum to
+# float16/bfloat16; primkit computes in float32 and rounds once. Measured on values in [-9, 9]
+# (the result overshoots them by up to a quarter): 0.0078 (float16), 0.0625 (bfloat16), 1.6e-5
+# (float32, the weights' rounding).
+BICUBIC_TOLERANCES = {
+    torch.float32: (2e-5, 1e-5),
+    torch.float64: (1e-12, 1e-12),
+    torch.float16: (1e-2, 2e-3),
+    torch.bfloat16: (8e-2, 1.6e-2),
+}
 
 # Windows are computed with cos/i0 in float32 for float32 (eager's kernels too, but cos/i0 are
 # not correctly rounded and eager's vectorized versions may differ by an ulp).
@@ -652,7 +794,34 @@ ENTRIES = [
            ((True, 0.6), (False, 0.6, 0.3))),
           ("kaiser_window", ("out", "periodic_out", "beta_out"), ((True, 5.0),)))),
     entry("nn.functional.relu6_", lambda t: F.relu6(t, inplace=True), ("aten::relu6_",),
-          _writable(_activation_samples({})), dtypes=FLOATING | INTEGRAL,
-          xfails=(XFail("strides", "an in-place op returns its input; the traced graph returns the value it writes "
-                                   "(canonicalize reads a write's source), dense where the input is not"),)),
+          _writable(_activation_samples({})), dtypes=FLOATING | INTEGRAL),
+    # Eager's CPU pdist and margin losses have no float16/bfloat16 kernels.
+    entry("pdist", torch.pdist, ("aten::pdist",), sample_inputs_pdist, errors=error_inputs_pdist,
+          dtypes=FLOAT32_64, tolerances=REDUCTION_TOLERANCES),
+    # _pdist_forward takes contiguous inputs only (pdist makes its input contiguous).
+    entry("_pdist_forward", aten._pdist_forward, ("aten::_pdist_forward", "aten::_pdist_forward.out"),
+          lambda op, device, dtype: (s for s in sample_inputs_pdist(op, device, dtype) if s.input.is_contiguous()),
+          dtypes=FLOAT32_64, tolerances=REDUCTION_TOLERANCES, out=True),
+    entry("multi_margin_loss", aten.multi_margin_loss, ("aten::multi_margin_loss", "aten::multi_margin_loss.out"),
+          sample_inputs_multi_margin_loss, errors=error_inputs_multi_margin_loss, dtypes=FLOAT32_64,
+          tolerances=REDUCTION_TOLERANCES, out=True),
+    entry("multilabel_margin_loss", aten.multilabel_margin_loss,
+          ("aten::multilabel_margin_loss", "aten::multilabel_margin_loss.out"), sample_inputs_multilabel_margin_loss,
+          errors=error_inputs_multilabel_margin_loss, dtypes=FLOAT32_64, tolerances=REDUCTION_TOLERANCES, out=True),
+    entry("multilabel_margin_loss_forward", aten.multilabel_margin_loss_forward,
+          ("aten::multilabel_margin_loss_forward",), sample_inputs_multilabel_margin_loss, dtypes=FLOAT32_64,
+          tolerances=REDUCTION_TOLERANCES),
+    out_entry(aten.multilabel_margin_loss_forward.output, aten.multilabel_margin_loss_forward.default,
+              sample_inputs_multilabel_margin_loss, dtypes=FLOAT32_64, tolerances=REDUCTION_TOLERANCES),
+    entry("nn.functional.upsample_bicubic2d", aten.upsample_bicubic2d, ("aten::upsample_bicubic2d.vec",),
+          _upsample_samples(2, True), errors=_upsample_errors(2, True), tolerances=BICUBIC_TOLERANCES),
+    entry("upsample_bicubic2d.default", aten.upsample_bicubic2d,
+          ("aten::upsample_bicubic2d", "aten::upsample_bicubic2d.out"), _upsample_sized_samples(2, True),
+          tolerances=BICUBIC_TOLERANCES, out=True),
+    entry("grid_sampler_2d", aten.grid_sampler_2d, ("aten::grid_sampler_2d", "aten::grid_sampler_2d.out"),
+          sample_inputs_grid_sampler_2d, errors=error_inputs_grid_sampler_2d, out=True),
+    entry("nn.functional.grid_sample", F.grid_sample, ("aten::grid_sampler",), sample_inputs_grid_sample),
+    entry("affine_grid_generator", aten.affine_grid_generator,
+          ("aten::affine_grid_generator", "aten::affine_grid_generator.out"), sample_inputs_affine_grid_generator,
+          errors=error_inputs_affine_grid_generator, out=True),
 ]

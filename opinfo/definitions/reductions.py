@@ -186,8 +186,7 @@ ENTRIES = [
     _reduction("sum_all", aten.sum, aten=("aten::sum", "aten::sum.out"), dims="none", tolerances=SUM_TOLERANCES,
                variants=({}, {"dtype": torch.float64})),
     _reduction("nansum", torch.nansum, aten=("aten::nansum",), dtypes=NUMERIC, tolerances=SUM_TOLERANCES),
-    # nanmean is CompositeImplicit: it reaches the trace as nansum / (count of non-nan).
-    _reduction("nanmean", torch.nanmean, aten=("aten::nansum",), dtypes=FLOATING, tolerances=SUM_TOLERANCES,
+    _reduction("nanmean", torch.nanmean, aten=("aten::nanmean",), dtypes=FLOATING, tolerances=SUM_TOLERANCES,
                supports_out=False),
     _reduction("prod", torch.prod, aten=("aten::prod.dim_int", "aten::prod.int_out"), dims="int", domain=(-2, 2),
                full=False, tolerances=SUM_TOLERANCES),

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import ALL
+from opinfo.dtypes import ALL, COMPLEX
 from opinfo.samples import layouts, make
 
 aten = torch.ops.aten
@@ -77,6 +77,41 @@ def _view_errors(op, device):
     yield from VIEW_ERRORS(op, device)
     t = make((3, 4), device, torch.float32).t()
     yield ErrorInput(SampleInput(t, ([12],), name="not viewable"), RuntimeError, "view size is not compatible")
+
+
+VIEW_TARGETS = (torch.uint8, torch.int16, torch.float16, torch.bfloat16, torch.int32, torch.float32, torch.int64,
+                torch.float64, torch.complex64, torch.complex128)
+
+
+def view_dtype_samples(on):
+    """view(dtype) to every width (the last dim splits or joins), on the layouts ``on``: the last
+    dim stays dense, as eager requires where the element size changes; a strided last dim, and 0-d,
+    only keep it. Bool only from bool (other bytes than 0 and 1 are no bool eager defines)."""
+    def gen(op, device, dtype):
+        size = torch.empty((), dtype=dtype).element_size()
+        last_dense = {"contiguous": make((2, 3, 16), device, dtype),
+                      "outer dims transposed": make((3, 2, 16), device, dtype).transpose(0, 1),
+                      "rows sliced": make((4, 3, 16), device, dtype)[::2],
+                      "empty": make((0, 16), device, dtype),
+                      "expanded": make((1, 3, 16), device, dtype).expand(2, 3, 16)}
+        same_size_only = {"noncontiguous": make((2, 3, 16), device, dtype, noncontiguous=True),
+                          "transposed": make((16, 3), device, dtype).t(), "0-d": make((), device, dtype)}
+        for target in VIEW_TARGETS + ((torch.bool,) if dtype == torch.bool else ()):
+            same = torch.empty((), dtype=target).element_size() == size
+            for name, t in {**last_dense, **(same_size_only if same else {})}.items():
+                if name in on:
+                    yield SampleInput(t, (target,), name=f"{name} {tuple(t.shape)} as {target}")
+    return gen
+
+
+def view_dtype_errors(op, device):
+    x = make((4, 6), device, torch.float32)
+    for t, target, match in ((x.t(), torch.int16, "self.stride\\(-1\\) must be 1"),
+                             (x[:, :3], torch.float64, "self.size\\(-1\\) must be divisible by 2"),
+                             (make((3, 5), device, torch.float32)[:, :2], torch.float64,
+                              "self.stride\\(0\\) must be divisible by 2"),
+                             (make((), device, torch.float32), torch.int16, "self.dim\\(\\) cannot be 0")):
+        yield ErrorInput(SampleInput(t, (target,), name=match), RuntimeError, match)
 
 
 RESHAPE = cases(((2, 3, 4), ([6, 4],)), ((2, 3, 4), ([-1],)), ((2, 3, 4, 5), ([2, 3, 20],)), ((), ([1, 1],)),
@@ -286,6 +321,14 @@ def _fpad(t, pad, value=0):
 
 ENTRIES = [
     entry("view", torch.Tensor.view, ["aten::view"], _view_samples, errs=_view_errors),
+    # view(dtype): eager's output has no derivative (output_differentiability False)
+    entry("view.dtype", torch.Tensor.view, ["aten::view.dtype"], view_dtype_samples(
+        ("contiguous", "outer dims transposed", "rows sliced", "empty", "noncontiguous", "transposed", "0-d")),
+          dtypes=ALL | COMPLEX, errs=view_dtype_errors, supports_autograd=False),
+    entry("view.dtype.expanded", torch.Tensor.view, ["aten::view.dtype"], view_dtype_samples(("expanded",)),
+          dtypes=ALL | COMPLEX, supports_autograd=False, xfails=[XFail(
+              "strides", "eager's view keeps the input's stride 0; the bits are regrouped in a new tensor, dense in "
+              "the input's dim order")]),
     entry("_unsafe_view", aten._unsafe_view, ["aten::_unsafe_view", "aten::_unsafe_view.out"], _view_samples,
           errs=VIEW_ERRORS, out=True),
     entry("reshape", torch.reshape, ["aten::reshape"], RESHAPE, errs=VIEW_ERRORS),

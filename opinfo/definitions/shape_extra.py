@@ -17,10 +17,11 @@ from opinfo.dtypes import ALL, COMPLEX, FLOAT32_64, FLOATING
 from opinfo.samples import layouts, make
 
 
-def entry(name, op, samples, *, errs=None, dtypes=ALL, out=True, entry_name=None, **kw):
-    """An entry (named ``entry_name`` or ``name``) whose ``aten`` is every overload of aten.<name>."""
+def entry(name, op, samples, *, errs=None, dtypes=ALL, out=True, entry_name=None, aten_names=None, **kw):
+    """An entry (named ``entry_name`` or ``name``) whose ``aten`` is ``aten_names`` or every overload
+    of aten.<name>."""
     packet = getattr(torch.ops.aten, name)
-    names = tuple(f"aten::{name}" + ("" if o == "default" else f".{o}") for o in packet.overloads())
+    names = tuple(aten_names or (f"aten::{name}" + ("" if o == "default" else f".{o}") for o in packet.overloads()))
     return OpInfo(name=entry_name or name, op=op, aten=names, sample_inputs=samples, error_inputs=errs,
                   dtypes=frozenset(dtypes), supports_out=out, family="shape_extra", **kw)
 
@@ -126,6 +127,24 @@ ENTRIES = [
           errs=errors(((4,), (0, 5, 1), RuntimeError, "maximum size for tensor at dimension 0 is 4 but size is 5"),
                       ((4,), (0, 2, 0), RuntimeError, "step is 0 but must be > 0"))),
     entry("view_copy", torch.view_copy, views._view_samples, errs=views.VIEW_ERRORS),
+    entry("view_copy", torch.view_copy, views.view_dtype_samples(
+        ("contiguous", "outer dims transposed", "rows sliced", "empty", "expanded", "noncontiguous", "transposed",
+         "0-d")), entry_name="view_copy.dtype", aten_names=["aten::view_copy.dtype", "aten::view_copy.dtype_out"],
+          dtypes=ALL | COMPLEX, errs=views.view_dtype_errors,
+          supports_autograd=False),   # as view(dtype): eager's output has no derivative
+    entry("narrow_copy", torch.narrow_copy, cases(((7, 4), (0, 1, 3)), ((4, 6), (-1, 2, 4)), ((2, 3, 4, 5), (1, 1, 2)),
+                                                  ((4, 6), (1, 0, 0)), ((0, 3), (1, 1, 2)), ((2, 0, 4), (2, 1, 3))),
+          errs=errors(((4, 6), (1, 3, 5), RuntimeError, "exceeds dimension size"),
+                      ((4, 6), (0, -7, 3), IndexError, "start out of range"),
+                      ((4, 6), (2, 0, 1), RuntimeError, "Expected dim < "))),
+    # a negative start: eager's narrow_copy backward does not wrap it and fails ("The size of tensor a (0) must
+    # match the size of tensor b (2)"), so values only, no gradient test
+    entry("narrow_copy", torch.narrow_copy, cases(((2, 3, 4, 5), (1, -2, 2)), ((4, 6), (0, -4, 4))),
+          entry_name="narrow_copy.negative_start", supports_autograd=False),
+    entry("unfold", torch.Tensor.unfold, _unfold_samples, out=False,
+          errs=errors(((4,), (0, 5, 1), RuntimeError, "maximum size for tensor at dimension 0 is 4 but size is 5"),
+                      ((4,), (0, 2, 0), RuntimeError, "step is 0 but must be > 0"),
+                      ((4, 5), (2, 2, 1), IndexError, "Dimension out of range"))),
     entry("view_as_real_copy", torch.view_as_real_copy, _complex_samples, dtypes=COMPLEX),
     entry("view_as_complex_copy", torch.view_as_complex_copy, _view_as_complex_samples, dtypes=FLOAT32_64,
           errs=errors(((3, 3), (), RuntimeError, "Tensor must have a last dimension of size 2"))),
@@ -247,6 +266,47 @@ ENTRIES += [
 ]
 
 
+def _narrow_tensor_samples(on):
+    """narrow with start a 0-d integer tensor (negative: from the end) on the layouts ``on``."""
+    def gen(op, device, dtype):
+        for shape, dim, start, length in (((7, 4), 0, 1, 3), ((4, 6), -1, 2, 4), ((2, 3, 4, 5), 1, -2, 2),
+                                          ((4, 6), 1, 0, 0), ((4, 6), 1, -6, 6), ((4, 6), 0, 4, 0)):
+            for name, t in layouts(shape, device, dtype):
+                if name in on:
+                    yield SampleInput(t, (dim, torch.tensor(start, device=device), length),
+                                      name=f"{name} {shape} dim {dim} start {start} length {length}")
+        if "contiguous" in on:
+            yield SampleInput(make((5, 3), device, dtype), (0, torch.tensor(2, dtype=torch.int32, device=device), 3),
+                              name="int32 start")
+    return gen
+
+
+def _narrow_tensor_errors(op, device):
+    x, start = make((4, 6), device, torch.float32), torch.tensor(1, device=device)
+    for args, exc, match in (((1, torch.tensor(1.0, device=device), 2), RuntimeError, "0-dim integral Tensor"),
+                             ((1, torch.tensor([1], device=device), 2), RuntimeError, "0-dim integral Tensor"),
+                             ((1, start, -1), RuntimeError, "length must be non-negative"),
+                             ((1, torch.tensor(0, device=device), 7), RuntimeError, "exceeds dimension size"),
+                             ((2, start, 1), IndexError, "Dimension out of range")):
+        yield ErrorInput(SampleInput(x, args, name=match), exc, match)
+    yield ErrorInput(SampleInput(make((), device, torch.float32), (0, start, 0), name="0-d"), RuntimeError,
+                     "cannot be applied to a 0-dim tensor")
+
+
+def _where_condition_samples(op, device, dtype):
+    for shape in ((), (0,), (1,), (7,), (3, 4), (2, 3, 4)):
+        yield SampleInput(make(shape, device, dtype), name=f"{shape}")
+    yield SampleInput(make((4, 5), device, dtype, noncontiguous=True), name="noncontiguous")
+    yield SampleInput(make((5, 4), device, dtype).t(), name="transposed")
+    yield SampleInput(torch.zeros(3, 4, device=device, dtype=dtype), name="all zero")
+    yield SampleInput(torch.zeros((), device=device, dtype=dtype), name="0-d zero")
+
+
+WHERE_STRIDES = ("eager's index tensors are dense columns of its column-major nonzero; the decomposition's are "
+                 "columns of the prim's row-major (count, dims) result (stride dims), and a dense copy needs a "
+                 "meta rule (clone, copy_strided) that does not guard on the data-dependent count")
+
+
 def _diag_embed_samples(op, device, dtype):
     yield from cases(((3,), ()), ((2, 3), (1,)), ((2, 3), (-2, 0, 2)), ((2, 3, 4), (0, -1, 0)), ((0,), ()),
                      ((2, 0), (1,)))(op, device, dtype)
@@ -289,6 +349,31 @@ ENTRIES += [
                 errs=_frexp_errors),
     table_entry("isreal", cases(((), ()), ((4, 5), ()), ((0, 3), ())), dtypes=ALL | COMPLEX),
     table_entry("resolve_conj", views.ALIAS), table_entry("resolve_neg", views.ALIAS),
+    # eager's lazy conjugate (a view with the conj bit set; eager asserts on a real input); primkit computes it
+    entry("_conj", torch.ops.aten._conj, _complex_samples, dtypes=COMPLEX, out=False),
+]
+
+
+ENTRIES += [
+    # start as a 0-d tensor: eager reads it with .item(), the decomposition keeps it as data
+    entry("narrow", torch.narrow, _narrow_tensor_samples(("contiguous", "noncontiguous", "transposed",
+                                                          "channels_last")),
+                entry_name="narrow.Tensor", out=False, errs=_narrow_tensor_errors,
+                aten_names=["aten::narrow.Tensor"]),
+    entry("narrow", torch.narrow, _narrow_tensor_samples(("expanded",)), entry_name="narrow.Tensor.expanded", out=False,
+                aten_names=["aten::narrow.Tensor"],
+                xfails=[XFail("strides", "eager's view keeps the input's stride 0; dynamic_slice copies the block, "
+                              "laid out dense in the input's dim order")]),
+    entry("split", torch.ops.aten.split.sizes, views._split_sizes_samples, entry_name="split.sizes", out=False,
+          aten_names=["aten::split.sizes"],
+          errs=errors(((4,), ([1, 2],), RuntimeError, "to sum exactly to 4"),
+                      ((4,), ([5, -1],), RuntimeError, "non-negative entries"))),
+    # the one-argument torch.where: nonzero(as_tuple=True)
+    entry("where", torch.where, _where_condition_samples, entry_name="where.condition", out=False,
+          aten_names=["aten::where"],
+          supports_autograd=False, xfails=[XFail("strides", WHERE_STRIDES)]),   # int64 indices
+    entry("nonzero_numpy", torch.ops.aten.nonzero_numpy, _where_condition_samples, out=False,
+          supports_autograd=False, xfails=[XFail("strides", WHERE_STRIDES)]),   # int64 indices
 ]
 
 

@@ -1,0 +1,1034 @@
+"""More linear algebra: Householder QR (geqrf, ormqr, householder_product / orgqr), solves
+through a Cholesky, LDL or LU factor (cholesky_solve, cholesky_inverse, ldl_factor, ldl_solve,
+lu_solve, lu_unpack, linalg.lu), least squares, the pseudo-inverse and the matrix exponential,
+then the compositions of products, sums and shapes (addr, inner, tensordot, block_diag,
+cartesian_prod, combinations, trapezoid, cov, corrcoef, vander, einsum).
+
+The factorizations reach the linalg_decomp prims, whose outputs are row-major; eager's LAPACK
+kernels return column-major matrices, which ``column_major`` restores. The compositions are
+eager's own definitions (CompositeImplicitAutograd in ATen) written again in ops that decompose,
+so their rounding, type promotion and output strides follow eager's.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, write_into
+from decompositions.linalg import (
+    _batch_broadcast, _check_linalg_dtype, _check_square, _identity_like, _zeros_info, column_major,
+    lu_solve as linalg_lu_solve,
+)
+from decompositions.reductions import like, register_overloads, wrap_dim
+from decompositions.registry import register
+from decompositions.shape import in_layout
+from decompositions.type_promotion import result_type
+from prims import dtypes as dt
+from prims.meta.strides import contiguous_strides
+
+LAPACK_DTYPES = frozenset({torch.float32, torch.float64, torch.complex64, torch.complex128})
+
+
+def _check_kernel_dtype(kernel, *tensors):
+    """Eager's LAPACK kernels exist for float32/64 and complex64/128 only (NotImplementedError)."""
+    for t in tensors:
+        if t.dtype not in LAPACK_DTYPES:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.short(t.dtype)}\'')
+
+
+def _check_at_least_2d(name, t, what="input"):
+    if t.dim() < 2:
+        raise RuntimeError(f"{name}: {what} must have at least 2 dimensions.")
+
+
+def _check_same_dtype(name, what_a, a, what_b, b):
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: Expected {what_a} and {what_b} to have the same dtype, but got {what_a} of dtype "
+                           f"{dt.short(a.dtype)} and {what_b} of dtype {dt.short(b.dtype)}")
+
+
+def contiguous(t):
+    return in_layout(t, contiguous_strides(t.shape))
+
+
+def _empty(dtype, device):
+    return P.full([0], 0, dtype=dtype, device=device)
+
+
+# --- Householder QR -------------------------------------------------------------------------------
+
+def geqrf(a):
+    _check_at_least_2d("torch.geqrf", a)
+    _check_kernel_dtype("geqrf_cpu", a)
+    a_qr, tau = P.geqrf(a)
+    return column_major(a_qr), tau
+
+
+def _check_reflectors(name, a, tau):
+    """tau holds one scale per reflector of a, over a's batch dims."""
+    if tau.dim() != a.dim() - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau.dim()} and input.ndim is equal to {a.dim()}")
+    if tuple(tau.shape[:-1]) != tuple(a.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(tau.shape[:-1])}")
+
+
+def householder_product(a, tau):
+    name = "torch.linalg.householder_product"
+    _check_at_least_2d(name, a)
+    if a.shape[-2] < a.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if tau.dim() >= 1 and a.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    _check_reflectors(name, a, tau)
+    if tau.dtype != a.dtype:
+        raise RuntimeError(f"{name}: tau dtype {dt.short(tau.dtype)} does not match input dtype {dt.short(a.dtype)}")
+    _check_kernel_dtype("orgqr_cpu", a)
+    return column_major(P.householder_product(a, tau))
+
+
+def ormqr(a, tau, other, left=True, transpose=False):
+    """Q other (left) or other Q, Q^H for Q when transpose; Q is given by geqrf's (a, tau)."""
+    name = "torch.ormqr"
+    _check_at_least_2d(name, a)
+    _check_at_least_2d(name, other, "other")
+    side = -2 if left else -1
+    if other.shape[side] != a.shape[-2]:
+        raise RuntimeError(f"{name}: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.dim() >= 1 and tau.shape[-1] != min(other.shape[side], a.shape[-1]):
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    _check_reflectors(name, a, tau)
+    if other.dim() != a.dim():
+        raise RuntimeError(f"{name}: Expected other to have the same number of dimensions as input, but got other.ndim "
+                           f"equal to {other.dim()} and input.ndim is equal to {a.dim()}")
+    if tuple(other.shape[:-2]) != tuple(a.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of other to be equal to input.shape[:-2], but got "
+                           f"{list(other.shape[:-2])}")
+    _check_same_dtype(name, "input", a, "tau", tau)
+    _check_same_dtype(name, "input", a, "other", other)
+    _check_kernel_dtype("ormqr_cpu", a)
+    return column_major(P.ormqr(a, tau, other, left, transpose))
+
+
+register_overloads(geqrf, "geqrf", ("default", "a"))
+register_overloads(ormqr, "ormqr", ("default", "out"))
+register_overloads(householder_product, "linalg_householder_product", ("default", "out"))
+register_overloads(householder_product, "orgqr", ("default", "out"))     # orgqr is its older name
+
+
+# --- solves through a Cholesky factor -------------------------------------------------------------
+
+def cholesky_solve(b, factor, upper=False):
+    """X with A X = b, A = L L^H (U^H U when upper) given by its Cholesky factor; batch dims broadcast."""
+    for what, t in (("b", b), ("u", factor)):
+        if t.dim() < 2:
+            raise RuntimeError(f"{what} should have at least 2 dimensions, but has {t.dim()} dimensions instead")
+    if factor.shape[-1] != factor.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {factor.shape[-2]} by "
+                           f"{factor.shape[-1]} matrices")
+    if factor.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {factor.shape[-2]} by "
+                           f"{factor.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    if b.dtype != factor.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {dt.short(b.dtype)} and A "
+                           f"of type {dt.short(factor.dtype)} instead.")
+    _check_kernel_dtype("cholesky_solve_cpu", b)
+    b, factor = _batch_broadcast(b, factor)
+    return column_major(P.cholesky_solve(b, factor, upper))
+
+
+def cholesky_inverse(factor, upper=False):
+    """A^-1 from A's Cholesky factor: the solve against the identity."""
+    _check_square("cholesky_inverse", factor)
+    _check_kernel_dtype("cholesky_inverse_out_cpu", factor)
+    return column_major(P.cholesky_solve(_identity_like(factor), factor, upper))
+
+
+register_overloads(cholesky_solve, "cholesky_solve", ("default", "out"))
+register_overloads(cholesky_inverse, "cholesky_inverse", ("default", "out"))
+
+
+# --- LDL ------------------------------------------------------------------------------------------
+# The ldl prims take hermitian=False for complex operands (C3, C5: cuSOLVER has no complex Hermitian
+# LDL): eager's CPU kernel (LAPACK hetrf) does; here that case is refused, with the reason.
+
+def _refuse_complex_hermitian(name, t, hermitian):
+    if hermitian and t.dtype in dt.COMPLEX:
+        raise NotImplementedError(f"{name}: hermitian=True for a complex input has no decomposition in primkit (the "
+                                  f"ldl prims factor complex matrices as symmetric only)")
+
+
+def ldl_factor_ex(a, *, hermitian=False, check_errors=False):
+    name = "torch.linalg.ldl_factor_ex"
+    _check_square(name, a)
+    _check_linalg_dtype(name, a)
+    _refuse_complex_hermitian(name, a, hermitian)
+    ld, pivots = P.ldl_factor(a, hermitian)
+    return column_major(ld), pivots, _zeros_info(a, a.dim() - 2)
+
+
+def ldl_factor(a, *, hermitian=False):
+    return ldl_factor_ex(a, hermitian=hermitian)[:2]
+
+
+def ldl_solve(ld, pivots, b, *, hermitian=False):
+    name = "torch.linalg.ldl_solve"
+    _check_square(name, ld, "LD")
+    if b.dim() < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(b.dim(), 1)}, "
+                         f"{max(b.dim(), 1) - 1}], but got -2)")
+    if tuple(pivots.shape) != tuple(ld.shape[:-1]):
+        raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
+                           f"shape {list(pivots.shape)} instead")
+    if ld.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {ld.shape[-2]} by {ld.shape[-1]} "
+                           f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    if b.dtype != ld.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {dt.short(b.dtype)} and A of "
+                           f"type {dt.short(ld.dtype)} instead.")
+    _check_linalg_dtype(name, ld)
+    if pivots.dtype not in dt.INT:
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got {dt.short(pivots.dtype)}")
+    _refuse_complex_hermitian(name, ld, hermitian)
+    ld, b = _batch_broadcast(ld, b)
+    pivots = broadcast_to(to_dtype(pivots, torch.int32), tuple(ld.shape[:-1]))
+    return column_major(P.ldl_solve(ld, pivots, b, hermitian))
+
+
+register_overloads(ldl_factor_ex, "linalg_ldl_factor_ex", ("default", "out"))
+register_overloads(ldl_factor, "linalg_ldl_factor", ("default", "out"))
+register_overloads(ldl_solve, "linalg_ldl_solve", ("default", "out"))
+
+
+# --- least squares ----------------------------------------------------------------------------------
+# The lstsq prim computes the solution of a full-rank system, which every driver agrees on. The
+# other results follow eager's rules: residuals (the squared norms of A X - B's columns) where
+# m > n and the driver is not gelsy, the rank where the driver is not gels, the singular values
+# for gelsd and gelss. Eager's gelsd/gelss return residuals only when every matrix has full rank
+# (a data-dependent shape); the prim requires full rank, so here they are always returned.
+
+LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def linalg_lstsq(a, b, rcond=None, *, driver=None):
+    name = "torch.linalg.lstsq"
+    _check_at_least_2d(name, a)
+    if b.dim() < 1:
+        raise RuntimeError(f"{name}: other must have at least 1 dimension.")
+    if not (a.dim() >= b.dim() and a.dim() - b.dim() <= 1):
+        raise RuntimeError(f"{name}: input.dim() must be greater or equal to other.dim() and (input.dim() - "
+                           f"other.dim()) <= 1")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but got input's dtype "
+                           f"{dt.short(a.dtype)} and other's dtype {dt.short(b.dtype)}")
+    if a.dtype not in LAPACK_DTYPES:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    vector = a.dim() == b.dim() + 1
+    rhs = P.expand_dims(b, [b.dim()]) if vector else b
+    if rhs.shape[-2] != a.shape[-2]:
+        raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
+    if a.device.type == "cpu":
+        if driver is not None and driver not in LSTSQ_DRIVERS:
+            raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+        driver = driver or "gelsy"
+    else:
+        if driver not in (None, "gels"):
+            raise RuntimeError(f"{name}: `driver` other than `gels` is not supported on CUDA")
+        driver = "gels"
+    a_alone = a
+    a, rhs = _batch_broadcast(a, rhs)
+    m, n = a.shape[-2], a.shape[-1]
+    solution = P.lstsq(a, rhs)
+    # Eager's solution is the top n rows of LAPACK's column-major (..., max(m, n), k) buffer.
+    rows = max(m, n)
+    padded = P.pad(solution, 0, [0] * solution.dim(), [0] * (solution.dim() - 2) + [rows - n, 0],
+                   [0] * solution.dim())
+    buffer = column_major(padded)
+    x = P.slice(buffer, [0] * buffer.dim(), list(solution.shape), [1] * buffer.dim())
+    real = dt.to_real(a.dtype)
+    residuals = _empty(real, a.device)
+    if m > n and driver != "gelsy":
+        misfit = torch.matmul(a, x) - rhs
+        residuals = torch.sum(torch.abs(misfit) ** 2 if a.dtype in dt.COMPLEX else misfit * misfit, -2)
+    rank = _empty(torch.int64, a.device)
+    singular_values = _empty(real, a.device)
+    if driver != "gels":
+        # over A's own batch dims, not broadcast with B's (as eager); eager does not differentiate them
+        s = P.stop_gradient(P.svd(a_alone, False)[1])
+        if rcond is None:
+            rcond = torch.finfo(real).eps * max(m, n)
+        # LAPACK's rank: the singular values above rcond times the largest one.
+        largest = torch.amax(s, -1, keepdim=True) if s.shape[-1] > 0 else s
+        rank = torch.sum(s > rcond * largest, -1)
+        if driver in ("gelsd", "gelss"):
+            singular_values = s
+    if vector:
+        x = P.squeeze(x, [x.dim() - 1])
+    return x, residuals, rank, singular_values
+
+
+register_overloads(linalg_lstsq, "linalg_lstsq", ("default", "out"))
+
+
+# --- LU ---------------------------------------------------------------------------------------------
+
+@register(aten.lu_solve.default)
+def lu_solve(b, lu, pivots):
+    """torch.lu_solve, the older name of linalg.lu_solve (its arguments in another order)."""
+    return linalg_lu_solve(lu, pivots, b)
+
+
+@register(aten.lu_solve.out)
+def lu_solve_out(b, lu, pivots, *, out):
+    return write_into(out, lu_solve(b, lu, pivots), "lu_solve.out")
+
+
+def _permutation(pivots, m):
+    """The permutation of 0..m-1 that LAPACK's row swaps make (row i swapped with row pivots[i] - 1,
+    for i in order): perm[i] is the row of A that row i of P^T A holds."""
+    rows = torch.arange(m, dtype=torch.int64, device=pivots.device)
+    perm = rows.expand(*pivots.shape[:-1], m)
+    for i in range(pivots.shape[-1]):
+        j = pivots[..., i:i + 1].to(torch.int64) - 1
+        at_i, at_j = perm[..., i:i + 1], torch.gather(perm, -1, j)
+        perm = torch.where(rows == i, at_j, torch.where(rows == j, at_i, perm))
+    return perm
+
+
+def lu_unpack(lu, pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) with A = P L U, from lu_factor's packed (LU, pivots)."""
+    if lu.dim() < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(lu.shape)} "
+                           f"instead")
+    if unpack_pivots and pivots.dtype != torch.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.")
+    m, n = lu.shape[-2], lu.shape[-1]
+    k = min(m, n)
+    empty = _empty(lu.dtype, lu.device)
+    lower = upper = empty
+    if unpack_data:
+        eye = torch.eye(m, k, dtype=lu.dtype, device=lu.device)
+        lower = contiguous(torch.tril(lu[..., :, :k], -1) + eye)
+        upper = contiguous(torch.triu(lu[..., :k, :]))
+    permutation = empty
+    if unpack_pivots:
+        batch = tuple(lu.shape[:-2])
+        perm = _permutation(pivots[..., :k].expand(*batch, k) if batch else pivots[..., :k], m)
+        # column j of P is the unit vector at perm[j]
+        rows = torch.arange(m, dtype=torch.int64, device=lu.device).unsqueeze(-1)
+        permutation = (rows == perm.unsqueeze(-2)).to(lu.dtype)
+    return permutation, lower, upper
+
+
+def linalg_lu(a, *, pivot=True):
+    name = "linalg.lu"
+    if a.dim() < 2:
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(a.shape)} instead")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU" if
+                           a.device.type == "cpu" else
+                           "linalg.lu_factor: LU without pivoting has no decomposition in primkit (the lu_factor "
+                           "prim pivots)")
+    _check_kernel_dtype("lu_cpu", a)
+    lu, pivots = P.lu_factor(a)
+    return lu_unpack(lu, pivots)
+
+
+register_overloads(lu_unpack, "lu_unpack", ("default", "out"))
+register_overloads(linalg_lu, "linalg_lu", ("default", "out"))
+
+
+# --- pseudo-inverse ---------------------------------------------------------------------------------
+# Eager's definition: through the SVD (the eigendecomposition when hermitian), the singular values
+# at most max(atol, rtol * largest) dropped. The tolerances are float64 tensors, as eager's.
+
+def _tolerance(what, value, device):
+    """A tolerance as eager holds it: a number becomes a float64 0-d tensor; complex is refused."""
+    if value is None:
+        return None
+    if isinstance(value, torch.Tensor):
+        if value.dtype in dt.COMPLEX:
+            raise RuntimeError(f"torch.linalg.pinv: {what} tensor of complex type is not supported. Got "
+                               f"{dt.short(value.dtype)}")
+        return value
+    return P.scalar_tensor(value, dtype=torch.float64, device=device)
+
+
+def pinv(a, atol=None, rtol=None, hermitian=False):
+    if a.dim() < 2 or a.dtype not in LAPACK_DTYPES:
+        raise RuntimeError(f"linalg.pinv({dt.short(a.dtype)}{{{list(a.shape)}}}): expected a tensor with 2 or more "
+                           f"dimensions of float, double, cfloat or cdouble types")
+    atol = _tolerance("atol", atol, a.device)
+    rtol = _tolerance("rtol", rtol, a.device)
+    m, n = a.shape[-2], a.shape[-1]
+    if hermitian:
+        _check_square("linalg.eigh", a)
+    if a.numel() == 0:
+        return torch.zeros(*a.shape[:-2], n, m, dtype=a.dtype, device=a.device)
+    if atol is None:
+        atol_given, atol = False, P.scalar_tensor(0.0, dtype=torch.float64, device=a.device)
+    else:
+        atol_given = True
+    if rtol is None:
+        default = P.scalar_tensor(torch.finfo(dt.to_real(a.dtype)).eps * max(m, n), dtype=torch.float64,
+                                  device=a.device)
+        rtol = torch.where(atol > 0, torch.zeros_like(default), default) if atol_given else default
+    if hermitian:
+        s, u = P.eigh(a, False)
+        largest = torch.amax(torch.abs(s), -1, keepdim=True)
+    else:
+        u, s, vh = P.svd(a, False)
+        largest = s[..., :1]
+    tol = torch.maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * largest)
+    kept = (torch.abs(s) if hermitian else s) > tol
+    s_inv = torch.where(kept, torch.reciprocal(s), torch.zeros((), dtype=s.dtype, device=s.device)).to(a.dtype)
+    u_h = _adjoint(u)
+    if hermitian:
+        return torch.matmul(u * s_inv.unsqueeze(-2), u_h)
+    return torch.matmul(_adjoint(vh) * s_inv.unsqueeze(-2), u_h)
+
+
+def _adjoint(t):
+    swapped = P.permute(t, list(range(t.dim() - 2)) + [t.dim() - 1, t.dim() - 2])
+    return P.conj_physical(swapped) if t.dtype in dt.COMPLEX else swapped
+
+
+def _pinv_rcond(a, rcond, hermitian=False):
+    """rcond is NumPy's name for rtol, with atol = 0."""
+    return pinv(a, 0.0, _tolerance("rcond", rcond, a.device), hermitian)
+
+
+def _pinv_tolerances(a, *, atol=None, rtol=None, hermitian=False):
+    return pinv(a, atol, rtol, hermitian)
+
+
+register_overloads(_pinv_rcond, "linalg_pinv", ("default", "out", "rcond_tensor", "out_rcond_tensor"))
+register_overloads(_pinv_tolerances, "linalg_pinv", ("atol_rtol_float", "atol_rtol_float_out", "atol_rtol_tensor",
+                                                      "atol_rtol_tensor_out"))
+
+
+@register(aten.pinverse.default)
+def pinverse(a, rcond=1e-15):
+    return _pinv_rcond(a, rcond)
+
+
+# --- matrix exponential -------------------------------------------------------------------------------
+# Scaling and squaring: exp(A) = exp(A / 2^s)^(2^s), s the least with ||A / 2^s||_1 <= theta, and
+# exp of the scaled matrix by its Taylor polynomial of degree 18 (Horner). theta is eager's for that
+# degree (float32: 3.01, float64: 1.09; Bader, Blanes and Casas 2019), so s is eager's too. s
+# depends on the data: the graph holds MAX_SQUARINGS squarings, each kept only where it is due.
+# A matrix with a 1-norm above theta * 2^MAX_SQUARINGS (1.3e10 in float32, 4.7e9 in float64) would
+# need more: its result is nan, not a silently under-squared one (eager's, finite, has lost all
+# precision there: rounding errors grow with the norm).
+
+MATRIX_EXP_DEGREE = 18
+MATRIX_EXP_THETA = {torch.float32: 3.010066362817634, torch.float64: 1.090863719290036}
+MAX_SQUARINGS = 32
+
+
+def linalg_matrix_exp(a):
+    name = "linalg.matrix_exp"
+    _check_square(name, a)
+    if a.dtype not in dt.FLOAT and a.dtype not in dt.COMPLEX:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {dt.short(a.dtype)}")
+    if a.numel() == 0:
+        return contiguous(P.clone(a))
+    compute = {torch.float16: torch.float32, torch.bfloat16: torch.float32}.get(a.dtype, a.dtype)
+    x = to_dtype(a, compute)
+    real = dt.to_real(compute)
+    theta = MATRIX_EXP_THETA[real]
+    norm = torch.amax(torch.sum(torch.abs(x), -2), -1)
+    squarings = torch.clamp(torch.ceil(torch.log2(norm / theta)), min=0)
+    scale = torch.exp2(-torch.clamp(squarings, max=MAX_SQUARINGS)).to(compute)
+    x = x * scale[..., None, None]
+    eye = _identity_like(x)
+    result = eye + x / MATRIX_EXP_DEGREE
+    for k in range(MATRIX_EXP_DEGREE - 1, 0, -1):
+        result = eye + torch.matmul(x, result) / k
+    due = squarings[..., None, None]
+    for i in range(MAX_SQUARINGS):
+        result = torch.where(due > i, torch.matmul(result, result), result)
+    result = torch.where(due > MAX_SQUARINGS, torch.full_like(result, float("nan")), result)
+    return to_dtype(result, a.dtype)
+
+
+register_overloads(linalg_matrix_exp, "linalg_matrix_exp", ("default", "out"))
+register(aten.matrix_exp.default)(linalg_matrix_exp)
+
+
+# --- products -----------------------------------------------------------------------------------------
+
+def _check_addr_scalar(dtype, value, what):
+    if isinstance(value, bool) and dtype != torch.bool:
+        raise RuntimeError(f"Boolean {what} only supported for Boolean results.")
+    if (dtype in dt.INT or dtype == torch.bool) and isinstance(value, float):
+        raise RuntimeError(f"For integral input tensors, argument {what} must not be a floating point number.")
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """beta * input + alpha * outer(vec1, vec2); beta == 0 ignores input (its nan and inf too)."""
+    for what, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {what}, but got {v.dim()}-D")
+    dtype = result_type(input, vec1, vec2)
+    _check_addr_scalar(dtype, beta, "beta")
+    _check_addr_scalar(dtype, alpha, "alpha")
+    shape = (vec1.shape[0], vec2.shape[0])
+    if broadcast_shapes(input.shape, shape) != shape:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[1]}) must match the existing size "
+                           f"({input.shape[-1]}) at non-singleton dimension 1.  Target sizes: {list(shape)}.  "
+                           f"Tensor sizes: {list(input.shape)}")
+
+    def math_(x, column, row):
+        if dtype == torch.bool:
+            product = P.logical_and(P.logical_and(column, row), like(column, bool(alpha)))
+            return P.logical_or(P.logical_and(x, like(x, bool(beta))), product) if beta else product
+        product = P.mul(column, row)
+        product = product if alpha == 1 else P.mul(product, like(product, alpha))
+        if beta == 0:
+            return product
+        return P.add(x if beta == 1 else P.mul(x, like(x, beta)), product)
+    return elementwise(math_, input, P.expand_dims(vec1, [1]), vec2)
+
+
+register_overloads(addr, "addr", ("default", "out"), inplace=("default",))
+
+
+def _check_dims(name, dims, ndim):
+    wrapped = [wrap_dim(d, ndim) for d in dims]
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return wrapped
+
+
+def tensordot(a, b, dims_a, dims_b):
+    """Contract dims_a of a with dims_b of b: both permuted and reshaped to matrices, one mm."""
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    dims_a, dims_b = _check_dims("tensordot", dims_a, a.dim()), _check_dims("tensordot", dims_b, b.dim())
+    contracted = 1
+    for da, db in zip(dims_a, dims_b):
+        sa, sb = a.shape[da], b.shape[db]
+        if sb == 1:         # a size-1 dim broadcasts: sum the other side's dim right away
+            a = torch.sum(a, da, keepdim=True, dtype=a.dtype)
+        elif sa == 1:
+            b = torch.sum(b, db, keepdim=True, dtype=b.dtype)
+        elif sa != sb:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} in dim {da} and second "
+                               f"has size {sb} in dim {db}")
+        else:
+            contracted *= sa
+    free_a = [d for d in range(a.dim()) if d not in dims_a]
+    free_b = [d for d in range(b.dim()) if d not in dims_b]
+    rows = math.prod(a.shape[d] for d in free_a)
+    cols = math.prod(b.shape[d] for d in free_b)
+    left = torch.reshape(torch.permute(a, free_a + dims_a), (rows, contracted))
+    right = torch.reshape(torch.permute(b, dims_b + free_b), (contracted, cols))
+    sizes = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
+    return torch.reshape(torch.mm(left, right), sizes)
+
+
+def _strict_out(name, fn):
+    """An out= form that takes no type promotion: out must have the result's dtype (as eager's)."""
+    def out_variant(*args, out, **kwargs):
+        result = fn(*args, **kwargs)
+        if out.dtype != result.dtype:
+            raise RuntimeError(f"{name}: Expected the output tensor to have dtype {dt.short(result.dtype)}, but got an "
+                               f"output tensor with dtype {dt.short(out.dtype)}")
+        return write_into(out, result, name)
+    out_variant.__qualname__ = f"{name}[out]"
+    return out_variant
+
+
+def inner(a, b):
+    if a.dim() == 0 or b.dim() == 0:
+        return torch.mul(a, b)
+    if a.shape[-1] != b.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(a.shape)} and {list(b.shape)}")
+    return tensordot(a, b, [a.dim() - 1], [b.dim() - 1])
+
+
+@register(aten.inner.out)
+def inner_out(a, b, *, out):
+    if a.dim() == 0 or b.dim() == 0:    # eager's mul.out: type promotion into out
+        return write_into(out, inner(a, b), "inner.out")
+    return _strict_out("tensordot", inner)(a, b, out=out)
+
+
+register(aten.inner.default)(inner)
+register(aten.tensordot.default)(tensordot)
+register(aten.tensordot.out)(_strict_out("tensordot", tensordot))
+
+
+# --- shapes of products: block_diag, cartesian_prod, combinations ----------------------------------------
+
+def block_diag(tensors):
+    """The tensors (0-d: 1 x 1, 1-d: one row) along the diagonal of a zero matrix."""
+    if len(tensors) == 0:
+        return P.full([1, 0], 0, dtype=torch.get_default_dtype(), device=torch.device("cpu"))
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.dim()} dimensions")
+        if t.device != tensors[0].device:
+            raise RuntimeError(f"torch.block_diag: input tensors must all be on the same device. Input 0 is on device "
+                               f"{tensors[0].device} and input {i} is on device {t.device}")
+    dtype = result_type(*tensors)
+    blocks = [to_dtype(P.reshape(t, [1, t.numel()]) if t.dim() < 2 else t, dtype) for t in tensors]
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        rows.append(P.pad(b, 0, [0, left], [0, width - left - b.shape[1]], [0, 0]))
+        left += b.shape[1]
+    return P.cat(rows, 0)
+
+
+register_overloads(block_diag, "block_diag", ("default", "out"))
+
+
+def _check_vector(t):
+    if t.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+
+
+@register(aten.cartesian_prod.default)
+def cartesian_prod(tensors):
+    """The rows (x_1[i_1], ..., x_k[i_k]) for every index tuple, the last index fastest."""
+    for t in tensors:
+        _check_vector(t)
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = torch.meshgrid(*tensors, indexing="ij")
+    return torch.stack([g.flatten() for g in grids], 1)
+
+
+def _combination_rows(x, r, with_replacement):
+    """x's r-combinations in lexicographic order, as a (count, r) tensor: each element x[i] followed
+    by the (r-1)-combinations of the elements after it (from it, with replacement)."""
+    if r == 1:
+        return contiguous(P.expand_dims(x, [1]))
+    pieces = []
+    for i in range(x.shape[0]):
+        start = i if with_replacement else i + 1
+        if x.shape[0] - start <= 0 or (not with_replacement and x.shape[0] - start < r - 1):
+            continue
+        tail = _combination_rows(P.slice(x, [start], [x.shape[0]], [1]), r - 1, with_replacement)
+        head = broadcast_to(P.slice(x, [i], [i + 1], [1]), (tail.shape[0],))
+        pieces.append(P.cat([P.expand_dims(head, [1]), tail], 1))
+    return P.cat(pieces, 0) if pieces else P.full([0, r], 0, dtype=x.dtype, device=x.device)
+
+
+@register(aten.combinations.default)
+def combinations(x, r=2, with_replacement=False):
+    _check_vector(x)
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _empty(x.dtype, x.device)
+    return _combination_rows(x, r, with_replacement)
+
+
+# --- integration: trapezoid, trapz, cumulative_trapezoid ----------------------------------------------------
+
+def _sample_dim(y, dim):
+    if y.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, y.dim())
+
+
+def _check_real_dx(name, dx):
+    if isinstance(dx, (bool, complex)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+
+
+def _spacing(name, y, x, dim):
+    """The differences of x along dim, x laid against y's dims as eager lays it (a 1-d x along dim,
+    a lower-rank x against y's last dims)."""
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        x = torch.reshape(x, [x.shape[0] if d == dim else 1 for d in range(y.dim())])
+    elif x.dim() < y.dim():
+        x = torch.reshape(x, [1] * (y.dim() - x.dim()) + list(x.shape))
+    return aten.slice.Tensor(x, dim, 1) - aten.slice.Tensor(x, dim, 0, -1)
+
+
+def _zeros_without(y, dim):
+    """Eager's integral over no samples: zeros of y's shape without dim, in y's dtype."""
+    return torch.zeros([s for d, s in enumerate(y.shape) if d != dim], dtype=y.dtype, device=y.device)
+
+
+def trapezoid_x(y, x, *, dim=-1):
+    dim = _sample_dim(y, dim)
+    if y.shape[dim] == 0:
+        return _zeros_without(y, dim)
+    if y.dtype == torch.bool or x.dtype == torch.bool:
+        raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is not supported")
+    dx = _spacing("trapezoid", y, x, dim)
+    pairs = aten.slice.Tensor(y, dim, 0, -1) + aten.slice.Tensor(y, dim, 1)
+    return torch.sum(pairs * dx, dim) / 2.0
+
+
+def trapezoid_dx(y, *, dx=1, dim=-1):
+    dim = _sample_dim(y, dim)
+    if y.shape[dim] == 0:
+        return _zeros_without(y, dim)
+    if y.dtype == torch.bool:
+        raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
+    _check_real_dx("trapezoid", dx)
+    # constant spacing: (sum of y - half of its two ends) * dx
+    ends = torch.select(y, dim, 0) + torch.select(y, dim, -1)
+    return (torch.sum(y, dim) - ends * 0.5) * float(dx)
+
+
+def cumulative_trapezoid_x(y, x, *, dim=-1):
+    dim = _sample_dim(y, dim)
+    if y.dtype == torch.bool or x.dtype == torch.bool:
+        raise RuntimeError("cumulative_trapezoid: received a bool input for `x` or `y`, but bool is not supported")
+    dx = _spacing("cumulative_trapezoid", y, x, dim)
+    pairs = aten.slice.Tensor(y, dim, 0, -1) + aten.slice.Tensor(y, dim, 1)
+    return torch.cumsum(pairs * dx, dim) / 2.0
+
+
+def cumulative_trapezoid_dx(y, *, dx=1, dim=-1):
+    dim = _sample_dim(y, dim)
+    _check_real_dx("cumulative_trapezoid", dx)
+    pairs = aten.slice.Tensor(y, dim, 0, -1) + aten.slice.Tensor(y, dim, 1)
+    return torch.cumsum(float(dx) / 2.0 * pairs, dim)
+
+
+register(aten.trapezoid.x, aten.trapz.x)(trapezoid_x)
+register(aten.trapezoid.dx, aten.trapz.dx)(trapezoid_dx)
+register(aten.cumulative_trapezoid.x)(cumulative_trapezoid_x)
+register(aten.cumulative_trapezoid.dx)(cumulative_trapezoid_dx)
+
+
+# --- statistics: cov, corrcoef -----------------------------------------------------------------------------
+# Eager also refuses negative weights and weights that sum to zero; those checks read the data,
+# which a trace cannot, so here such weights give what the formula gives.
+
+def _check_weights(kind, w, observations, floating):
+    if w.dim() > 1:
+        raise RuntimeError(f"cov(): expected {kind} to have one or fewer dimensions but got {kind} with {w.dim()} "
+                           f"dimensions")
+    if floating and w.dtype not in dt.FLOAT or not floating and w.dtype not in dt.INT:
+        expected = "floating point" if floating else "integral"
+        raise RuntimeError(f"cov(): expected {kind} to have {expected} dtype but got {kind} with "
+                           f"{dt.short(w.dtype)} dtype")
+    if w.numel() != observations:
+        raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are observations in the input but "
+                           f"got {w.numel()} != {observations}")
+
+
+@register(aten.cov.default)
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance of the rows of input (variables) over its columns (observations)."""
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.dim()} dimensions")
+    if input.dtype == torch.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = torch.reshape(input, (1, -1)) if input.dim() < 2 else input
+    observations = x.shape[1]
+    w = None
+    if fweights is not None:
+        _check_weights("fweights", fweights, observations, floating=False)
+        w = fweights
+    if aweights is not None:
+        _check_weights("aweights", aweights, observations, floating=True)
+        w = aweights if w is None else w * aweights
+    if w is None:
+        w_sum = torch.scalar_tensor(observations, dtype=torch.int64, device=x.device)
+    else:
+        w_sum = torch.sum(w)
+    weighted = x if w is None else x * w
+    mean = torch.sum(weighted, 1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm = w_sum - correction * torch.sum(w * aweights) / w_sum
+    else:
+        norm = w_sum - correction
+    norm = torch.where(norm <= 0, torch.zeros_like(norm), norm)   # eager warns and divides by 0
+    x = x - mean.unsqueeze(1)
+    weighted = x if w is None else x * w
+    c = torch.mm(x, _adjoint(weighted))
+    return torch.squeeze(torch.true_divide(c, norm))
+
+
+@register(aten.corrcoef.default)
+def corrcoef(input):
+    if input.dim() > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.dim()} dimensions")
+    c = cov(input)
+    if c.dim() == 0:        # one variable: nan where its variance is 0, nan or inf, else 1
+        return c / c
+    d = torch.diagonal(c)
+    stddev = torch.sqrt(P.real(d) if d.dtype in dt.COMPLEX else d)
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    if c.dtype in dt.COMPLEX:
+        return P.complex(torch.clip(P.real(c), -1, 1), torch.clip(P.imag(c), -1, 1))
+    return torch.clip(c, -1, 1)
+
+
+# --- Vandermonde matrices -------------------------------------------------------------------------------------
+
+@register(aten.linalg_vander.default)
+def linalg_vander(x, *, N=None):
+    """The powers x^0, ..., x^(N-1) along a new last dim (cumulative products)."""
+    if not (x.dtype in LAPACK_DTYPES or x.dtype in dt.INT):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{dt.short(x.dtype)}")
+    x = torch.unsqueeze(x, -1) if x.dim() == 0 else x
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = torch.cumprod(torch.unsqueeze(x, -1).expand(*x.shape, n - 1), -1)
+    return torch.cat([torch.ones(*x.shape, 1, dtype=powers.dtype, device=x.device), powers], -1)
+
+
+@register(aten.vander.default)
+def vander(x, N=None, increasing=False):
+    """Columns x^(N-1), ..., x^0 (x^0 first when increasing), in x's dtype promoted with int64."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if N is not None and n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dtype = torch.promote_types(x.dtype, torch.int64)
+    ones = torch.ones(x.shape[0], min(n, 1), dtype=dtype, device=x.device)
+    if n <= 1:
+        result = ones
+    else:
+        powers = torch.cumprod(to_dtype(P.expand_dims(x, [1]), dtype).expand(x.shape[0], n - 1), 1)
+        result = torch.cat([ones, powers], 1)
+    return result if increasing else torch.flip(result, [1])
+
+
+# --- einsum ------------------------------------------------------------------------------------------------------
+# Eager's algorithm (ATen's einsum): each operand's labels are aligned to one order (output labels,
+# then contracted ones; a repeated label is a diagonal, a missing one a size-1 dim); operands are
+# contracted pairwise, left to right (or along ``path``), each pair by one bmm; dims only one
+# operand still holds are summed first. The same permutes, views and bmm give eager's strides.
+
+_LETTERS = 26
+
+
+def _subscript(label):
+    return ord(label) - ord("A") if label.isupper() else ord(label) - ord("a") + _LETTERS
+
+
+def _parse_labels(lhs):
+    """Each operand's labels as subscripts in [0, 52), ``...`` as None."""
+    operands, current, i = [], [], 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ",":
+            operands.append(current)
+            current = []
+        elif c == ".":
+            if None in current:
+                raise RuntimeError(f"einsum(): found '.' for operand {len(operands)} for which an ellipsis was already "
+                                   f"found")
+            if lhs[i:i + 3] != "...":
+                raise RuntimeError(f"einsum(): found '.' for operand {len(operands)} that is not part of any ellipsis")
+            current.append(None)
+            i += 2
+        elif c != " ":
+            if not c.isalpha():
+                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts "
+                                   f"must be in [a-zA-Z]")
+            current.append(_subscript(c))
+        i += 1
+    operands.append(current)
+    return operands
+
+
+def _sum_product_pair(left, right, sum_dims):
+    """(left * right) summed over sum_dims (kept as size 1) by one bmm; the operands share a rank
+    and their size-1 dims broadcast."""
+    if not sum_dims:
+        return torch.mul(left, right)
+    lro, lo, ro = [], [], []
+    sum_size = 1
+    for i in range(left.dim()):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                if left.shape[i] != right.shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                sum_size *= left.shape[i]
+            elif sl:
+                left = torch.sum(left, i, keepdim=True)
+            elif sr:
+                right = torch.sum(right, i, keepdim=True)
+        elif sl and sr:
+            if left.shape[i] != right.shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            lro.append(i)
+        elif sl:
+            lo.append(i)
+        else:
+            ro.append(i)
+    if lo and ro and ro[-1] < lo[0]:
+        # right's output dims all come first: swapped, the bmm writes them in output order
+        left, right, lo, ro = right, left, ro, lo
+    size = lambda t, dims: math.prod(t.shape[d] for d in dims)   # noqa: E731
+    out_size = [left.shape[d] for d in lro + lo] + [1] * len(sum_dims) + [right.shape[d] for d in ro]
+    order = lro + lo + list(sum_dims) + ro
+    a = torch.reshape(torch.permute(left, order), (size(left, lro), size(left, lo), sum_size))
+    b = torch.reshape(torch.permute(right, lro + list(sum_dims) + ro + lo),
+                      (size(left, lro), sum_size, size(right, ro)))
+    inverse = [order.index(d) for d in range(len(order))]
+    return torch.permute(torch.bmm(a, b).view(out_size), inverse)
+
+
+def einsum(equation, operands, *, path=None):
+    if len(operands) == 0:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    lhs, arrow, rhs = equation.partition("->")
+    labels = _parse_labels(lhs)
+    if len(labels) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(labels) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    count = [0] * (2 * _LETTERS)
+    ell_dims = 0
+    for i, (op, ls) in enumerate(zip(operands, labels)):
+        named = [s for s in ls if s is not None]
+        for s in named:
+            count[s] += 1
+        has_ellipsis = None in ls
+        if has_ellipsis:
+            ell_dims = max(ell_dims, op.dim() - len(named))
+        if (len(named) > op.dim()) if has_ellipsis else (len(named) != op.dim()):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(named)}) "
+                               + ("is more than the number of dimensions" if has_ellipsis else
+                                  "does not match the number of dimensions") + f" ({op.dim()}) for operand {i}"
+                               + ("" if has_ellipsis else " and no ellipsis was given"))
+    # Where each label (and the ellipsis dims) sits in the aligned order: output dims first.
+    index = [None] * (2 * _LETTERS)
+    position, ell_index, ell_in_output = 0, 0, False
+    if not arrow:
+        position, ell_in_output = ell_dims, True
+        for s in range(2 * _LETTERS):
+            if count[s] == 1:
+                index[s], position = position, position + 1
+    else:
+        i = 0
+        while i < len(rhs):
+            c = rhs[i]
+            if c == ".":
+                if ell_in_output or rhs[i:i + 3] != "...":
+                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found"
+                                       if ell_in_output else
+                                       "einsum(): found '.' for output that is not part of any ellipsis (...)")
+                ell_index, position, ell_in_output = position, position + ell_dims, True
+                i += 2
+            elif c != " ":
+                if not c.isalpha():
+                    raise RuntimeError(f"einsum(): invalid subscript given at index {len(lhs) + 2 + i} in the "
+                                       f"equation string, subscripts must be in [a-zA-Z]")
+                s = _subscript(c)
+                if count[s] == 0 or index[s] is not None:
+                    raise RuntimeError(f"einsum(): output subscript {c} " + (
+                        "appears more than once in the output" if index[s] is not None else
+                        "does not appear in the equation for any input operand"))
+                index[s], position = position, position + 1
+            i += 1
+    out_dims = position
+    if not ell_in_output:
+        ell_index, position = position, position + ell_dims
+    for s in range(2 * _LETTERS):
+        if count[s] > 0 and index[s] is None:
+            index[s], position = position, position + 1
+    total = position
+    # Align every operand: diagonals for repeated labels, size-1 dims for missing ones.
+    label_size, ell_size = [1] * (2 * _LETTERS), [1] * ell_dims
+    dim_counts = [0] * total
+    aligned = []
+    for i, (op, ls) in enumerate(zip(operands, labels)):
+        permutation = [None] * total
+        dim = 0
+        for s in ls:
+            if s is None:
+                covered = op.dim() - (len(ls) - 1)
+                for j in range(ell_dims - covered, ell_dims):
+                    if op.shape[dim] != 1:
+                        if ell_size[j] not in (1, op.shape[dim]):
+                            raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {i}has size "
+                                               f"{op.shape[dim]} which does not broadcast with previously seen "
+                                               f"ellipsis with size {ell_size[j]} for the respective dimension")
+                        ell_size[j] = op.shape[dim]
+                        dim_counts[ell_index + j] += 1
+                    permutation[ell_index + j] = dim
+                    dim += 1
+            elif permutation[index[s]] is None:
+                if op.shape[dim] != 1:
+                    if label_size[s] not in (1, op.shape[dim]):
+                        label = chr(ord("A") + s) if s < _LETTERS else chr(ord("a") + s - _LETTERS)
+                        raise RuntimeError(f"einsum(): subscript {label} has size {op.shape[dim]} for operand {i} "
+                                           f"which does not broadcast with previously seen size {label_size[s]}")
+                    label_size[s] = op.shape[dim]
+                    dim_counts[index[s]] += 1
+                permutation[index[s]] = dim
+                dim += 1
+            else:
+                previous = permutation[index[s]]
+                if op.shape[dim] != op.shape[previous]:
+                    label = chr(ord("A") + s) if s < _LETTERS else chr(ord("a") + s - _LETTERS)
+                    raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {i} but the sizes don't "
+                                       f"match, {op.shape[dim]} != {op.shape[previous]}")
+                op = torch.movedim(torch.diagonal(op, 0, previous, dim), -1, previous)
+        for p in range(total):
+            if permutation[p] is None:
+                op = torch.unsqueeze(op, dim)
+                permutation[p], dim = dim, dim + 1
+        aligned.append(torch.permute(op, permutation))
+    # Contract pairwise.
+    steps = list(path) if path is not None else None
+    while len(aligned) > 1:
+        i, j = 0, 1
+        if steps is not None:
+            i, j = sorted(steps[:2])
+            steps = steps[2:]
+        a, b = aligned[i], aligned[j]
+        del aligned[j], aligned[i]
+        sum_dims, a_sums, b_sums = [], [], []
+        for d in range(out_dims, total):
+            if a.shape[d] != 1 and b.shape[d] != 1:
+                dim_counts[d] -= 1
+                if dim_counts[d] == 1:
+                    sum_dims.append(d)
+                    dim_counts[d] = 0
+            elif dim_counts[d] == 1:
+                if a.shape[d] != 1:
+                    a_sums.append(d)
+                    dim_counts[d] = 0
+                elif b.shape[d] != 1:
+                    b_sums.append(d)
+                    dim_counts[d] = 0
+        if a_sums:
+            a = torch.sum(a, a_sums, keepdim=True)
+        if b_sums:
+            b = torch.sum(b, b_sums, keepdim=True)
+        product = _sum_product_pair(a, b, sum_dims)
+        if steps is not None:
+            aligned.append(product)
+        else:
+            aligned.insert(0, product)
+    result = aligned[0]
+    if total > out_dims:
+        if len(operands) > 1:
+            return result.view(list(result.shape[:out_dims]))
+        return torch.sum(result, list(range(out_dims, total)))
+    return result
+
+
+register(aten.einsum.default)(einsum)
