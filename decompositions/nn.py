@@ -352,13 +352,13 @@ def _rms_norm(a, normalized_shape, weight, eps):
 
 @register(aten.rms_norm.default)
 def rms_norm(a, normalized_shape, weight=None, eps=None):
-    return _rms_norm(a, normalized_shape, weight, eps)[0]
+    return _contiguous(_rms_norm(a, normalized_shape, weight, eps)[0])    # eager's result is contiguous
 
 
 @register(aten._fused_rms_norm.default)
 def fused_rms_norm(a, normalized_shape, weight, eps):
     out, rstd = _rms_norm(a, normalized_shape, weight, eps)
-    return _contiguous(out), rstd    # the fused kernel writes a contiguous result (rms_norm keeps the layout)
+    return _contiguous(out), rstd    # the fused kernel writes a contiguous result
 
 
 def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -1147,7 +1147,12 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
 @register(aten.scaled_dot_product_attention.default)
 def scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                                  enable_gqa=False):
-    return _attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)[0]
+    out = _attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)[0]
+    # On CPU eager runs 4-d inputs with unit last-dim strides through its flash kernel, which lays
+    # the output out like the query (see _scaled_dot_product_flash_attention_for_cpu).
+    if q.device.type == "cpu" and all(t.dim() == 4 and (t.shape[-1] == 1 or t.stride(-1) == 1) for t in (q, k, v)):
+        return _dense_in_order(out, _dim_order(q))
+    return out
 
 
 def _check_4d(name, *tensors):
@@ -1325,6 +1330,8 @@ def nll_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100):
 def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100, label_smoothing=0.0):
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if target.dtype not in dt.FLOAT and a.dim() > 1 and target.dim() >= 1 and a.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target batch_size ({target.shape[0]}).")
     class_dim = 0 if a.dim() == 1 else 1
     classes = a.shape[class_dim]
     logp = _softmax_impl(a, class_dim, a.dtype, log=True)

@@ -146,9 +146,10 @@ def _output_layout(t, like):
     return _contiguous(t)
 
 
-def _index_pad(a, pad, n, mode_index):
+def _index_pad(a, pad, n, mode_index, layout=None):
     """Pad the last n dims of a by gathering source indices: mode_index(i, low, size) gives, for the
-    output positions i (int64 iota shifted by -low), the source index along that dim."""
+    output positions i (int64 iota shifted by -low), the source index along that dim. ``layout``:
+    the result's (default: eager's pad kernels', see _output_layout)."""
     x = a
     for k in range(n):
         dim = a.dim() - 1 - k
@@ -157,7 +158,7 @@ def _index_pad(a, pad, n, mode_index):
         length = size + low + high
         i = P.iota(length, start=-low, step=1, dtype=torch.int64, device=a.device)
         x = P.index_select(x, dim, mode_index(i, size))
-    return _output_layout(x, a)
+    return layout(x) if layout is not None else _output_layout(x, a)
 
 
 def _reflect_index(i, size):
@@ -230,7 +231,7 @@ def pad_circular(a, pad):
         size = a.shape[a.dim() - 1 - k]
         if pad[2 * k] > size or pad[2 * k + 1] > size:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    return _index_pad(a, pad, n, _circular_index)
+    return _index_pad(a, pad, n, _circular_index, _contiguous)   # eager's composite fills a contiguous tensor
 
 
 @register(aten.pad.default)

@@ -72,7 +72,7 @@ GRADIENT_XFAILS = {
     **dict.fromkeys(("median_all", "nanmedian_all"), "ties (expanded input): the gradient goes to another of the "
                     "equal elements than eager's"),
     "linalg.cond": "the float64 sample does not trace: aten::unsqueeze_ (an in-place view op) has no decomposition",
-    **dict.fromkeys(("linalg.matrix_power", "nn.functional.cosine_similarity", "nn.functional.pad.circular"),
+    **dict.fromkeys(("linalg.matrix_power",),
                     "the traced graph keeps an in-place copy_to (eager's CompositeImplicit kernel writes into a "
                     "buffer that has views), which autograd cannot differentiate"),
     **dict.fromkeys(("logsumexp", "special_logsumexp"), _EAGER_LSE_ROUNDING),
@@ -83,8 +83,7 @@ GRADIENT_XFAILS = {
     "std": "0-d input: std's derivative at a zero deviation gives inf where eager gives 0",
     "std_mean": "0-d input: std's derivative at a zero deviation gives nan where eager gives 0",
     "nn.functional.batch_norm": _NOT_FUNCTIONAL,
-    **dict.fromkeys(("matmul_vector_matrix", "nn.functional.linear_vector_input",
-                     "nn.functional.adaptive_avg_pool2d.global_channels_last"), _NO_TRACE),
+    **dict.fromkeys(("matmul_vector_matrix", "nn.functional.linear_vector_input"), _NO_TRACE),
     "sum": "a sample sums into dtype=int64, whose gradient eager refuses",
     "index_bool_mask": "boolean-mask indexing is data-dependent: primkit cannot trace it",
     "scatter": "eager's ScatterBackward returns src's gradient in index's shape (src larger than index)",

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 import torch.utils._pytree as pytree
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from opinfo.core import ErrorInput, OpInfo, SampleInput
 from opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
 from opinfo.harness import clone_sample
 from opinfo.samples import extremal_unary, layouts, make
@@ -955,12 +955,10 @@ ENTRIES = [
     _entry("nn.functional.adaptive_avg_pool2d", F.adaptive_avg_pool2d, ("aten::_adaptive_avg_pool2d",),
            sample_inputs_adaptive_avg_pool2d, errors=error_inputs_adaptive_avg_pool2d,
            tolerances=REDUCTION_TOLERANCES),
-    # Eager's CompositeImplicit adaptive_avg_pool2d turns a 1x1 output into mean + as_strided_ (restriding
-    # a channels-last result); aten.as_strided_ has no decomposition yet.
+    # Eager's composite adaptive_avg_pool2d turns a 1x1 output of a channels-last input into a mean and a
+    # restride (as_strided_); traced, the table's adaptive_avg_pool2d runs instead and gives eager's result.
     _entry("nn.functional.adaptive_avg_pool2d.global_channels_last", F.adaptive_avg_pool2d,
-           ("aten::mean.dim", "aten::as_strided_"), sample_inputs_global_avg_pool_channels_last,
-           xfails=[XFail("values", "aten.as_strided_ (from eager's 1x1 adaptive_avg_pool2d) has no decomposition"),
-                   XFail("strides", "aten.as_strided_ (from eager's 1x1 adaptive_avg_pool2d) has no decomposition")]),
+           ("aten::adaptive_avg_pool2d",), sample_inputs_global_avg_pool_channels_last),
     _entry("nn.functional.max_pool1d", F.max_pool1d, ("aten::max_pool1d",), sample_inputs_pool1d),
     _entry("nn.functional.avg_pool1d", F.avg_pool1d, ("aten::avg_pool1d",), sample_inputs_pool1d,
            tolerances=REDUCTION_TOLERANCES),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from opinfo.core import ErrorInput, OpInfo, SampleInput
 from opinfo.definitions.nn import out_entry
 from opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
 from opinfo.samples import extremal_unary, layouts, make
@@ -682,11 +682,7 @@ ENTRIES = [
             (f"aten::replication_pad{n}d", f"aten::replication_pad{n}d.out"), _pad_samples(n, REPLICATION_PADS[n]),
             errors=_pad_errors(n, False), out=True) for n in (1, 2, 3)),
     entry("nn.functional.pad.modes", F.pad, ("aten::pad",), sample_inputs_pad, errors=error_inputs_pad),
-    entry("nn.functional.pad.circular", F.pad, ("aten::_pad_circular",), sample_inputs_pad_circular,
-          xfails=(XFail("values", "eager's _pad_circular (CompositeImplicitAutograd) writes into slices of "
-                        "an empty tensor with copy_; traced without functionalization those writes are lost, so "
-                        "the graph returns uninitialized memory (primkit's registered _pad_circular is never "
-                        "reached by make_fx)"),)),
+    entry("nn.functional.pad.circular", F.pad, ("aten::_pad_circular",), sample_inputs_pad_circular),
     entry("nn.functional.pixel_shuffle", aten.pixel_shuffle, ("aten::pixel_shuffle", "aten::pixel_shuffle.out"),
           sample_inputs_pixel_shuffle, dtypes=FLOATING | INTEGRAL, out=True),
     entry("nn.functional.pixel_unshuffle", aten.pixel_unshuffle,
@@ -764,10 +760,7 @@ ENTRIES = [
     entry("dist", aten.dist, ("aten::dist", "aten::dist.out"), sample_inputs_dist, tolerances=REDUCTION_TOLERANCES,
           out=True),
     entry("nn.functional.one_hot", F.one_hot, ("aten::one_hot",), sample_inputs_one_hot,
-          dtypes=INTEGRAL, errors=error_inputs_one_hot,
-          xfails=(XFail("strides", "aten::one_hot is CompositeImplicitAutograd: make_fx runs eager's composite "
-                                   "(eq of an unsqueezed input) before the table, whose result keeps a transposed "
-                                   "input's layout; eager's CPU kernel scatters into a contiguous tensor"),)),
+          dtypes=INTEGRAL, errors=error_inputs_one_hot),
     entry("nn.functional.bilinear", F.bilinear, ("aten::bilinear", "aten::_trilinear"), sample_inputs_bilinear,
           tolerances=BILINEAR_TOLERANCES),
     entry("_trilinear", aten._trilinear, ("aten::_trilinear", "aten::_trilinear.out"), sample_inputs_trilinear,
