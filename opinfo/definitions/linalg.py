@@ -101,6 +101,9 @@ ENTRIES = [
              [[(3, 4), (5, 4), (5,)], [(2, 3, 4), (5, 4), (5,)], [(2, 3, 4), (5, 4)],
               [(0, 4), (5, 4), (5,)]],
              aten=("aten::linear",), supports_out=False,
+             # bfloat16: the decomposition rounds x @ w.T to bfloat16 before adding the bias, eager's addmm
+             # adds it first (one rounding); measured 0.0176 on a result near 0 (bias cancels the product)
+             tolerances={torch.bfloat16: (2e-2, 1.6e-2)},
              errors=[([(3, 4), (5, 3)], None, RuntimeError, "cannot be multiplied")]),
     # vector @ matrix: eager's CompositeImplicit matmul ends in an in-place squeeze_.
     _product("matmul_vector_matrix", torch.matmul, [[(4,), (4, 5)], [(0,), (0, 5)]], aten=("aten::matmul",),
