@@ -42,7 +42,7 @@ _KEYS: dict = {}   # id(op) -> _override_keys(op): OpOverloads are long-lived, a
 def _override_keys(op) -> tuple:
     """The keys at which a table entry for ``op`` must be its Python kernel: CompositeImplicitAutograd
     for a CIA op, and any key above autograd where torch registers a Python kernel of its own
-    (torch._decomp's upsample_nearest, batch norm, dropout, ...), which the Python dispatcher runs."""
+    (torch's own Python kernels for upsample_nearest, batch norm, dropout, ...), which the Python dispatcher runs."""
     keys = _KEYS.get(id(op))
     if keys is None:
         keys = _KEYS[id(op)] = tuple(k for k in _ABOVE_AUTOGRAD if k in op.py_kernels or
