@@ -121,38 +121,47 @@ def _dims_and_sizes(name, a, s, dim, *, default_all=True):
 
 # --- complex-to-complex -----------------------------------------------------------------------
 
-def _c2c(name, forward):
+def _c2c(name, forward, one_d):
+    """fft and ifft. Eager's 1-d transform of a real signal is the two-sided r2c transform (the
+    inverse its conjugate); its n-d transforms make the signal complex and run c2c."""
     def fftn(a, s=None, dim=None, norm=None):
         dims, sizes = _dims_and_sizes(name, a, s, dim)
         if not dims:
             return _complex(name, a)
-        x = _resize(a, dims, sizes)
         mode = _normalization(norm, forward)
-        if x.dtype in dt.COMPLEX:
-            return P.fft_c2c(x, dims, forward, mode)
-        x = _real_dtype(name, x)
-        if forward:
-            return P.fft_r2c(x, dims, False, mode)
-        return P.conj_physical(P.fft_r2c(x, dims, False, mode))   # inverse of real x = conj(forward)
+        if a.dtype in dt.COMPLEX or not one_d:
+            x = _resize(_complex(name, a), dims, sizes)
+            return _kernel_layout(P.fft_c2c(x, dims, forward, mode), x, dims, reorder=True)
+        x = _resize(_real_dtype(name, a), dims, sizes)
+        out = _kernel_layout(P.fft_r2c(x, dims, False, mode), x, dims)
+        return out if forward else P.conj_physical(out)   # inverse of real x = conj(forward)
     fftn.__name__ = fftn.__qualname__ = name
     return fftn
 
 
-def _r2c(name, forward):
-    """rfft (forward) and ihfft (inverse: the conjugate of the forward transform)."""
+def _r2c(name, forward, one_d):
+    """rfft (forward) and ihfft (inverse: the conjugate of the forward transform; eager's n-d ihfft
+    transforms the last dim r2c and the others by an inverse c2c of its conjugate)."""
     def rfftn(a, s=None, dim=None, norm=None):
         x = _real_dtype(name, a)
         dims, sizes = _dims_and_sizes(name, x, s, dim)
         if not dims:
             raise RuntimeError(f"{name} must transform at least one axis")
-        out = P.fft_r2c(_resize(x, dims, sizes), dims, True, _normalization(norm, forward))
-        return out if forward else P.conj_physical(out)
+        x = _resize(x, dims, sizes)
+        mode = _normalization(norm, forward)
+        if forward:
+            return _kernel_layout(P.fft_r2c(x, dims, True, mode), x, dims)
+        out = P.conj_physical(_kernel_layout(P.fft_r2c(x, dims[-1:], True, mode), x, dims[-1:]))
+        if len(dims) == 1:
+            return out
+        return _kernel_layout(P.fft_c2c(out, dims[:-1], False, mode), out, dims[:-1], reorder=True)
     rfftn.__name__ = rfftn.__qualname__ = name
     return rfftn
 
 
-def _c2r(name, forward):
-    """irfft (inverse) and hfft (forward: the c2r transform of the conjugate)."""
+def _c2r(name, forward, one_d):
+    """irfft (inverse) and hfft (forward: the c2r transform of the conjugate; eager's n-d hfft
+    first transforms every dim but the last by a forward c2c)."""
     def irfftn(a, s=None, dim=None, norm=None):
         x = _complex(name, a)
         dims, sizes = _dims_and_sizes(name, x, s, dim)
@@ -161,9 +170,12 @@ def _c2r(name, forward):
         last = sizes[-1] if s is not None and s[-1] != -1 else 2 * (x.shape[dims[-1]] - 1)
         _check_size(name, last)
         x = _resize(x, dims, sizes[:-1] + [last // 2 + 1])
+        mode = _normalization(norm, forward)
         if forward:
-            x = P.conj_physical(x)
-        return P.fft_c2r(x, dims, last, _normalization(norm, forward))
+            if len(dims) > 1:
+                x = _kernel_layout(P.fft_c2c(x, dims[:-1], True, mode), x, dims[:-1], reorder=True)
+            x, dims = P.conj_physical(x), dims[-1:]
+        return _kernel_layout(P.fft_c2r(x, dims, last, mode), x, dims)
     irfftn.__name__ = irfftn.__qualname__ = name
     return irfftn
 
@@ -187,10 +199,10 @@ FAMILIES = {  # public name -> (factory, forward)
     "irfft": (_c2r, False), "hfft": (_c2r, True),
 }
 for _base, (_factory, _forward) in FAMILIES.items():
-    _n = _factory(f"{_base}n", _forward)
+    _n = _factory(f"{_base}n", _forward, one_d=False)
     register_with_variants(f"fft_{_base}n", _n)
     register_with_variants(f"fft_{_base}2", _as_2d(_n))
-    register_with_variants(f"fft_{_base}", _as_1d(_n))
+    register_with_variants(f"fft_{_base}", _as_1d(_factory(_base, _forward, one_d=True)))
 
 
 # --- frequencies and shifts -------------------------------------------------------------------

@@ -158,20 +158,18 @@ def _kernel_inputs(device, dtype):
     yield "size 1", make((3, 1), device, dtype), [1]
 
 
-def _c2c_samples(op, device, dtype):
-    for name, t, dims in _kernel_inputs(device, dtype):
-        for normalization in (0, 1, 2):
-            for forward in (True, False):
-                yield SampleInput(t, (dims, normalization, forward), name=f"{name} norm={normalization} "
-                                                                         f"forward={forward}")
+def _flag_samples(flag):
+    """Samples of _fft_c2c (flag "forward") and _fft_r2c (flag "onesided"): every normalization, both flags."""
+    def samples(op, device, dtype):
+        for name, t, dims in _kernel_inputs(device, dtype):
+            for normalization in (0, 1, 2):
+                for value in (True, False):
+                    yield SampleInput(t, (dims, normalization, value), name=f"{name} norm={normalization} "
+                                                                            f"{flag}={value}")
+    return samples
 
 
-def _r2c_samples(op, device, dtype):
-    for name, t, dims in _kernel_inputs(device, dtype):
-        for normalization in (0, 1, 2):
-            for onesided in (True, False):
-                yield SampleInput(t, (dims, normalization, onesided), name=f"{name} norm={normalization} "
-                                                                           f"onesided={onesided}")
+_c2c_samples, _r2c_samples = _flag_samples("forward"), _flag_samples("onesided")
 
 
 def _c2r_samples(op, device, dtype):
