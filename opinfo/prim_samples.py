@@ -554,6 +554,12 @@ def samples_clone(op, device, dtype):
         yield SampleInput(t, name=name)
 
 
+def errors_device_put(op, device):
+    """C1: a dtype in none of the prim's classes (device_put also takes the target device)."""
+    yield ErrorInput(SampleInput(torch.zeros(3, dtype=ODD_DTYPE, device=device), (device,),
+                                 name="C1: unsupported dtype"), PrimConstraintError, f"{op.prim.name}: C1:")
+
+
 def samples_device_put(op, device, dtype):
     targets = [device] + ([_other_device(device)] if _other_device(device) else [])
     for name, t in _every_layout(device, dtype):
@@ -581,6 +587,6 @@ def errors_copy_to(op, device):
 
 SPECIFIC.update({
     "clone": (samples_clone, errors_unsupported_dtype),
-    "device_put": (samples_device_put, errors_unsupported_dtype),
+    "device_put": (samples_device_put, errors_device_put),
     "copy_to": (samples_copy_to, errors_copy_to),
 })

@@ -62,6 +62,8 @@ def argmax_window(a, *window_args):
 
 
 def select_and_scatter_add(source, operand, *window_args):
+    if operand.numel() == 0:    # every window lies wholly in padding: nothing is selected
+        return torch.zeros(operand.shape, dtype=operand.dtype, device=operand.device)
     position = argmax_window(operand, *window_args)
     selected = position >= 0
     index = torch.where(selected, position, 0).reshape(-1)
