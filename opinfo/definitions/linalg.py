@@ -76,7 +76,6 @@ MATMUL_SHAPES = (
 # again after scaling (where a backend's kernel differs): allow one more rounding.
 SCALED_TOLERANCES = {torch.float16: (2e-3, 2e-3), torch.bfloat16: (2e-2, 2e-2)}
 
-SQUEEZE_INPLACE = "the trace reaches aten::squeeze_.dim (matmul's 1-d left operand), which has no decomposition yet"
 # eager's addbmm rounds to float16/bfloat16 after each batch's product; the decomposition
 # accumulates the batch in float32 and rounds once.
 ADDBMM_TOLERANCES = {torch.float16: (1e-2, 1e-2), torch.bfloat16: (5e-2, 5e-2)}
@@ -91,9 +90,6 @@ ENTRIES = [
              errors=[([(3, 4), (4, 5)], None, RuntimeError, "must be a 3D tensor"),
                      ([(2, 3, 4), (3, 4, 5)], None, RuntimeError, "Expected size for first two dimensions")]),
     _product("matmul", torch.matmul, MATMUL_SHAPES, aten=("aten::matmul",),
-             xfails=[XFail("out", "eager's CompositeImplicit matmul.out calls mm.out on a view of out and relies on "
-                                  "the alias; the decomposed mm.out returns a new tensor (copy_to), so the trace "
-                                  "copies a (6, 5) result into the (2, 3, 5) out")],
              errors=[([(), (3, 4)], None, RuntimeError, "need to be at least 1D"),
                      ([(3, 4), (3, 4)], None, RuntimeError, "cannot be multiplied"),
                      ([(2, 3, 4), (3, 4, 5)], None, RuntimeError, "must match the size")]),
@@ -105,12 +101,11 @@ ENTRIES = [
              # adds it first (one rounding); measured 0.0176 on a result near 0 (bias cancels the product)
              tolerances={torch.bfloat16: (2e-2, 1.6e-2)},
              errors=[([(3, 4), (5, 3)], None, RuntimeError, "cannot be multiplied")]),
-    # vector @ matrix: eager's CompositeImplicit matmul ends in an in-place squeeze_.
-    _product("matmul_vector_matrix", torch.matmul, [[(4,), (4, 5)], [(0,), (0, 5)]], aten=("aten::matmul",),
-             xfails=[XFail(t, SQUEEZE_INPLACE) for t in ("values", "strides", "out")]),
+    # vector @ matrix: eager's CompositeImplicit matmul ends in an in-place squeeze_ (the table's matmul
+    # entry runs instead; see decompositions.composite).
+    _product("matmul_vector_matrix", torch.matmul, [[(4,), (4, 5)], [(0,), (0, 5)]], aten=("aten::matmul",)),
     _product("nn.functional.linear_vector_input", torch.nn.functional.linear, [[(4,), (5, 4), (5,)], [(4,), (5, 4)]],
-             aten=("aten::linear",), supports_out=False,
-             xfails=[XFail(t, SQUEEZE_INPLACE) for t in ("values", "strides")]),
+             aten=("aten::linear",), supports_out=False),
     _product("dot", torch.dot, [[(5,), (5,)], [(0,), (0,)], [(1,), (1,)]],
              errors=[([(3, 4), (3, 4)], None, RuntimeError, "1D tensors expected"),
                      ([(3,), (4,)], None, RuntimeError, "inconsistent tensor size"),
@@ -264,8 +259,7 @@ def _multi_dot_samples(op, device, dtype):
 ENTRIES += [
     _linalg("linalg.cholesky", LA.cholesky, ("aten::linalg_cholesky", "aten::linalg_cholesky.out",
                                              "aten::linalg_cholesky_ex", "aten::_linalg_check_errors"),
-            _matrices(hermitian=True, kwargs=({}, {"upper": True})), errors=_square_errors(), supports_out=True,
-            xfails=[XFail("out", RESIZED_SCRATCH)]),
+            _matrices(hermitian=True, kwargs=({}, {"upper": True})), errors=_square_errors(), supports_out=True),
     _linalg("linalg.cholesky_ex", LA.cholesky_ex, ("aten::linalg_cholesky_ex", "aten::linalg_cholesky_ex.L"),
             _matrices(hermitian=True, kwargs=({}, {"upper": True})), errors=_square_errors()),
     _linalg("cholesky", torch.cholesky, ("aten::cholesky", "aten::cholesky.out"),
@@ -361,7 +355,7 @@ ENTRIES += [
     _linalg("linalg.matmul", LA.matmul, ("aten::linalg_matmul", "aten::linalg_matmul.out"),
             lambda op, device, dtype: (SampleInput(make(a, device, dtype), (make(b, device, dtype),), name=f"{a}@{b}")
                                        for a, b in (((3, 4), (4, 5)), ((2, 3, 4), (4, 5)))),
-            supports_out=True, xfails=[XFail("out", ALIASED_OUT)]),
+            supports_out=True),
     _linalg("linalg.vecdot", LA.vecdot, ("aten::linalg_vecdot", "aten::linalg_vecdot.out"),
             lambda op, device, dtype: (SampleInput(make(a, device, dtype), (make(b, device, dtype),), kw,
                                                    name=f"{a} {b} {kw}")

@@ -211,9 +211,6 @@ def _masked_select_errors(op, device):
                      RuntimeError, "")
 
 
-# eager's CompositeImplicit out= form sorts into a (0,)-shaped scratch tensor it lets sort.values
-# resize; primkit does not resize out= tensors.
-RESIZED_SCRATCH = "eager's out= form passes sort.values an empty scratch tensor to resize; primkit does not resize"
 NONZERO_STRIDES = ("eager's nonzero is column-major, strides (1, n); laying the prim's output out so needs "
                    "copy_strided on a data-dependent size, whose meta rule guards on it (is_non_overlapping)")
 
@@ -228,9 +225,9 @@ ENTRIES = [
            errors=_sort_errors),
     _entry("argsort_stable", lambda a, dim, **kw: torch.argsort(a, dim=dim, stable=True, **kw),
            ("aten::argsort.stable", "aten::argsort.stable_out"), _along_dim(({}, {"descending": True})),
-           supports_out=True, errors=_sort_errors, xfails=[XFail("out", RESIZED_SCRATCH)]),
+           supports_out=True, errors=_sort_errors),
     _entry("msort", lambda a, dim=None, **kw: torch.msort(a, **kw), ("aten::msort", "aten::msort.out"),
-           _along_dim(), supports_out=True, errors=None, xfails=[XFail("out", RESIZED_SCRATCH)]),
+           _along_dim(), supports_out=True, errors=None),
     _entry("topk", torch.topk, ("aten::topk", "aten::topk.values"), _topk_samples, errors=_topk_errors,
            dtypes=REAL),
     _entry("kthvalue", torch.kthvalue, ("aten::kthvalue", "aten::kthvalue.values"), _kthvalue_samples,
