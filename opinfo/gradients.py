@@ -43,7 +43,6 @@ NO_EAGER_GRADIENT = {
 
 _NOT_FUNCTIONAL = ("the traced graph keeps an in-place copy_to into a fresh buffer, which autograd cannot "
                    "differentiate (canonicalize leaves writes into buffers that have views)")
-_NO_TRACE = "the float64 sample does not trace (a view op's in-place form has no decomposition)"
 
 _EAGER_LSE_ROUNDING = ("eager's gradient exp(x - result) is wrong at 4.5e307: result rounds to the max (log 2 is "
                        "lost), so two tied maxima each get 1; primkit's is the exact softmax, 0.5 each")
@@ -56,8 +55,6 @@ _TRIANGLE = ("the prim reads one triangle of A, and its derivative is that trian
 GRADIENT_XFAILS = {
     **dict.fromkeys(("cholesky", "linalg.cholesky", "linalg.cholesky_ex", "linalg.eigh", "linalg.eigvalsh"),
                     _TRIANGLE),
-    **dict.fromkeys(("linalg.lu_factor", "linalg.lu_factor_ex"), "lu_factor's derivative of a non-square matrix is "
-                    "not written yet (raises NotImplementedError)"),
     **dict.fromkeys(("qr", "linalg.qr"), _EAGER_REFUSES + "qr is not differentiable in mode='complete' with more "
                     "rows than columns"),
     "linalg.eig": _EAGER_REFUSES + "the loss depends on the eigenvectors' phase, which eager calls ill-defined",
@@ -83,7 +80,6 @@ GRADIENT_XFAILS = {
     "std": "0-d input: std's derivative at a zero deviation gives inf where eager gives 0",
     "std_mean": "0-d input: std's derivative at a zero deviation gives nan where eager gives 0",
     "nn.functional.batch_norm": _NOT_FUNCTIONAL,
-    **dict.fromkeys(("matmul_vector_matrix", "nn.functional.linear_vector_input"), _NO_TRACE),
     "sum": "a sample sums into dtype=int64, whose gradient eager refuses",
     "index_bool_mask": "boolean-mask indexing is data-dependent: primkit cannot trace it",
     "scatter": "eager's ScatterBackward returns src's gradient in index's shape (src larger than index)",

@@ -154,19 +154,21 @@ def _skip_reason(name, args, out):
 
 
 def _samples(name, limit):
-    """(dtype, args, kwargs) of up to ``limit`` kept samples per dtype, at most two per input shape;
-    and the reasons samples were left out, counted (so nothing is dropped unseen)."""
+    """(dtype, args, kwargs) of up to ``limit`` kept samples per dtype: one per input shape first,
+    the shapes spread over the sample list (so square and rectangular, batched and unbatched
+    operands all get checked), then a second per shape; and the reasons samples were left out,
+    counted (so nothing is dropped unseen)."""
     entry = ENTRIES[name]
     kept, skipped = [], {}
     torch.manual_seed(0)
     for dtype in GRAD_DTYPES:
         if dtype not in entry.prim.dtypes:    # the catalog's dtypes: the OpInfo tests fewer complex ones
             continue
-        per_shape, n = {}, 0
+        by_shape = {}       # operand shapes -> kept samples, in sample order
         for s in entry.samples("cpu", dtype):
             args = _in_domain(name, (s.input, *s.args))
             shape = tuple(tuple(t.shape) for t in _tensors(args))
-            if n >= limit or per_shape.get(shape, 0) >= 2:
+            if len(by_shape.get(shape, ())) >= 2:
                 continue
             with torch.no_grad():
                 out = entry.op(*args, **s.kwargs)
@@ -174,9 +176,15 @@ def _samples(name, limit):
             if reason:
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
-            per_shape[shape] = per_shape.get(shape, 0) + 1
-            n += 1
-            kept.append((dtype, args, s.kwargs))
+            by_shape.setdefault(shape, []).append((dtype, args, s.kwargs))
+        # shapes spread over the list (generators walk square, then rectangular, ...); empty operands
+        # only where too few others: finite differences have nothing to check there
+        groups = [g for g in by_shape.values() if any(t.numel() for t in _tensors(g[0][1]))]
+        if len(groups) > limit:
+            groups = [groups[round(k * (len(groups) - 1) / (limit - 1))] for k in range(limit)]
+        groups += [g for g in by_shape.values() if not any(t.numel() for t in _tensors(g[0][1]))]
+        rounds = [[group[i] for group in groups if len(group) > i] for i in range(2)]
+        kept.extend((rounds[0] + rounds[1])[:limit])
     return kept, skipped
 
 
@@ -316,3 +324,23 @@ def test_write_into_tensor_requiring_grad_is_named():
     plain = torch.zeros(3)
     torch.ops.primkit.copy_to(plain, src)
     assert plain.tolist() == [1.0, 1.0, 1.0]
+
+
+# Matrix prims on 0 x 0 matrices (batched and not): the backward runs and gives an empty gradient
+# (eig's phase adjustment once reduced over the empty rows, which argmax refuses).
+EMPTY_MATRIX_CALLS = {
+    "eig": lambda a: torch.ops.primkit.eig(a), "eigh": lambda a: torch.ops.primkit.eigh(a, False),
+    "svd": lambda a: torch.ops.primkit.svd(a, False), "qr": lambda a: torch.ops.primkit.qr(a, "reduced"),
+    "lu_factor": lambda a: torch.ops.primkit.lu_factor(a)[:1], "cholesky": lambda a: torch.ops.primkit.cholesky(a, False),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0)])
+@pytest.mark.parametrize("name", sorted(EMPTY_MATRIX_CALLS))
+def test_empty_matrices_differentiate(name, shape):
+    a = torch.zeros(shape, dtype=torch.float64, requires_grad=True)
+    out = EMPTY_MATRIX_CALLS[name](a)
+    outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if o.requires_grad]
+    assert outs, f"primkit.{name}: no output requires grad"
+    (grad,) = torch.autograd.grad([o.abs().sum() for o in outs], [a], allow_unused=True, materialize_grads=True)
+    assert grad.shape == a.shape

@@ -269,10 +269,7 @@ ENTRIES += [
     entry("lu_unpack_out", with_outs(torch.lu_unpack), ("aten::lu_unpack.out",), _lu_unpack_samples,
           supports_autograd=False),   # eager autograd refuses out= arguments that require grad
     entry("linalg.lu", torch.linalg.lu, ("aten::linalg_lu",), _linalg_lu_samples, errors=_lu_errors),
-    # the lu_factor prim has no derivative for a non-square matrix yet (raises NotImplementedError; as
-    # opinfo.gradients' linalg.lu_factor): gradients not compared
-    entry("linalg.lu_rectangular", torch.linalg.lu, ("aten::linalg_lu",), _linalg_lu_rectangular_samples,
-          supports_autograd=False),
+    entry("linalg.lu_rectangular", torch.linalg.lu, ("aten::linalg_lu",), _linalg_lu_rectangular_samples),
     entry("linalg.lu_out", with_outs(torch.linalg.lu), ("aten::linalg_lu.out",), _linalg_lu_rectangular_samples,
           supports_autograd=False),
 ]

@@ -224,20 +224,80 @@ def lu_solve_lu_grad(grad, LU, pivots, left, adjoint, result):
     return ops.add(tril(_mm(pt_ga, mH(U)), -1), triu(_mm(mH(L), pt_ga)))
 
 
-def lu_factor_back(grads, a, results):
-    """The gradient of lu_factor (square a): with gL, gU the strict-lower and upper parts of the
-    packed gradient, gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H, and P = A U^-1 L^-1."""
+def _part(x, rows=None, cols=None):
+    """x[..., rows, cols] for two slices (start, stop) of the last two dims; None keeps the dim."""
+    lo, hi = [0] * x.dim(), list(x.shape)
+    for d, span in ((-2, rows), (-1, cols)):
+        if span is not None:
+            lo[d], hi[d] = span
+    return _ops().slice(x, lo, hi, [1] * x.dim())
+
+
+def _row_permutation(pivots, m):
+    """perm (..., m), int64: row i of P^T A is row perm[i] of A, for LAPACK's row swaps (row i with
+    row pivots[i] - 1, i in order)."""
     ops = _ops()
-    LU = results[0]
-    if a.shape[-1] != a.shape[-2]:
-        raise NotImplementedError("primkit.lu_factor: the derivative of a non-square factorization is not written yet")
+    batch = list(pivots.shape[:-1])
+    shape, last = batch + [m], len(batch)
+    rows = ops.broadcast_in_dim(ops.iota(m, start=0, step=1, dtype=torch.int64, device=pivots.device), shape, [last])
+    perm = rows
+    for i in range(pivots.shape[-1]):
+        one = _part_last(pivots, i)
+        j = ops.sub(ops.convert_element_type(one, torch.int64),
+                    ops.full(list(one.shape), 1, dtype=torch.int64, device=pivots.device))   # (..., 1)
+        at_i = ops.broadcast_in_dim(_part_last(perm, i), shape, list(range(last + 1)))
+        at_j = ops.broadcast_in_dim(ops.gather(perm, last, j), shape, list(range(last + 1)))
+        is_i = ops.eq(rows, ops.full(shape, i, dtype=torch.int64, device=pivots.device))
+        is_j = ops.eq(rows, ops.broadcast_in_dim(j, shape, list(range(last + 1))))
+        perm = ops.where(is_i, at_j, ops.where(is_j, at_i, perm))
+    return perm
+
+
+def _part_last(x, i):
+    lo, hi = [0] * x.dim(), list(x.shape)
+    lo[-1], hi[-1] = i, i + 1
+    return _ops().slice(x, lo, hi, [1] * x.dim())
+
+
+def lu_factor_back(grads, a, results):
+    """The gradient of lu_factor, A = P L U (L m x k unit lower, U k x n upper, k = min(m, n)).
+    gL (strict lower part of the packed gradient) and gU (its upper part) give, with L1, U1 the
+    leading k x k blocks:
+    square: gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H, with P = A U^-1 L^-1;
+    tall (L = [L1; L2]): P^T gA = [L1^-H (tril(L1^H gL1, -1) + triu(gU U^H - L2^H gL2)) U^-H; gL2 U^-H];
+    wide (U = [U1 U2]): P^T gA = [L^-H (tril(L^H gL - gU2 U2^H, -1) + triu(gU1 U1^H)) U1^-H, L^-H gU2];
+    the tall case applies P by the pivots' row swaps (the others need no permutation)."""
+    ops = _ops()
+    LU, pivots = results[0], results[1]
     g = grads[0]
-    L, U = _unpack_lu(LU)
-    m = ops.add(tril(_mm(mH(L), tril(g, -1)), -1), triu(_mm(triu(g), mH(U))))
-    y = ops.triangular_solve(mH(L), m, True, True, True)           # L^-H m
-    y = ops.triangular_solve(mH(U), y, False, False, False)        # ... U^-H
-    y = ops.triangular_solve(U, ops.triangular_solve(L, y, False, True, True), True, True, False)  # (LU)^-1 ...
-    return _mm(a, y)
+    m, n = a.shape[-2], a.shape[-1]
+    k = min(m, n)
+
+    def core(l, u, mid):     # L^-H mid U^-H
+        y = ops.triangular_solve(mH(l), mid, True, True, True)
+        return ops.triangular_solve(mH(u), y, False, False, False)
+
+    if m == n:
+        L, U = _unpack_lu(LU)
+        y = core(L, U, ops.add(tril(_mm(mH(L), tril(g, -1)), -1), triu(_mm(triu(g), mH(U)))))
+        y = ops.triangular_solve(U, ops.triangular_solve(L, y, False, True, True), True, True, False)  # (LU)^-1 ...
+        return _mm(a, y)
+    L1, U1 = _unpack_lu(_part(LU, (0, k), (0, k)))
+    gL1, gU1 = tril(_part(g, (0, k), (0, k)), -1), triu(_part(g, (0, k), (0, k)))
+    if m < n:   # wide: L = L1; P = A1 U1^-1 L^-1 as in the square case
+        U2, gU2 = _part(LU, None, (k, n)), _part(g, None, (k, n))
+        mid = ops.add(tril(ops.sub(_mm(mH(L1), gL1), _mm(gU2, mH(U2))), -1), triu(_mm(gU1, mH(U1))))
+        y = ops.cat([core(L1, U1, mid), ops.triangular_solve(mH(L1), gU2, True, True, True)], a.dim() - 1)
+        a1 = _part(a, None, (0, k))
+        return _mm(a1, ops.triangular_solve(U1, ops.triangular_solve(L1, y, False, True, True), True, True, False))
+    L2, gL2 = _part(LU, (k, m), None), _part(g, (k, m), None)
+    mid = ops.add(tril(_mm(mH(L1), gL1), -1), triu(ops.sub(_mm(gU1, mH(U1)), _mm(mH(L2), gL2))))
+    top = core(L1, U1, mid)
+    bottom = ops.triangular_solve(mH(U1), gL2, False, False, False)   # gL2 U^-H
+    y = ops.cat([top, bottom], a.dim() - 2)                             # P^T gA
+    inverse = ops.argsort(_row_permutation(pivots, m), a.dim() - 2, False, True)   # gA[r] = y[inverse[r]]
+    index = ops.broadcast_in_dim(inverse, list(y.shape), list(range(a.dim() - 1)))
+    return ops.gather(y, a.dim() - 2, index)
 
 
 def lstsq_grads(grad, a, b, result):
@@ -367,6 +427,8 @@ def _lapack_phase_adjoint(gv, v):
     gv_i[k_i] -= 1j * Im((V^H gV)_ii) / v_i[k_i]."""
     ops = _ops()
     n = v.shape[-1]
+    if n == 0:      # 0 x 0 matrices: no eigenvectors, no phase
+        return gv
     rows = v.dim() - 2
     k = ops.argmax(ops.abs(v), rows)                                             # (..., n)
     idx = ops.iota(n, start=0, step=1, dtype=torch.int64, device=v.device)
