@@ -405,7 +405,6 @@ def canonical_order(gm):
     keys = structural_keys(gm)
     nodes = list(g.nodes)
     placeholders = [n for n in nodes if n.op == "placeholder"]
-    output = next(n for n in nodes if n.op == "output")
     body = [n for n in nodes if n.op not in ("placeholder", "output")]
     epilogue = [n for n in body if n.target is P.copy_to.default]
     body = [n for n in body if n not in epilogue]

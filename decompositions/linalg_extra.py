@@ -664,6 +664,11 @@ def _zeros_without(y, dim):
     return torch.zeros([s for d, s in enumerate(y.shape) if d != dim], dtype=y.dtype, device=y.device)
 
 
+def _neighbour_sums(y, dim):
+    """y[i] + y[i + 1] along dim: twice each trapezoid's mean height."""
+    return aten.slice.Tensor(y, dim, 0, -1) + aten.slice.Tensor(y, dim, 1)
+
+
 def trapezoid_x(y, x, *, dim=-1):
     dim = _sample_dim(y, dim)
     if y.shape[dim] == 0:
@@ -671,7 +676,7 @@ def trapezoid_x(y, x, *, dim=-1):
     if y.dtype == torch.bool or x.dtype == torch.bool:
         raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is not supported")
     dx = _spacing("trapezoid", y, x, dim)
-    pairs = aten.slice.Tensor(y, dim, 0, -1) + aten.slice.Tensor(y, dim, 1)
+    pairs = _neighbour_sums(y, dim)
     return torch.sum(pairs * dx, dim) / 2.0
 
 
@@ -692,14 +697,14 @@ def cumulative_trapezoid_x(y, x, *, dim=-1):
     if y.dtype == torch.bool or x.dtype == torch.bool:
         raise RuntimeError("cumulative_trapezoid: received a bool input for `x` or `y`, but bool is not supported")
     dx = _spacing("cumulative_trapezoid", y, x, dim)
-    pairs = aten.slice.Tensor(y, dim, 0, -1) + aten.slice.Tensor(y, dim, 1)
+    pairs = _neighbour_sums(y, dim)
     return torch.cumsum(pairs * dx, dim) / 2.0
 
 
 def cumulative_trapezoid_dx(y, *, dx=1, dim=-1):
     dim = _sample_dim(y, dim)
     _check_real_dx("cumulative_trapezoid", dx)
-    pairs = aten.slice.Tensor(y, dim, 0, -1) + aten.slice.Tensor(y, dim, 1)
+    pairs = _neighbour_sums(y, dim)
     return torch.cumsum(float(dx) / 2.0 * pairs, dim)
 
 

@@ -14,11 +14,10 @@ import torch
 
 from decompositions.common import P, aten, elementwise, prepare, register_with_variants, to_dtype, upcast, write_into
 from decompositions.nn import (
-    MEAN, NONE, _activation, _check_floating, _contiguous, _dense_in_order, _elu, _hardtanh, _i64,
+    MEAN, NONE, _activation, _check_floating, _contiguous, _dense_in_order, _elu, _i64,
     _is_channels_last_nd, _like, _numel, _reduce, _wrap_dim, nll_loss, register_out,
 )
 from decompositions.registry import register
-from decompositions.shape import in_layout
 from decompositions.type_promotion import computation_dtype, result_type
 from prims import dtypes as dt
 

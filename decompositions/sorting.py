@@ -12,7 +12,7 @@ import torch
 
 from decompositions.common import P, aten, broadcast_shapes, broadcast_to, to_dtype
 from decompositions.registry import register
-from decompositions.reductions import keep, like, register_overloads, wrap_dim
+from decompositions.reductions import like, register_overloads, wrap_dim
 from decompositions.shape import in_layout, preserved_strides
 from decompositions.type_promotion import computation_dtype, result_type
 from prims import dtypes as dt

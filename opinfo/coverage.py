@@ -72,54 +72,54 @@ def family_of(fn) -> str:
     return module.rsplit(".", 1)[-1] if module.startswith("decompositions") else "other"
 
 
-def _recording(table, seen):
+class _Recorder:
     """The table, each entry wrapped so that a call at top level (not nested inside another
-    decomposition) records the graph nodes it creates: seen[overload] grows by the prims among
-    them and the non-prim ops they leave."""
-    from torch.fx.experimental.proxy_tensor import get_proxy_mode
-    depth = [0]
+    decomposition) records the graph nodes it creates: ``seen[overload]`` grows by the prims among
+    them and the non-prim ops they leave. Built once per process; ``seen`` is set per entry."""
 
-    def wrap(op, fn):
+    def __init__(self, table):
+        self.seen: dict = {}
+        self.depth = 0
+        self.table = {op: self._wrap(op, fn) for op, fn in table.items()}
+
+    def _wrap(self, op, fn):
+        from torch.fx.experimental.proxy_tensor import get_proxy_mode
+
         def recorded(*args, **kwargs):
-            top = depth[0] == 0
+            top = self.depth == 0
             graph = get_proxy_mode().tracer.graph if top else None
             before = len(graph.nodes) if top else 0
-            depth[0] += 1
+            self.depth += 1
             try:
                 return fn(*args, **kwargs)
             finally:
-                depth[0] -= 1
+                self.depth -= 1
                 if top:
-                    reached, missing = seen.setdefault(op.name(), (set(), set()))
-                    for node in list(graph.nodes)[before:]:
-                        if node.op != "call_function":
-                            continue
-                        if prims.is_prim(node.target):
-                            reached.add(node.target._opname)
-                        elif not is_allowed_target(node.target):
-                            t = node.target
-                            missing.add(t.name() if isinstance(t, torch._ops.OpOverload) else str(t))
+                    self._record(op, list(graph.nodes)[before:])
         return recorded
-    return {op: wrap(op, fn) for op, fn in table.items()}
+
+    def _record(self, op, nodes):
+        reached, missing = self.seen.setdefault(op.name(), (set(), set()))
+        for node in nodes:
+            if node.op != "call_function":
+                continue
+            if prims.is_prim(node.target):
+                reached.add(node.target._opname)
+            elif not is_allowed_target(node.target):
+                t = node.target
+                missing.add(t.name() if isinstance(t, torch._ops.OpOverload) else str(t))
 
 
 MAX_SAMPLES = 4   # traced per entry: enough to see the prims, bounded so a report stays < 60 s
 
 
-def trace_entry(entry, table):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # deprecation notices of the sampled ops are not the report's
-        return _trace_entry(entry, table)
-
-
-def _trace_entry(entry, table):
+def trace_entry(entry, recorder: _Recorder):
     """What tracing an entry's samples (float32 where supported) shows, per overload exercised
     at top level: {overload: (prims reached, non-prim ops left)}, and the sample count. The
     in-place and out= forms are traced once each, so their overloads are seen too."""
-    from decompositions.composite import composites
     from opinfo.harness import clone_sample
     dtypes = sorted(entry.supported_dtypes("cpu"), key=lambda d: (d != torch.float32, str(d)))
-    seen: dict = {}
+    recorder.seen = seen = {}
     if not dtypes:
         return seen, 0
     samples = list(entry.samples("cpu", dtypes[0]))
@@ -128,31 +128,52 @@ def _trace_entry(entry, table):
         calls.append((entry.inplace, clone_sample(samples[-1]), False))
     if samples and entry.supports_out:
         calls.append((entry.op, samples[-1], True))
-    recording = _recording(table, seen)
-    with composites(recording):   # the table's entries for CompositeImplicitAutograd ops, as trace does
-        _trace_calls(calls, recording, seen)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # deprecation notices of the sampled ops are not the report's
+        _trace_calls(calls, recorder.table, seen)
     return seen, len(samples)
 
 
 def _trace_calls(calls, recording, seen):
-    from opinfo.harness import as_function
-    from torch.fx.experimental.proxy_tensor import make_fx
+    """Trace the calls together (one make_fx: a trace's fixed cost paid once), or, if that fails,
+    each alone (a call that does not trace is left out; the tests report why)."""
+    from opinfo.harness import as_function, joint_call
+    prepared = []
     for op, sample, with_out in calls:
         try:
             fn, tensors = as_function(op, sample)
             if with_out:
                 out = torch.empty_like(op(sample.input, *sample.args, **sample.kwargs))
-                fn = lambda o, *ts, _s=sample: as_function(op, _s, out=o)[0](*ts)  # noqa: E731
+                fn = lambda o, *ts, _op=op, _s=sample: as_function(_op, _s, out=o)[0](*ts)  # noqa: E731
                 tensors = [out, *tensors]
-            with torch.no_grad():
-                gm = make_fx(fn, decomposition_table=recording, tracing_mode="fake")(*tensors)
         except Exception:
-            continue   # this sample does not trace; the tests report why
-        # A non-prim op the trace left at top level is an op without a decomposition.
+            continue   # eager rejects the sample here; the tests report it
+        prepared.append((fn, tensors))
+    if not prepared:
+        return
+    try:
+        graphs = [_make_fx(*joint_call(prepared), recording)]
+    except Exception:
+        graphs = []
+        for fn, tensors in prepared:
+            try:
+                graphs.append(_make_fx(fn, tensors, recording))
+            except Exception:
+                continue
+    # A non-prim op the trace left at top level is an op without a decomposition.
+    for gm in graphs:
         for node in gm.graph.nodes:
             if node.op == "call_function" and not is_allowed_target(node.target) and \
                     isinstance(node.target, torch._ops.OpOverload):
                 seen.setdefault(node.target.name(), (set(), set()))
+
+
+def _make_fx(fn, tensors, recording):
+    from decompositions.composite import composites
+    from torch.fx.experimental.proxy_tensor import make_fx
+    # the table's entries for CompositeImplicitAutograd ops, as trace runs them
+    with torch.no_grad(), composites(recording):
+        return make_fx(fn, decomposition_table=recording, tracing_mode="fake")(*tensors)
 
 
 def analyze_entries(entries, jobs: int = 1) -> tuple[dict, dict, dict]:
@@ -187,10 +208,10 @@ def _merge_reach(into: dict, more: dict) -> None:
 def _analyze_names(entry_names):
     import opinfo
     by_name = {e.name: e for e in opinfo.op_db}
-    table = decompositions.get_decompositions()
+    recorder = _Recorder(decompositions.get_decompositions())
     reach, counts, seen_by = {}, {}, collections.defaultdict(list)
     for entry_name in entry_names:
-        seen, counts[entry_name] = trace_entry(by_name[entry_name], table)
+        seen, counts[entry_name] = trace_entry(by_name[entry_name], recorder)
         _merge_reach(reach, seen)
         for name in seen:
             seen_by[name].append(entry_name)

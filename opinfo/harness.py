@@ -63,10 +63,9 @@ class JointTrace:
         return list(self.gm(*flat))
 
 
-def trace_calls(calls: list, names: list) -> JointTrace:
-    """``calls``: (fn, tensors) pairs, as ``as_function`` makes them; ``names`` says what each is
-    (for errors). If the joint trace fails, each call is traced alone and the first failure is
-    raised with a note naming its sample, as a trace of that sample alone would raise it."""
+def joint_call(calls: list):
+    """(fn, tensors): one function making every (fn, tensors) call of ``calls`` in turn, returning
+    their results as a tuple, and the tensors to call it with."""
     counts = [len(ts) for _, ts in calls]
 
     def joint(*flat):
@@ -78,7 +77,15 @@ def trace_calls(calls: list, names: list) -> JointTrace:
     joint.__name__ = calls[0][0].__name__ if calls else "joint"
     # A tensor object used by two calls would become one fake tensor, and the graph would read
     # it through one placeholder for both: trace over distinct objects (detach shares the data).
-    flat = [t.detach() for _, ts in calls for t in ts]
+    return joint, [t.detach() for _, ts in calls for t in ts]
+
+
+def trace_calls(calls: list, names: list) -> JointTrace:
+    """``calls``: (fn, tensors) pairs, as ``as_function`` makes them; ``names`` says what each is
+    (for errors). If the joint trace fails, each call is traced alone and the first failure is
+    raised with a note naming its sample, as a trace of that sample alone would raise it."""
+    counts = [len(ts) for _, ts in calls]
+    joint, flat = joint_call(calls)
     try:
         return JointTrace(trace(joint, *flat), counts)
     except Exception as e:
@@ -100,18 +107,21 @@ def trace_samples(op, samples: list, **extra) -> tuple[JointTrace, list]:
 
 # The in-place and out= tests check writing the result into ``self`` / ``out``; values on every
 # sample are test_trace_and_values' job. They run this many samples per dtype (tracing dominates
-# the suite's time): the first of each layout kind, then samples spread over the entry's list.
+# the suite's time): the first of each kind below its names mention, then samples spread over the
+# entry's list.
 VARIANT_SAMPLES = 8
-_LAYOUT_KINDS = ("noncontiguous", "transposed", "channels_last", "expanded", "broadcast", "0-d", "empty")
+_KINDS = ("extremal", "noncontiguous", "transposed", "channels_last", "expanded", "broadcast", "0-d", "empty",
+          "python", "mixed")
 
 
 def variant_samples(samples: list, limit: int = VARIANT_SAMPLES) -> list:
-    """At most ``limit`` of ``samples``, in their order: one of each layout kind its names mention,
-    the rest evenly spread (sample generators walk shapes and arguments in order)."""
+    """At most ``limit`` of ``samples``, in their order: one of each kind (extremal values, each
+    layout, Python-number and mixed-dtype operands) its names mention, the rest evenly spread
+    (sample generators walk shapes and arguments in order)."""
     if len(samples) <= limit:
         return list(samples)
     chosen: list[int] = []
-    for kind in _LAYOUT_KINDS:
+    for kind in _KINDS:
         i = next((i for i, s in enumerate(samples) if kind in s.name and i not in chosen), None)
         if i is not None and len(chosen) < limit:
             chosen.append(i)
@@ -122,6 +132,22 @@ def variant_samples(samples: list, limit: int = VARIANT_SAMPLES) -> list:
         if i not in chosen:
             chosen.append(i)
     return [samples[i] for i in sorted(chosen)]
+
+
+# The dtypes whose every sample test_trace_and_values traces: float32 and float64 (or, for an entry
+# that takes neither, its first dtype). Under its other dtypes an entry's decomposition walks the
+# same code on the same shapes, layouts and arguments; what changes is rounding, range and type
+# promotion, which a subset shows: variant_samples' DTYPE_SAMPLES (the extremal-value, layout and
+# mixed-dtype samples first). Tracing is most of the suite's time, and these dtypes are most of the
+# entry-dtype pairs, so this keeps the suite within its time (see tests/test_ops.py).
+FULL_DTYPES = (torch.float32, torch.float64)
+DTYPE_SAMPLES = 8
+
+
+def traces_every_sample(dtype, dtypes) -> bool:
+    """Whether the value tests trace every sample of an entry under ``dtype`` (of its ``dtypes``)."""
+    full = [d for d in FULL_DTYPES if d in dtypes] or sorted(dtypes, key=str)[:1]
+    return dtype in full
 
 
 def significant_strides(t: torch.Tensor) -> tuple:

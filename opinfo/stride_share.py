@@ -63,7 +63,7 @@ def measure(entries, progress=None) -> StrideShare:
 
 
 def to_markdown(r: StrideShare) -> str:
-    lines = [f"# Output strides against eager\n",
+    lines = ["# Output strides against eager\n",
              f"{r.matching} of {r.samples} samples ({100 * r.share:.2f}%) give eager's significant strides "
              f"(CPU, one dtype per entry).\n"]
     if r.mismatches:

@@ -8,6 +8,13 @@
 - test_prim_meta: for prims, the meta rule's geometry equals the reference implementation's.
 - test_gradients: for entries that support autograd, in float64, the gradients of the traced prim
   graph (each prim's derivative formula from the catalog) equal eager autograd's.
+
+Samples: test_trace_and_values, test_strides and test_gradients run every sample of an entry
+under float32 and float64 (opinfo.harness.FULL_DTYPES); under its other dtypes (float16,
+bfloat16, integers, bool, complex) the value tests run a subset of DTYPE_SAMPLES that keeps the
+extremal-value, layout and mixed-dtype samples, and the in-place and out= tests run
+VARIANT_SAMPLES (half as many under those dtypes). Tracing is nearly all of the suite's time; this
+keeps it within its 30-minute budget on two cores.
 """
 from __future__ import annotations
 
@@ -20,8 +27,8 @@ import torch.utils._pytree as pytree
 import opinfo
 from decompositions import trace
 from opinfo.harness import (
-    as_function, call, clone_sample, fake_call, significant_strides, trace_calls, trace_sample, trace_samples,
-    variant_samples,
+    DTYPE_SAMPLES, VARIANT_SAMPLES, as_function, call, clone_sample, fake_call, significant_strides, trace_calls,
+    trace_sample, trace_samples, traces_every_sample, variant_samples,
 )
 
 from conftest import devices
@@ -88,6 +95,17 @@ def _samples(entry, device, dtype):
     return samples
 
 
+def _value_samples(entry, device, dtype):
+    """The samples test_trace_and_values and test_strides compare: every one under the entry's full
+    dtypes (opinfo.harness.FULL_DTYPES) and where either test is a known failure (so the failing
+    sample stays in, and its fix shows up); else the DTYPE_SAMPLES subset."""
+    samples = _samples(entry, device, dtype)
+    if traces_every_sample(dtype, entry.supported_dtypes(device)) or \
+            any(entry.xfail_for(test, dtype, device) for test in ("values", "strides")):
+        return samples
+    return variant_samples(samples, DTYPE_SAMPLES)
+
+
 def assert_same(actual, expected, entry, dtype, sample, what="result"):
     a_leaves, e_leaves = pytree.tree_leaves(actual), pytree.tree_leaves(expected)
     assert len(a_leaves) == len(e_leaves), f"{what}: {len(a_leaves)} outputs, eager has {len(e_leaves)}"
@@ -126,7 +144,7 @@ def _eager(op, sample, **extra):
 
 def _traced_results(entry, dtype, device):
     """(samples, eager results, traced results, joint trace, each sample's tensors)."""
-    samples = _samples(entry, device, dtype)
+    samples = _value_samples(entry, device, dtype)
     expected = [_eager(entry.op, s) for s in samples]
     joint, tensors = trace_samples(entry.op, samples)
     return samples, expected, joint.run(tensors), joint, tensors
@@ -175,10 +193,14 @@ def test_errors(entry, dtype, device):
 
 
 def _variant_samples(entry, test, dtype, device):
-    """The samples of the in-place and out= tests: a layout-spread subset, or every sample where
-    the test is a known failure (so the failing sample stays in, and its fix shows up)."""
+    """The samples of the in-place and out= tests: a layout-spread subset (half as many under the
+    dtypes whose values test_trace_and_values checks on a subset), or every sample where the test
+    is a known failure (so the failing sample stays in, and its fix shows up)."""
     samples = _samples(entry, device, dtype)
-    return samples if entry.xfail_for(test, dtype, device) else variant_samples(samples)
+    if entry.xfail_for(test, dtype, device):
+        return samples
+    full = traces_every_sample(dtype, entry.supported_dtypes(device))
+    return variant_samples(samples, VARIANT_SAMPLES if full else VARIANT_SAMPLES // 2)
 
 
 def test_inplace(entry, dtype, device):
