@@ -53,13 +53,11 @@ register_overloads(gather, "gather", ("default", "out"))
 
 
 def scatter(a, dim, index, src, *, reduce=None):
-    """scatter.src / scatter.value (src a number); reduce='add' is scatter_add. Eager's result is
-    contiguous (its structured kernel allocates a fresh output)."""
+    """scatter.src / scatter.value (src a number); reduce='add' is scatter_add, reduce='multiply'
+    the scatter_reduce prim's product (self included). Eager's result is contiguous (its structured
+    kernel allocates a fresh output)."""
     if reduce not in (None, "add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
-    if reduce == "multiply":
-        raise RuntimeError("scatter: reduce='multiply' has no decomposition to prims (there is no scatter-multiply "
-                           "prim); use reduce='add' or scatter_reduce")
     index = _as_int64_index("scatter", index)
     _check_index_rank("scatter", a, index, "self")
     if isinstance(src, torch.Tensor):
@@ -68,6 +66,13 @@ def scatter(a, dim, index, src, *, reduce=None):
     else:
         src = P.full(list(index.shape), src, dtype=a.dtype, device=a.device)
     dim = wrap_dim(dim, a.dim())
+    if reduce == "multiply":   # scatter_reduce's prod over a and src (include_self)
+        from decompositions.indexing_extra import _scatter_reduce
+        if index.numel() == 0:
+            return contiguous(P.clone(a))
+        if src.dim() and tuple(src.shape) != tuple(index.shape):   # the leading block of src, as scatter reads it
+            src = P.slice(src, [0] * src.dim(), list(index.shape), [1] * src.dim())
+        return contiguous(_scatter_reduce(a, dim, index, src, "prod", True))
     prim = P.scatter_add if reduce == "add" else P.scatter
     return contiguous(prim(a, dim, index, src))
 

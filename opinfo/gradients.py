@@ -31,7 +31,7 @@ NO_EAGER_GRADIENT = {
         "blackman_window.out", "kaiser_window.out"), _CREATION),
     **dict.fromkeys((
         "floor_divide", "nextafter", "special.gammainc", "special.gammaincc", "special.zeta", "heaviside", "copy",
-        "detach_copy", "scatter_reduce_add", "scatter_value_reduce", "native_channel_shuffle", "special_airy_ai",
+        "detach_copy", "scatter_reduce_add", "scatter_value_reduce", "scatter_value_reduce_multiply", "native_channel_shuffle", "special_airy_ai",
         "special_bessel_j0", "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
         "special_modified_bessel_i0", "special_modified_bessel_i1", "special_modified_bessel_k0",
         "special_modified_bessel_k1", "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
@@ -63,7 +63,6 @@ GRADIENT_XFAILS = {
                                    "empty batch",
     **dict.fromkeys(("binary_cross_entropy", "binary_cross_entropy.out", "nn.functional.binary_cross_entropy"),
                     "log(0) clamped at -100: primkit's derivative is nan there, eager's finite"),
-    "scatter_value_reduce_multiply": "scatter reduce='multiply' has no decomposition to prims",
     **dict.fromkeys(("std_unbiased", "std_mean_unbiased"), "expanded input (all values equal): std's derivative "
                     "at zero deviation is nan, eager's 0"),
     **dict.fromkeys(("median_all", "nanmedian_all"), "ties (expanded input): the gradient goes to another of the "

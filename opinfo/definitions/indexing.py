@@ -240,9 +240,7 @@ ENTRIES = [
            value=True, colliding=True, kwargs={"reduce": "add"}),
     _entry("scatter_value_reduce_multiply", torch.scatter, sample_inputs_scatter, dtypes=NUMERIC,
            inplace=torch.Tensor.scatter_, value=True, colliding=True, kwargs={"reduce": "multiply"},
-           aten=("aten::scatter.value_reduce", "aten::scatter.value_reduce_out", "aten::scatter_.value_reduce"),
-           xfails=[XFail(t, "reduce='multiply' has no decomposition: the catalog has no scatter-multiply prim")
-                   for t in ("values", "strides", "inplace", "out")]),
+           aten=("aten::scatter.value_reduce", "aten::scatter.value_reduce_out", "aten::scatter_.value_reduce")),
     _entry("scatter_add", torch.scatter_add, sample_inputs_scatter, dtypes=NUMERIC, inplace=torch.Tensor.scatter_add_,
            colliding=True),
     _entry("index_select", torch.index_select, sample_inputs_index_select, error_inputs_index_select),
