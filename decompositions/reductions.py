@@ -210,16 +210,21 @@ register_overloads(argmin, "argmin", ("default", "out"))
 
 
 def _max_or_min(name, extremum, arg_extremum):
-    """max/min of everything (a 0-d tensor), or along a dim: (values, indices)."""
+    """max/min of everything (a 0-d tensor), or along a dim: (values, indices). Along a dim the
+    values are gathered at the indices, so that a gradient goes to the selected element only, as
+    eager's (the extremum prim's own derivative shares it among tied elements)."""
     def reduce(a, dim=None, keepdim=False):
         dims = reduced_dims(a, dim)
         check_nonempty(name, a, dim, dims)
-        values = keep(extremum(a, dims), dims, keepdim)
         if dim is None:
-            return values
+            return keep(extremum(a, dims), dims, keepdim)
+        if not dims:     # a 0-d tensor: its own extremum, at index 0
+            return P.clone(a), P.full([], 0, dtype=torch.int64, device=a.device)
         # The arg-reduction prims take no bool; uint8 0/1 ranks the same.
         ranked = to_dtype(a, torch.uint8) if a.dtype == torch.bool else a
-        return values, keep(arg_extremum(ranked, dims[0] if dims else 0), dims, keepdim)
+        index = P.expand_dims(arg_extremum(ranked, dims[0]), dims)
+        values = P.gather(a, dims[0], index)
+        return keep(P.squeeze(values, dims), dims, keepdim), keep(P.squeeze(index, dims), dims, keepdim)
     reduce.__name__ = reduce.__qualname__ = name
     return reduce
 
@@ -304,11 +309,21 @@ def var(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return keep(to_dtype(variance, out_dtype), dims, keepdim)
 
 
+def _sqrt_of_variance(v):
+    """sqrt(v) whose gradient is 0 where v == 0, as eager's std backward (sqrt's own derivative is
+    infinite there, and times var's zero derivative would give nan): zero variances take the branch
+    0 * v, whose value is 0 and whose derivative is 0."""
+    zero = P.eq(v, P.full(list(v.shape), 0, dtype=v.dtype, device=v.device))
+    ones = P.full(list(v.shape), 1, dtype=v.dtype, device=v.device)
+    flat = P.mul(v, P.full(list(v.shape), 0, dtype=v.dtype, device=v.device))
+    return P.where(zero, flat, P.sqrt(P.where(zero, ones, v)))
+
+
 def std(a, dim=None, unbiased=None, keepdim=False, *, correction=None):
     # The square root is taken before rounding back, as eager does: var may overflow where std does not.
     dims = reduced_dims(a, dim)
     variance, out_dtype = _variance(a, dims, unbiased, correction)
-    return keep(to_dtype(P.sqrt(variance), out_dtype), dims, keepdim)
+    return keep(to_dtype(_sqrt_of_variance(variance), out_dtype), dims, keepdim)
 
 
 def var_mean(a, dim=None, unbiased=None, keepdim=False, *, correction=None):

@@ -63,8 +63,6 @@ GRADIENT_XFAILS = {
                                    "empty batch",
     **dict.fromkeys(("binary_cross_entropy", "binary_cross_entropy.out", "nn.functional.binary_cross_entropy"),
                     "log(0) clamped at -100: primkit's derivative is nan there, eager's finite"),
-    **dict.fromkeys(("std_unbiased", "std_mean_unbiased"), "expanded input (all values equal): std's derivative "
-                    "at zero deviation is nan, eager's 0"),
     **dict.fromkeys(("median_all", "nanmedian_all"), "ties (expanded input): the gradient goes to another of the "
                     "equal elements than eager's"),
     "linalg.cond": "the float64 sample does not trace: aten::unsqueeze_ (an in-place view op) has no decomposition",
@@ -72,13 +70,12 @@ GRADIENT_XFAILS = {
                     "the traced graph keeps an in-place copy_to (eager's CompositeImplicit kernel writes into a "
                     "buffer that has views), which autograd cannot differentiate"),
     **dict.fromkeys(("logsumexp", "special_logsumexp"), _EAGER_LSE_ROUNDING),
-    "prod": "prod's derivative (result / x) overflows to nan on large magnitudes; eager divides without overflow",
-    "prod_all": "prod's derivative (result / x) overflows to nan on large magnitudes; eager divides without overflow",
-    "max": "max over large magnitudes: the gradient is spread differently from eager's (ties)",
-    "var": "0-d input: var's derivative divides by a zero count where eager gives nan/0 by its own rule",
-    "std": "0-d input: std's derivative at a zero deviation gives inf where eager gives 0",
-    "std_mean": "0-d input: std's derivative at a zero deviation gives nan where eager gives 0",
+    "prod_all": "a zero among magnitudes whose product overflows: each element's 'product of the others' is "
+                "inf * 0; eager's running products give 0 or inf by their order of multiplication, primkit nan",
     "nn.functional.batch_norm": _NOT_FUNCTIONAL,
+    "var": "correction >= N over every element (a 0-d input): eager's backward of a full reduction returns "
+           "where(x == mean, nan, inf) there, its backward along dims (which the var prim's derivative follows) "
+           "2 / (N - correction) * (x - mean)",
     "sum": "a sample sums into dtype=int64, whose gradient eager refuses",
     "index_bool_mask": "boolean-mask indexing is data-dependent: primkit cannot trace it",
     "scatter": "eager's ScatterBackward returns src's gradient in index's shape (src larger than index)",

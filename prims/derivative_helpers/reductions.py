@@ -1,0 +1,34 @@
+"""Derivative helpers of the reductions family."""
+from __future__ import annotations
+
+import torch
+
+
+def _ops():
+    return torch.ops.primkit
+
+
+def _unreduce(x, a, dims):
+    reduced = {d % max(a.dim(), 1) for d in dims}
+    return _ops().broadcast_in_dim(x, list(a.shape), [d for d in range(a.dim()) if d not in reduced])
+
+
+def prod_back(grad, a, result, dims):
+    """The gradient of ``prod(a, dims)``: grad times the (conjugated) product of the other elements of
+    each element's slice. Where a != 0 that is conj(result / a), in eager's order (the quotient
+    first, so that grad * result cannot overflow where the gradient does not); where a == 0 it is
+    the product of the slice's nonzero elements if that zero is the slice's only one, else 0.
+    Exact to first order, and to second order except where a slice holds two or more zeros."""
+    ops = _ops()
+    full = lambda x, v: ops.full(list(x.shape), v, dtype=x.dtype, device=x.device)   # noqa: E731
+    conj = ops.conj_physical if a.is_complex() else (lambda x: x)
+    is_zero = ops.eq(a, full(a, 0))
+    nonzero = ops.where(is_zero, full(a, 1), a)
+    zeros = ops.sum(ops.convert_element_type(is_zero, torch.int64), list(dims))
+    only_zero = ops.eq(_unreduce(zeros, a, dims), ops.full(list(a.shape), 1, dtype=torch.int64, device=a.device))
+    others_of_zero = ops.where(only_zero, _unreduce(ops.prod(nonzero, list(dims)), a, dims), full(a, 0))
+    quotient = ops.div(_unreduce(result, a, dims), nonzero)
+    return ops.mul(_unreduce(grad, a, dims), conj(ops.where(is_zero, others_of_zero, quotient)))
+
+
+HELPERS = (prod_back,)
