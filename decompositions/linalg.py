@@ -542,7 +542,54 @@ def _eager_composite(name, overloads=None):
 for _name in ("linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", "svd", "qr", "linalg_det", "det",
               "logdet", "slogdet", "linalg_slogdet", "linalg_inv", "inverse", "linalg_solve", "linalg_solve_ex",
               "linalg_matrix_power", "matrix_power", "linalg_matrix_rank", "linalg_norm", "linalg_matrix_norm",
-              "nuclear_norm", "linalg_cond", "linalg_multi_dot", "chain_matmul", "linalg_matmul", "linalg_vecdot",
+              "nuclear_norm", "linalg_multi_dot", "chain_matmul", "linalg_matmul", "linalg_vecdot",
               "linalg_diagonal", "linalg_tensorsolve", "linalg_tensorinv"):
     _eager_composite(_name)
 _eager_composite("linalg_eigvals", ("default",))
+
+
+# --- condition number ----------------------------------------------------------------------------
+
+_COND_ORDS = (1, -1, 2, -2, float("inf"), float("-inf"), "fro", "nuc")
+
+
+def linalg_cond(a, p=None):
+    """Eager's linalg.cond: for p = None / 2 / -2 the ratio of the extreme singular values, for 'nuc'
+    sum(s) * sum(1 / s) over the singular values; else norm(A, p) * norm(A^-1, p), A^-1 all inf
+    where A is singular (a zero pivot of its LU factorization, eager's info > 0), and a product
+    nan (0 * inf) made inf. 0 for empty matrices."""
+    if a.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    ord = 2 if p is None else p
+    if ord not in _COND_ORDS:
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    _check_linalg_dtype("linalg.cond", a)
+    real = dt.to_real(a.dtype)
+    if a.numel() == 0:
+        return P.full(list(a.shape[:-2]), 0, dtype=real, device=a.device)
+    if ord in (2, -2):
+        s = torch.linalg.svdvals(a)
+        high, low = aten.select.int(s, -1, 0), aten.select.int(s, -1, -1)
+        return P.div(high, low) if ord == 2 else P.div(low, high)
+    if a.shape[-1] != a.shape[-2]:
+        shown = ord if isinstance(ord, str) else (f"{float(ord):f}" if isinstance(ord, float) and abs(ord) != float("inf")
+                                                   else int(ord) if abs(ord) != float("inf") else ord)
+        raise RuntimeError(f"linalg.cond(ord={shown}): A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if ord == "nuc":    # eager: the nuclear norms from the singular values, sum(s) * sum(1 / s)
+        s = torch.linalg.svdvals(a)
+        return torch.sum(s, -1) * torch.sum(torch.reciprocal(s), -1)
+    lu, pivots = P.lu_factor(a)
+    inverse = P.lu_solve(lu, pivots, _identity_like(a), True, False)
+    diagonal = P.diagonal(lu, 0, a.dim() - 2, a.dim() - 1)
+    zero = P.full(list(diagonal.shape), 0, dtype=a.dtype, device=a.device)
+    singular = P.reduce_or(P.eq(diagonal, zero), [diagonal.dim() - 1])      # batch shape
+    # the norm of eager's all-inf inverse is inf (taken on zeros here: an svd of inf does not converge)
+    safe = P.where(P.broadcast_in_dim(singular, list(a.shape), list(range(a.dim() - 2))),
+                   P.full(list(a.shape), 0, dtype=a.dtype, device=a.device), inverse)
+    inf = P.full(list(singular.shape), float("inf"), dtype=real, device=a.device)
+    product = P.mul(torch.linalg.matrix_norm(a, ord), P.where(singular, inf, torch.linalg.matrix_norm(safe, ord)))
+    return P.where(P.ne(product, product), inf, product)
+
+
+register_overloads(linalg_cond, "linalg_cond", ("default", "p_str", "out", "p_str_out"))

@@ -343,9 +343,7 @@ ENTRIES += [
     _linalg("nuclear_norm", torch.nuclear_norm, ("aten::nuclear_norm", "aten::nuclear_norm.out"),
             _matrices(((3, 3), (4, 3))), supports_out=True, tolerances=LU_TOLERANCES),
     _linalg("linalg.cond", LA.cond, ("aten::linalg_cond", "aten::linalg_cond.p_str"),
-            _matrices(kwargs=({}, {"p": "fro"}, {"p": 1})), tolerances=LU_TOLERANCES,
-            xfails=[XFail(t, "eager's CompositeImplicit cond reaches aten::unsqueeze_, which has no decomposition yet")
-                    for t in ("values", "strides")]),
+            _matrices(kwargs=({}, {"p": "fro"}, {"p": 1}, {"p": "nuc"}, {"p": -2})), tolerances=LU_TOLERANCES),
     _linalg("linalg.multi_dot", LA.multi_dot, ("aten::linalg_multi_dot", "aten::linalg_multi_dot.out"),
             _multi_dot_samples, supports_out=True, tolerances=LU_TOLERANCES, xfails=[XFail("out", ALIASED_OUT)]),
     _linalg("chain_matmul", lambda ms: torch.chain_matmul(*ms), ("aten::chain_matmul",),

@@ -18,7 +18,8 @@ def triangular_solve(a, b, upper, left, unitriangular):
 
 
 def lu_factor(a):
-    return _contiguous(*torch.linalg.lu_factor(a))
+    # getrf completes a singular factorization (U gets a zero pivot); lu_factor_ex does not raise on it
+    return _contiguous(*torch.linalg.lu_factor_ex(a)[:2])
 
 
 def lu_solve(LU, pivots, b, left, adjoint):
