@@ -541,7 +541,7 @@ def _eager_composite(name, overloads=None):
 
 for _name in ("linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", "svd", "qr", "linalg_det", "det",
               "logdet", "slogdet", "linalg_slogdet", "linalg_inv", "inverse", "linalg_solve", "linalg_solve_ex",
-              "linalg_matrix_power", "matrix_power", "linalg_matrix_rank", "linalg_norm", "linalg_matrix_norm",
+              "linalg_matrix_rank", "linalg_norm", "linalg_matrix_norm",
               "nuclear_norm", "linalg_multi_dot", "chain_matmul", "linalg_matmul", "linalg_vecdot",
               "linalg_diagonal", "linalg_tensorsolve", "linalg_tensorinv"):
     _eager_composite(_name)
@@ -593,3 +593,39 @@ def linalg_cond(a, p=None):
 
 
 register_overloads(linalg_cond, "linalg_cond", ("default", "p_str", "out", "p_str_out"))
+
+
+# --- matrix power --------------------------------------------------------------------------------
+
+def matrix_power(a, n):
+    """Eager's linalg.matrix_power, product for product: A^0 the identity, A^-1 the inverse, A^-n (A^-1)^n, A^1 a copy,
+    A^2 and A^3 direct products, higher powers by binary exponentiation (squares z, and the result
+    times z at each set bit, low bits first). Contiguous, as eager's."""
+    if a.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if n == 0:
+        return aten.contiguous.default(P.clone(_identity_like(a)))
+    if n == -1:
+        return torch.linalg.inv(a)
+    if n < 0:
+        a, n = torch.linalg.inv(a), -n
+    if n == 1:
+        return aten.contiguous.default(P.clone(a))
+    if n == 2:
+        return torch.matmul(a, a)
+    if n == 3:
+        return torch.matmul(torch.matmul(a, a), a)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = a if z is None else torch.matmul(z, z)
+        if bit:
+            result = z if result is None else torch.matmul(result, z)
+    return result
+
+
+register_overloads(matrix_power, "linalg_matrix_power", ("default", "out"))
+register_overloads(matrix_power, "matrix_power", ("default", "out"))

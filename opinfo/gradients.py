@@ -67,9 +67,6 @@ GRADIENT_XFAILS = {
                     "log(0) clamped at -100: primkit's derivative is nan there, eager's finite"),
     **dict.fromkeys(("median_all", "nanmedian_all"), "ties (expanded input): the gradient goes to another of the "
                     "equal elements than eager's"),
-    **dict.fromkeys(("linalg.matrix_power",),
-                    "the traced graph keeps an in-place copy_to (eager's CompositeImplicit kernel writes into a "
-                    "buffer that has views), which autograd cannot differentiate"),
     **dict.fromkeys(("logsumexp", "special_logsumexp"), _EAGER_LSE_ROUNDING),
     "prod_all": "a zero among magnitudes whose product overflows: each element's 'product of the others' is "
                 "inf * 0; eager's running products give 0 or inf by their order of multiplication, primkit nan",

@@ -322,7 +322,7 @@ ENTRIES += [
     _linalg("linalg.solve_ex", LA.solve_ex, ("aten::linalg_solve_ex", "aten::linalg_solve_ex.out"), _solve_samples,
             tolerances=LU_TOLERANCES),
     _linalg("linalg.matrix_power", LA.matrix_power, ("aten::linalg_matrix_power", "aten::linalg_matrix_power.out"),
-            lambda op, device, dtype: (s for n in (0, 1, 3, -2) for s in _matrices(extra=(n,))(op, device, dtype)),
+            lambda op, device, dtype: (s for n in (0, 1, 3, 6, -1, -2) for s in _matrices(extra=(n,))(op, device, dtype)),
             supports_out=True, tolerances=LU_TOLERANCES),
     _linalg("matrix_power", torch.matrix_power, ("aten::matrix_power", "aten::matrix_power.out"),
             _matrices(extra=(2,)), supports_out=True),
