@@ -41,8 +41,9 @@ NO_EAGER_GRADIENT = {
     **dict.fromkeys(("any_all_out", "all_all_out", "max_dim_out", "min_dim_out", "aminmax_out"), _OUT),
 }
 
-_NOT_FUNCTIONAL = ("the traced graph keeps an in-place copy_to into a fresh buffer, which autograd cannot "
-                   "differentiate (canonicalize leaves writes into buffers that have views)")
+_NOT_FUNCTIONAL = ("training mode: the graph writes the new running statistics (computed from the input) into "
+                   "running_mean/var with copy_to, a write autograd refuses while the input requires grad; eager "
+                   "updates them outside autograd")
 
 _EAGER_LSE_ROUNDING = ("eager's gradient exp(x - result) is wrong at 4.5e307: result rounds to the max (log 2 is "
                        "lost), so two tied maxima each get 1; primkit's is the exact softmax, 0.5 each")
