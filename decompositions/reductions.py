@@ -313,10 +313,10 @@ def _sqrt_of_variance(v):
     """sqrt(v) whose gradient is 0 where v == 0, as eager's std backward (sqrt's own derivative is
     infinite there, and times var's zero derivative would give nan): zero variances take the branch
     0 * v, whose value is 0 and whose derivative is 0."""
-    zero = P.eq(v, P.full(list(v.shape), 0, dtype=v.dtype, device=v.device))
+    zeros = P.full(list(v.shape), 0, dtype=v.dtype, device=v.device)
+    zero = P.eq(v, zeros)
     ones = P.full(list(v.shape), 1, dtype=v.dtype, device=v.device)
-    flat = P.mul(v, P.full(list(v.shape), 0, dtype=v.dtype, device=v.device))
-    return P.where(zero, flat, P.sqrt(P.where(zero, ones, v)))
+    return P.where(zero, P.mul(v, zeros), P.sqrt(P.where(zero, ones, v)))
 
 
 def std(a, dim=None, unbiased=None, keepdim=False, *, correction=None):

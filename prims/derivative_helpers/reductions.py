@@ -3,14 +3,11 @@ from __future__ import annotations
 
 import torch
 
+from prims.autograd import unreduce
+
 
 def _ops():
     return torch.ops.primkit
-
-
-def _unreduce(x, a, dims):
-    reduced = {d % max(a.dim(), 1) for d in dims}
-    return _ops().broadcast_in_dim(x, list(a.shape), [d for d in range(a.dim()) if d not in reduced])
 
 
 def prod_back(grad, a, result, dims):
@@ -25,10 +22,10 @@ def prod_back(grad, a, result, dims):
     is_zero = ops.eq(a, full(a, 0))
     nonzero = ops.where(is_zero, full(a, 1), a)
     zeros = ops.sum(ops.convert_element_type(is_zero, torch.int64), list(dims))
-    only_zero = ops.eq(_unreduce(zeros, a, dims), ops.full(list(a.shape), 1, dtype=torch.int64, device=a.device))
-    others_of_zero = ops.where(only_zero, _unreduce(ops.prod(nonzero, list(dims)), a, dims), full(a, 0))
-    quotient = ops.div(_unreduce(result, a, dims), nonzero)
-    return ops.mul(_unreduce(grad, a, dims), conj(ops.where(is_zero, others_of_zero, quotient)))
+    only_zero = ops.eq(unreduce(zeros, a, dims), ops.full(list(a.shape), 1, dtype=torch.int64, device=a.device))
+    others_of_zero = ops.where(only_zero, unreduce(ops.prod(nonzero, list(dims)), a, dims), full(a, 0))
+    quotient = ops.div(unreduce(result, a, dims), nonzero)
+    return ops.mul(unreduce(grad, a, dims), conj(ops.where(is_zero, others_of_zero, quotient)))
 
 
 HELPERS = (prod_back,)
