@@ -607,7 +607,7 @@ def matrix_power(a, n):
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
     if n == 0:
-        return aten.contiguous.default(P.clone(_identity_like(a)))
+        return aten.contiguous.default(_identity_like(a))
     if n == -1:
         return torch.linalg.inv(a)
     if n < 0:
