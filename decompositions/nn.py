@@ -384,8 +384,10 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
             unbiased = P.mul(var, _like(var, n / max(n - 1, 1)))
             blend = lambda old, new: P.add(P.mul(to_dtype(old, x.dtype), _like(new, 1 - momentum)),   # noqa: E731
                                            P.mul(new, _like(new, momentum)))
-            new_mean = to_dtype(blend(running_mean, mean), running_mean.dtype)
-            new_var = to_dtype(blend(running_var, unbiased), running_var.dtype)
+            # Eager updates the running statistics outside autograd: constants to differentiation,
+            # so that writing them into running_mean/var is not refused while the input requires grad.
+            new_mean = P.stop_gradient(to_dtype(blend(running_mean, mean), running_mean.dtype))
+            new_var = P.stop_gradient(to_dtype(blend(running_var, unbiased), running_var.dtype))
         save_mean, save_invstd = mean, invstd
         y = P.mul(P.sub(x, per_channel(mean)), per_channel(invstd))
     else:

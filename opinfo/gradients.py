@@ -41,10 +41,6 @@ NO_EAGER_GRADIENT = {
     **dict.fromkeys(("any_all_out", "all_all_out", "max_dim_out", "min_dim_out", "aminmax_out"), _OUT),
 }
 
-_NOT_FUNCTIONAL = ("training mode: the graph writes the new running statistics (computed from the input) into "
-                   "running_mean/var with copy_to, a write autograd refuses while the input requires grad; eager "
-                   "updates them outside autograd")
-
 _EAGER_LSE_ROUNDING = ("eager's gradient exp(x - result) is wrong at 4.5e307: result rounds to the max (log 2 is "
                        "lost), so two tied maxima each get 1; primkit's is the exact softmax, 0.5 each")
 
@@ -71,7 +67,6 @@ GRADIENT_XFAILS = {
     **dict.fromkeys(("logsumexp", "special_logsumexp"), _EAGER_LSE_ROUNDING),
     "prod_all": "a zero among magnitudes whose product overflows: each element's 'product of the others' is "
                 "inf * 0; eager's running products give 0 or inf by their order of multiplication, primkit nan",
-    "nn.functional.batch_norm": _NOT_FUNCTIONAL,
     "var": "correction >= N over every element (a 0-d input): eager's backward of a full reduction returns "
            "where(x == mean, nan, inf) there, its backward along dims (which the var prim's derivative follows) "
            "2 / (N - correction) * (x - mean)",

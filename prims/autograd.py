@@ -6,6 +6,12 @@ prims (in the spirit of PyTorch's derivatives.yaml)::
     derivative: {a: "mul(grad, conj(b))", b: "mul(grad, conj(a))"}   # mul
     derivative: {x: "mul(grad, ...)", n: none}                        # not differentiable in n
     derivative: none                                                  # not differentiable at all
+    derivative: constant                                              # a constant to differentiation
+
+``none`` means no derivative exists: asking for a gradient through the prim raises
+NotDifferentiableError. ``constant`` means the derivative is zero by design (stop_gradient, as
+eager's detach): the prim's outputs never require grad, so nothing downstream differentiates
+into its inputs, and writes into those outputs are not refused by autograd.
 
 A formula may use:
 - prim names, called like functions (``sin(a)``); they run as ``torch.ops.primkit.<name>``, so a
@@ -34,6 +40,7 @@ from dataclasses import dataclass
 import torch
 
 NOT_DIFFERENTIABLE = "none"
+CONSTANT = "constant"
 
 
 class NotDifferentiableError(RuntimeError):
@@ -297,8 +304,9 @@ class Formula:
 @dataclass(frozen=True)
 class Derivative:
     """A prim's parsed ``derivative`` entry: one Formula per tensor argument, or none at all."""
-    formulas: tuple = ()        # () for ``derivative: none``
+    formulas: tuple = ()        # () for ``derivative: none`` and ``derivative: constant``
     values: frozenset = frozenset()   # argument names, grad/result names the formulas read
+    constant: bool = False      # ``derivative: constant``: outputs never require grad
 
     @property
     def differentiable(self) -> bool:
@@ -324,8 +332,11 @@ def parse_derivative(spec, schema) -> Derivative:
     Names of called functions are checked later, against the whole catalog (``check_calls``)."""
     if spec == NOT_DIFFERENTIABLE:
         return Derivative()
+    if spec == CONSTANT:
+        return Derivative(constant=True)
     if not isinstance(spec, dict) or not spec:
-        raise FormulaError("derivative", f"expected `none` or a mapping from argument name to formula, got {spec!r}")
+        raise FormulaError("derivative", "expected `none`, `constant` or a mapping from argument name to formula, "
+                           f"got {spec!r}")
     args = [a.name for a in schema.arguments]
     tensors = tensor_args(schema)
     outputs = len(schema.returns)
@@ -529,7 +540,17 @@ def register(prim, derivative: Derivative, lib) -> None:
     def not_differentiable(ctx, *grads):
         raise NotDifferentiableError(f"primkit.{prim.name}: not differentiable")
 
-    if derivative.formulas:
+    def constant_setup(ctx, inputs, output):
+        outs = output if isinstance(output, (tuple, list)) else (output,)
+        ctx.mark_non_differentiable(*(o for o in outs if isinstance(o, torch.Tensor)))
+        ctx.n_inputs = len(inputs)
+
+    def constant(ctx, *grads):      # never reached: no output requires grad
+        return (None,) * ctx.n_inputs
+
+    if derivative.constant:
+        torch.library.register_autograd(f"primkit::{prim.name}", constant, setup_context=constant_setup, lib=lib)
+    elif derivative.formulas:
         torch.library.register_autograd(f"primkit::{prim.name}", backward, setup_context=setup_context, lib=lib)
     else:
         torch.library.register_autograd(f"primkit::{prim.name}", not_differentiable, lib=lib)

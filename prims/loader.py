@@ -14,7 +14,7 @@ an impl that does not resolve, a malformed derivative formula (see prims/autogra
 ``CatalogError`` naming file, prim and field.
 
 Derivatives: every prim that takes a tensor and can have a floating or complex output needs a
-``derivative`` (formulas or ``none``), so no prim falls back to torch's autograd of its reference
+``derivative`` (formulas, ``none`` or ``constant``), so no prim falls back to torch's autograd of its reference
 implementation; exempt are prims tagged ``mutates`` (prims/autograd.register_mutating) and
 prims without tensor inputs (creation and random numbers from sizes: nothing to differentiate).
 """

@@ -24,10 +24,10 @@ GRAD_DTYPES = (torch.float64, torch.complex128)
 
 DERIVATIVES = {p.name: p.derivative for p in prims.catalog() if p.derivative is not None}
 ENTRIES = {e.prim.name: e for e in opinfo.op_db if e.is_prim}
-# Prims whose derivative is not the derivative of their value, by design: finite differences
-# cannot check them; a test of their own does.
-NOT_BY_FINITE_DIFFERENCES = {"stop_gradient": "its value is a, its derivative zero (test_stop_gradient)"}
-DIFFERENTIABLE = sorted(n for n, d in DERIVATIVES.items() if d.differentiable and n not in NOT_BY_FINITE_DIFFERENCES)
+DIFFERENTIABLE = sorted(n for n, d in DERIVATIVES.items() if d.differentiable)
+# `derivative: constant` prims (stop_gradient): their value is their input, their derivative zero by
+# design, so finite differences cannot check them; test_constant_prims does.
+CONSTANT = sorted(n for n, d in DERIVATIVES.items() if d.constant)
 def _integer_list_arg(name, arg):
     """A Tensor[] argument (in the catalog, only integer start indices are Tensor[] and `none`): the
     one-tensor check below does not apply to it."""
@@ -56,7 +56,7 @@ NONE_ARGS = sorted((n, f.arg) for n, d in DERIVATIVES.items() for f in d.formula
                    and f.arg not in prims.get(n).params.get("arg_dtypes", {})   # a bool operand never requires grad
                    and not _integer_list_arg(n, f.arg)
                    and _inexact_tensor(_first_sample_of(n)[prims.get(n).arg_names.index(f.arg)]))
-_NONE = sorted(n for n, d in DERIVATIVES.items() if not d.formulas)
+_NONE = sorted(n for n, d in DERIVATIVES.items() if not d.formulas and not d.constant)
 # `none` prims whose result can require grad raise when asked for a gradient; the others (an index,
 # bool or Python-number result from a floating input) give a result that does not require grad.
 NONE_PRIMS = [n for n in _NONE if _gives_inexact_output(n)]
@@ -324,6 +324,22 @@ def test_write_into_tensor_requiring_grad_is_named():
     plain = torch.zeros(3)
     torch.ops.primkit.copy_to(plain, src)
     assert plain.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("name", CONSTANT)
+def test_constant_prims(name):
+    """A `derivative: constant` prim gives its input's value (sizes and strides too) in a result that
+    does not require grad: a product with it differentiates as a product with a constant, and a
+    write into it (a running statistic updated from a training input) is not refused."""
+    x = torch.randn(3, 4, dtype=torch.float64).t().requires_grad_()
+    op = getattr(torch.ops.primkit, name)
+    y = op(x)
+    assert not y.requires_grad and y.stride() == x.stride() and torch.equal(y, x.detach())
+    (g,) = torch.autograd.grad(torch.ops.primkit.sum(torch.ops.primkit.mul(op(x), x), [0, 1]), x)
+    assert torch.equal(g, x.detach())
+    stats = torch.zeros(4, 3, dtype=torch.float64)
+    torch.ops.primkit.copy_to(stats, op(torch.ops.primkit.mul(x, x)))
+    assert torch.equal(stats, (x * x).detach())
 
 
 # Matrix prims on 0 x 0 matrices (batched and not): the backward runs and gives an empty gradient
