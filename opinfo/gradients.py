@@ -37,6 +37,7 @@ NO_EAGER_GRADIENT = {
         "special_modified_bessel_k1", "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
         "special_spherical_bessel_j0"), _EAGER_NOT_IMPLEMENTED),
     "view_as_complex_copy": "eager does not differentiate view_as_complex_copy's complex output",
+    "detach": "its result never requires grad (eager's detach and primkit's stop_gradient alike)",
     "nn.functional.relu6_": "an in-place form: eager refuses in-place writes into a leaf that requires grad",
     **dict.fromkeys(("any_all_out", "all_all_out", "max_dim_out", "min_dim_out", "aminmax_out"), _OUT),
 }
@@ -52,14 +53,6 @@ _TRIANGLE = ("the prim reads one triangle of A, and its derivative is that trian
 GRADIENT_XFAILS = {
     **dict.fromkeys(("cholesky", "linalg.cholesky", "linalg.cholesky_ex", "linalg.eigh", "linalg.eigvalsh"),
                     _TRIANGLE),
-    **dict.fromkeys(("qr", "linalg.qr"), _EAGER_REFUSES + "qr is not differentiable in mode='complete' with more "
-                    "rows than columns"),
-    "linalg.eig": _EAGER_REFUSES + "the loss depends on the eigenvectors' phase, which eager calls ill-defined",
-    "linalg.cond": _EAGER_REFUSES + "for p = 1 or 'fro' eager's composite fills linalg_inv_ex's output in place "
-                   "(masked_fill_), which that output's backward needs",
-    "dist": _EAGER_REFUSES + "its dist backward fails on an undefined gradient",
-    "nn.functional.pixel_shuffle": _EAGER_REFUSES + "PixelShuffleBackward gives a wrongly shaped gradient for an "
-                                   "empty batch",
     **dict.fromkeys(("binary_cross_entropy", "binary_cross_entropy.out", "nn.functional.binary_cross_entropy"),
                     "log(0) clamped at -100: primkit's derivative is nan there, eager's finite"),
     **dict.fromkeys(("median_all", "nanmedian_all"), "ties (expanded input): the gradient goes to another of the "
@@ -70,10 +63,7 @@ GRADIENT_XFAILS = {
     "var": "correction >= N over every element (a 0-d input): eager's backward of a full reduction returns "
            "where(x == mean, nan, inf) there, its backward along dims (which the var prim's derivative follows) "
            "2 / (N - correction) * (x - mean)",
-    "sum": "a sample sums into dtype=int64, whose gradient eager refuses",
     "index_bool_mask": "boolean-mask indexing is data-dependent: primkit cannot trace it",
-    "scatter": "eager's ScatterBackward returns src's gradient in index's shape (src larger than index)",
-    "scatter_add": "eager's ScatterAddBackward returns src's gradient in index's shape (src larger than index)",
 }
 
 

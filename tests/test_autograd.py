@@ -342,6 +342,24 @@ def test_constant_prims(name):
     assert torch.equal(stats, (x * x).detach())
 
 
+SCATTERS = {"scatter": (), "scatter_add": (), **{f"scatter_reduce.{r}.{inc}": (r, inc)
+                                                  for r in ("sum", "mean", "prod", "amax", "amin") for inc in (True, False)}}
+
+
+@pytest.mark.parametrize("name", sorted(SCATTERS))
+def test_scatter_src_larger_than_index(name):
+    """A scatter reads only index's leading block of src: the rest of src gets zero gradient, in src's
+    shape (eager's scatter backwards return index's shape there, which autograd rejects)."""
+    gen = torch.Generator().manual_seed(0)
+    a, src = (torch.randn(3, 4, 5, dtype=torch.float64, generator=gen).requires_grad_() for _ in range(2))
+    # distinct positions along dim 1 (a plain scatter's lost writes get eager's gradient, not zero)
+    index = torch.argsort(torch.rand(2, 3, 4, generator=gen), dim=1)
+    op = getattr(torch.ops.primkit, name.split(".")[0])
+    assert torch.autograd.gradcheck(lambda a, src: op(a, 1, index, src, *SCATTERS[name]), (a, src))
+    (g,) = torch.autograd.grad(op(a, 1, index, src, *SCATTERS[name]).sum(), src)
+    assert g.shape == src.shape and not g[2:].any() and not g[:, :, 4:].any()
+
+
 # Matrix prims on 0 x 0 matrices (batched and not): the backward runs and gives an empty gradient
 # (eig's phase adjustment once reduced over the empty rows, which argmax refuses).
 EMPTY_MATRIX_CALLS = {

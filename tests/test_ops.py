@@ -7,7 +7,9 @@
 - test_inplace / test_out: the in-place and out= variants, through their decompositions.
 - test_prim_meta: for prims, the meta rule's geometry equals the reference implementation's.
 - test_gradients: for entries that support autograd, in float64, the gradients of the traced prim
-  graph (each prim's derivative formula from the catalog) equal eager autograd's.
+  graph (each prim's derivative formula from the catalog) equal eager autograd's. Where eager's
+  autograd refuses a sample, primkit either refuses too or its gradient passes gradcheck
+  (finite differences of the traced graph are then the reference).
 
 Samples: test_trace_and_values, test_strides and test_gradients run every sample of an entry
 under float32 and float64 (opinfo.harness.FULL_DTYPES); under its other dtypes (float16,
@@ -23,6 +25,7 @@ import re
 import pytest
 import torch
 import torch.utils._pytree as pytree
+from torch.autograd.gradcheck import GradcheckError
 
 import opinfo
 from decompositions import trace
@@ -31,6 +34,7 @@ from opinfo.harness import (
     trace_sample, trace_samples, traces_every_sample, variant_samples,
 )
 
+from prims.autograd import NotDifferentiableError
 from conftest import devices
 
 
@@ -310,6 +314,39 @@ def _finite(tensors) -> bool:
     return all(bool(torch.isfinite(t).all()) for t in tensors if t.is_floating_point() or t.is_complex())
 
 
+def _check_where_eager_refuses(joint, inputs, outputs, i, sample, eager_error) -> bool:
+    """Eager's autograd raised on sample i (a mode it does not differentiate, a loss it calls
+    ill-defined, its own defect). primkit may refuse too (its derivative raises); otherwise its
+    gradient must pass gradcheck against finite differences of the traced graph. True when a
+    gradient was checked."""
+    try:
+        _vjp(outputs[i], inputs[i], seed=i)
+    except (NotDifferentiableError, NotImplementedError):
+        return False             # both refuse, primkit by design (another error is a defect)
+    wanted = [k for k, t in enumerate(inputs[i]) if t.requires_grad]
+    inexact = [k for k, o in enumerate(pytree.tree_leaves(outputs[i]))
+               if isinstance(o, torch.Tensor) and (o.is_floating_point() or o.is_complex()) and o.numel()]
+    if not wanted or not inexact:
+        return False             # nothing to differentiate (an integer or empty result)
+
+    def sample_i(*leaves):
+        tensors = list(inputs[i])
+        for k, t in zip(wanted, leaves):
+            tensors[k] = t
+        run = joint.run([tensors if j == i else ts for j, ts in enumerate(inputs)])
+        leaves_out = pytree.tree_leaves(run[i])
+        return tuple(leaves_out[k] for k in inexact)
+    # gradcheck perturbs its inputs element by element: it takes them dense (the graph computes
+    # the same values from any layout).
+    leaves = [inputs[i][k].detach().contiguous().requires_grad_() for k in wanted]
+    try:
+        torch.autograd.gradcheck(sample_i, leaves, fast_mode=True)
+    except GradcheckError as e:
+        raise AssertionError(f"eager refuses the gradient of {sample} ({eager_error}); primkit's fails "
+                             f"gradcheck:\n{e}") from None
+    return True
+
+
 def test_gradients(entry, dtype, device):
     _need(device)
     samples = _samples(entry, device, dtype)
@@ -317,7 +354,7 @@ def test_gradients(entry, dtype, device):
     calls = [as_function(entry.op, s) for s in samples]
     if joint is None:
         joint = trace_calls(calls, [str(s) for s in samples])
-    expected, traced_inputs = {}, []
+    expected, refused, traced_inputs = {}, {}, []
     for i, (fn, tensors) in enumerate(calls):
         # At inf and nan, each eager kernel's gradient follows its own convention (0, nan, or the
         # one-sided limit); gradients are compared where the inputs are finite.
@@ -331,14 +368,18 @@ def test_gradients(entry, dtype, device):
         except RuntimeError as e:
             # Eager differentiates some ops in their input only (a loss's weight or target, batch
             # norm's running statistics must not require grad): then so does this test.
-            if "requires_grad" not in str(e) and "not differentiable with respect to" not in str(e):
-                raise
-            only_first, eager_inputs = True, _differentiable(tensors, only_first=True)
-            expected[i] = _vjp(fn(*eager_inputs), eager_inputs, seed=i)
+            if "requires_grad" in str(e) or "not differentiable with respect to" in str(e):
+                only_first, eager_inputs = True, _differentiable(tensors, only_first=True)
+                expected[i] = _vjp(fn(*eager_inputs), eager_inputs, seed=i)
+            else:
+                refused[i] = e    # eager has no gradient here: finite differences are the reference
         traced_inputs.append(_differentiable(tensors, only_first=only_first))
     outputs = joint.run(traced_inputs)     # one run; each sample's gradient from its own outputs
     checked = 0
     for i, sample in enumerate(samples):
+        if i in refused:
+            checked += _check_where_eager_refuses(joint, traced_inputs, outputs, i, sample, refused[i])
+            continue
         if i not in expected:
             continue
         want, got = expected[i], _vjp(outputs[i], traced_inputs[i], seed=i)

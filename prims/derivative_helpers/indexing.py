@@ -42,6 +42,29 @@ def zero_at_index(grad, dim, index):
     return _ops().scatter(grad, dim, index, _full(index.shape, 0, grad))
 
 
+def _read_part(src, index):
+    """The part of src a scatter reads: its leading index.shape block (src may be larger)."""
+    if list(src.shape) == list(index.shape):
+        return src
+    return _ops().slice(src, [0] * src.dim(), list(index.shape), [1] * src.dim())
+
+
+def _to_src_shape(g, src):
+    """g (index's shape) zero-padded at the end of each dim to src's shape: the elements of src a
+    scatter never reads get zero gradient. (Eager's scatter backwards return g alone, which
+    autograd rejects when src is larger than index.)"""
+    if list(g.shape) == list(src.shape):
+        return g
+    n = g.dim()
+    return _ops().pad(g, 0, [0] * n, [s - k for s, k in zip(src.shape, g.shape)], [0] * n)
+
+
+def scatter_src_back(grad, dim, index, src):
+    """The src gradient of scatter and scatter_add along dim at index: grad gathered at index, in
+    src's shape (see _to_src_shape)."""
+    return _to_src_shape(_ops().gather(grad, dim, index), src)
+
+
 def take_back(grad, a, index):
     """The gradient of ``take(a, index)``: grad added (index_put with accumulate: repeats add up, negative
     indices count from the end) into a flat zero buffer of a's size, reshaped to a's shape."""
@@ -101,6 +124,7 @@ def scatter_reduce_a_grad(grad, a, dim, index, src, reduce, include_self, result
     """The gradient of ``scatter_reduce(a, dim, index, src, reduce, include_self)`` with respect to a, per
     reduce as eager defines it; without include_self the positions index names get none."""
     ops = _ops()
+    src = _read_part(src, index)
     if reduce == "sum":
         out = grad
     elif reduce == "mean":
@@ -118,7 +142,12 @@ def scatter_reduce_a_grad(grad, a, dim, index, src, reduce, include_self, result
 
 def scatter_reduce_src_grad(grad, a, dim, index, src, reduce, include_self, result):
     """The gradient of ``scatter_reduce(a, dim, index, src, reduce, include_self)`` with respect to src,
-    per reduce as eager defines it."""
+    per reduce as eager defines it, in src's shape (see _to_src_shape)."""
+    return _to_src_shape(_scatter_reduce_read_grad(grad, a, dim, index, _read_part(src, index), reduce,
+                                                   include_self, result), src)
+
+
+def _scatter_reduce_read_grad(grad, a, dim, index, src, reduce, include_self, result):
     ops = _ops()
     if reduce == "sum":
         return ops.gather(grad, dim, index)
@@ -137,5 +166,5 @@ def scatter_reduce_src_grad(grad, a, dim, index, src, reduce, include_self, resu
     return _where(src_is, ops.gather(ops.div(grad, _replace(ties, _is(ties, 0), 1)), dim, index))
 
 
-HELPERS = (zero_at_index, take_back, index_copy_source_grad, masked_scatter_source_grad,
+HELPERS = (zero_at_index, scatter_src_back, take_back, index_copy_source_grad, masked_scatter_source_grad,
            scatter_reduce_a_grad, scatter_reduce_src_grad)
