@@ -693,9 +693,14 @@ def binary_cross_entropy(a, target, weight=None, reduction=MEAN):
     _check_floating("binary_cross_entropy", a)
     (x, t), orig = upcast(a, to_dtype(target, a.dtype))
     c = lambda v: _like(x, v)   # noqa: E731
-    # eager clamps each log at -100 so that 0 * log(0) stays finite
-    log_x = P.maximum(P.log(x), c(-100.0))
-    log_1mx = P.maximum(P.log1p(P.neg(x)), c(-100.0))
+    # eager clamps each log at -100 so that 0 * log(0) stays finite; at log(0) itself the clamp is
+    # taken by where (the log reads 1 there), so the derivative of the graph is finite too (the
+    # clamp's zero times log's 1/0 would be nan)
+    def clamped(finite, log):
+        return P.where(finite, P.maximum(log, c(-100.0)), c(-100.0))
+    inside, below_one = P.logical_not(P.le(x, c(0.0))), P.logical_not(P.ge(x, c(1.0)))   # nan stays nan
+    log_x = clamped(inside, P.log(P.where(inside, x, c(1.0))))
+    log_1mx = clamped(below_one, P.log1p(P.neg(P.where(below_one, x, c(0.0)))))
     # input-derived operands first: eager's result takes the input's layout
     loss = P.neg(P.add(P.mul(log_x, t), P.mul(log_1mx, P.sub(c(1.0), t))))
     if weight is not None:
