@@ -145,7 +145,15 @@ def _median_all(name, ignore_nan):
                 raise IndexError(f"{name}(): input is empty and its dtype {dt.short(a.dtype)} has no nan")
             return P.full([], float("nan"), dtype=a.dtype, device=a.device)
         flat = P.reshape(a, [a.numel()])
-        return _median_dim(name, ignore_nan)(flat, 0)[0]
+        value = _median_dim(name, ignore_nan)(flat, 0)[0]
+        if a.dtype not in dt.FLOAT:
+            return value
+        # Eager's median() sends the gradient evenly to every element equal to the median (median(dim)
+        # to the one it picked): the same value, as the max of the elements equal to it, whose amax
+        # derivative splits the gradient among them. A nan median (nothing equals it) is value itself.
+        equal = P.eq(flat, P.broadcast_in_dim(value, [a.numel()], []))
+        ties = P.amax(P.where(equal, flat, like(flat, float("-inf"))), [0])
+        return P.where(P.isnan(value), value, ties)
     median_all.__name__ = median_all.__qualname__ = f"{name}_all"
     return median_all
 

@@ -62,8 +62,6 @@ GRADIENT_XFAILS = {
                     "at x = 0 or 1 (a log clamped at -100) eager's backward is its own formula "
                     "w (x - t) / max(x (1 - x), 1e-12), -1e12 at x = 0, t = 1; primkit's is the derivative of the "
                     "clamped loss it computes: the clamped log contributes 0"),
-    **dict.fromkeys(("median_all", "nanmedian_all"), "ties (expanded input): the gradient goes to another of the "
-                    "equal elements than eager's"),
     **dict.fromkeys(("logsumexp", "special_logsumexp"), _EAGER_LSE_ROUNDING),
     "prod_all": "a zero among magnitudes whose product overflows: each element's 'product of the others' is "
                 "inf * 0; eager's running products give 0 or inf by their order of multiplication, primkit nan",
