@@ -65,9 +65,9 @@ GRADIENT_XFAILS = {
     **dict.fromkeys(("logsumexp", "special_logsumexp"), _EAGER_LSE_ROUNDING),
     "prod_all": "a zero among magnitudes whose product overflows: each element's 'product of the others' is "
                 "inf * 0; eager's running products give 0 or inf by their order of multiplication, primkit nan",
-    "var": "correction >= N over every element (a 0-d input): eager's backward of a full reduction returns "
-           "where(x == mean, nan, inf) there, its backward along dims (which the var prim's derivative follows) "
-           "2 / (N - correction) * (x - mean)",
+    "var": "a 0-d input with correction > N = 1: the value is nan (eager divides by max(N - correction, 0)), so "
+           "no gradient is right; eager's backward along dims (and the var prim's derivative) gives "
+           "2 / (N - correction) * (x - mean) = 0 there, its 0-d backward nan",
     "index_bool_mask": "boolean-mask indexing is data-dependent: primkit cannot trace it",
 }
 
