@@ -8,6 +8,9 @@ own prim derivatives are checked by tests/test_autograd.py (gradcheck) regardles
 ``HERMITIAN_INPUT``: entries whose input 0 is read as a Hermitian matrix (one triangle); their
 gradients are compared on Hermitian perturbations (see below).
 
+``EAGER_REFERENCE_INPUTS``: entries whose eager reference gradient is computed at shifted inputs
+(same gradient, computed exactly by eager there).
+
 ``GRADIENT_XFAILS``: entries whose float64 gradients through the traced prim graph do not equal
 eager's yet; each becomes a strict xfail of test_gradients with its reason (an entry fixed
 shows up as an unexpected pass).
@@ -45,8 +48,24 @@ NO_EAGER_GRADIENT = {
     **dict.fromkeys(("any_all_out", "all_all_out", "max_dim_out", "min_dim_out", "aminmax_out"), _OUT),
 }
 
-_EAGER_LSE_ROUNDING = ("eager's gradient exp(x - result) is wrong at 4.5e307: result rounds to the max (log 2 is "
-                       "lost), so two tied maxima each get 1; primkit's is the exact softmax, 0.5 each")
+
+
+def _shift_by_max(sample, tensors):
+    """The input less its (detached) max along the sample's reduced dims: logsumexp's gradient,
+    softmax, does not change under such a shift, and eager's exp(x - result) is exact near 0 but not
+    at 4.5e307, where result rounds to the max (log 2 is lost) and two tied maxima would each get 1
+    instead of 0.5."""
+    x = tensors[0]
+    dim = sample.kwargs.get("dim", sample.args[0] if sample.args else ())
+    dims = [dim] if isinstance(dim, int) else list(dim) or list(range(x.dim()))
+    if x.numel() == 0 or x.dim() == 0:
+        return tensors
+    return [x - x.detach().amax(dims, keepdim=True), *tensors[1:]]
+
+
+# Entries whose eager reference gradient is taken at transformed inputs where the gradient is
+# mathematically the same and eager computes it exactly: name -> function of (sample, its tensors).
+EAGER_REFERENCE_INPUTS = {"logsumexp": _shift_by_max, "special_logsumexp": _shift_by_max}
 
 _EAGER_REFUSES = "eager's autograd refuses one float64 sample: "
 
@@ -62,7 +81,6 @@ GRADIENT_XFAILS = {
                     "at x = 0 or 1 (a log clamped at -100) eager's backward is its own formula "
                     "w (x - t) / max(x (1 - x), 1e-12), -1e12 at x = 0, t = 1; primkit's is the derivative of the "
                     "clamped loss it computes: the clamped log contributes 0"),
-    **dict.fromkeys(("logsumexp", "special_logsumexp"), _EAGER_LSE_ROUNDING),
     "prod_all": "a zero among magnitudes whose product overflows: each element's 'product of the others' is "
                 "inf * 0; eager's running products give 0 or inf by their order of multiplication, primkit nan",
     "var": "a 0-d input with correction > N = 1: the value is nan (eager divides by max(N - correction, 0)), so "
@@ -77,7 +95,8 @@ def apply(op_db) -> None:
     from opinfo.core import XFail
     import torch
     by_name = {e.name: e for e in op_db}
-    unknown = sorted((set(NO_EAGER_GRADIENT) | set(GRADIENT_XFAILS) | HERMITIAN_INPUT) - set(by_name))
+    unknown = sorted((set(NO_EAGER_GRADIENT) | set(GRADIENT_XFAILS) | HERMITIAN_INPUT | set(EAGER_REFERENCE_INPUTS))
+                     - set(by_name))
     if unknown:
         raise ValueError(f"opinfo.gradients: no entries named {unknown}")
     for name in NO_EAGER_GRADIENT:

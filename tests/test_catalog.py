@@ -130,7 +130,7 @@ def test_derivative_formulas_load(tmp_path):
     ('{a: "grad.__class__"}', "derivative.a", "attribute '__class__' is not allowed"),
     ('{a: "foo(\'os\')"}', "derivative.a", "only numeric literals"),
     ('{a: "__import__(grad)"}', "derivative.a", "calls __import__, which is neither"),
-    ("3", "derivative", "expected `none` or a mapping"),
+    ("3", "derivative", "expected `none`, `constant` or a mapping"),
     ("{a: 3}", "derivative.a", "expected a formula string or `none`"),
 ], ids=["syntax", "unknown prim", "unknown name", "no such argument", "called lambda", "lambda",
         "dunder attribute", "string", "builtin call", "not a mapping", "formula not a string"])
