@@ -81,8 +81,9 @@ GRADIENT_XFAILS = {
                     "at x = 0 or 1 (a log clamped at -100) eager's backward is its own formula "
                     "w (x - t) / max(x (1 - x), 1e-12), -1e12 at x = 0, t = 1; primkit's is the derivative of the "
                     "clamped loss it computes: the clamped log contributes 0"),
-    "prod_all": "a zero among magnitudes whose product overflows: each element's 'product of the others' is "
-                "inf * 0; eager's running products give 0 or inf by their order of multiplication, primkit nan",
+    "prod_all": "a zero among magnitudes whose product overflows: the value is nan (inf * 0, in eager too), so no "
+                "gradient is right; eager's running products of the others give 0 or inf by their order, primkit's "
+                "result / x nan",
     "var": "a 0-d input with correction > N = 1: the value is nan (eager divides by max(N - correction, 0)), so "
            "no gradient is right; eager's backward along dims (and the var prim's derivative) gives "
            "2 / (N - correction) * (x - mean) = 0 there, its 0-d backward nan",
