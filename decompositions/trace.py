@@ -60,6 +60,14 @@ def _writes_through_views(gm) -> list[str]:
     return sorted(views)
 
 
+def _metadata_mutations(gm) -> list[str]:
+    """The ATen ops in gm that change a tensor's sizes or strides in place (tagged inplace_view:
+    t_, transpose_, squeeze_, unsqueeze_, as_strided_, ...); prims have no such op."""
+    return sorted({node.target.name() for node in gm.graph.nodes
+                   if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload)
+                   and torch.Tag.inplace_view in node.target.tags})
+
+
 @contextlib.contextmanager
 def _module_scopes(module: torch.nn.Module):
     """Record on every node the module calls it happens in, as torch.export does:
@@ -119,10 +127,11 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     with torch.no_grad(), scopes(), composites(table):
         gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
     views = _writes_through_views(gm)
-    if views:
+    if views or _metadata_mutations(gm):
         # A write into a view (x[0].add_(1), y[:, 1] = v) needs aliasing that prims do not have
         # (each prim's result owns its storage): trace again with the program functionalized, so
-        # the graph computes each written base anew (and writes an input back at the end).
+        # the graph computes each written base anew (and writes an input back at the end). An
+        # in-place view op (x.t_()) becomes its out-of-place view there.
         try:
             with torch.no_grad(), scopes(), composites(table):
                 gm = make_fx(torch.func.functionalize(fn, remove="mutations"), decomposition_table=table,
@@ -136,6 +145,10 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         if _writes_through_views(gm):
             raise DecompositionError([f"primkit.{v}" for v in _writes_through_views(gm)], f"trace({name}): ",
                                      "are still written through after functionalization")
+        if _metadata_mutations(gm):
+            raise DecompositionError(_metadata_mutations(gm), f"trace({name}): ",
+                                     "change an input's sizes or strides in place, which a graph of prims cannot "
+                                     "do (prims are functional); apply the op out of place (t() rather than t_())")
     check_prim_only(gm, f"trace({name}): ")
     if target is not None:
         outside = sorted({n.target.name() for n in gm.graph.nodes if n.op == "call_function"

@@ -6,7 +6,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from decompositions import canonicalize, graph_hash, group_by_module, trace
+import prims
+from decompositions import DecompositionError, canonicalize, graph_hash, group_by_module, trace
 from models import zoo
 
 torch.manual_seed(0)
@@ -149,6 +150,31 @@ def test_writes_into_views_reach_their_base(name, f, canonical):
     mine, eager = X.clone(), X.clone()
     torch.testing.assert_close(gm(mine), f(eager))
     torch.testing.assert_close(mine, eager)
+
+
+# In-place view ops (tagged inplace_view) change a tensor's sizes and strides; prims are functional,
+# so trace functionalizes a program that applies them, and they become their out-of-place views.
+INPLACE_VIEWS = {
+    "t_": lambda y: y.t_(), "transpose_": lambda y: y.transpose_(0, 1), "swapdims_": lambda y: y.swapdims_(0, 1),
+    "swapaxes_": lambda y: y.swapaxes_(1, 0), "unsqueeze_": lambda y: y.unsqueeze_(1),
+    "squeeze_": lambda y: y[None].squeeze_(0), "squeeze_.dims": lambda y: y[None, :, None].squeeze_((0, 2)),
+    "as_strided_": lambda y: y.as_strided_((2, 3), (1, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE_VIEWS))
+def test_inplace_view_ops_on_intermediates(name):
+    f = lambda x: INPLACE_VIEWS[name](x * 2) + 1   # noqa: E731
+    gm = trace(f, X)
+    assert not [n for n in gm.graph.nodes if n.op == "call_function" and not prims.is_prim(n.target)]
+    out, want = gm(X), f(X)
+    assert out.shape == want.shape and out.stride() == want.stride()
+    torch.testing.assert_close(out, want, rtol=0, atol=0)
+
+
+def test_inplace_view_op_on_an_input_is_refused_by_name():
+    with pytest.raises(DecompositionError, match=r"change an input's sizes or strides in place"):
+        trace(lambda x: x.t_(), X.clone())
 
 
 def test_canonical_graph_keeps_input_mutation():
