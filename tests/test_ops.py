@@ -9,7 +9,9 @@
 - test_gradients: for entries that support autograd, in float64, the gradients of the traced prim
   graph (each prim's derivative formula from the catalog) equal eager autograd's. Where eager's
   autograd refuses a sample, primkit either refuses too or its gradient passes gradcheck
-  (finite differences of the traced graph are then the reference).
+  (finite differences of the traced graph are then the reference); opinfo.gradients names the
+  entries compared on Hermitian perturbations and those whose eager reference is taken at
+  shifted inputs.
 
 Samples: test_trace_and_values, test_strides and test_gradients run every sample of an entry
 under float32 and float64 (opinfo.harness.FULL_DTYPES); under its other dtypes (float16,
@@ -29,13 +31,13 @@ from torch.autograd.gradcheck import GradcheckError
 
 import opinfo
 from decompositions import trace
+from opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
 from opinfo.harness import (
     DTYPE_SAMPLES, VARIANT_SAMPLES, as_function, call, clone_sample, fake_call, significant_strides, trace_calls,
     trace_sample, trace_samples, traces_every_sample, variant_samples,
 )
-
-from opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
 from prims.autograd import NotDifferentiableError
+
 from conftest import devices
 
 
