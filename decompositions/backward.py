@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import struct
 
 import torch
 
@@ -118,6 +119,57 @@ def _hardtanh_backward(g, x, c, min_val, max_val):
     return P.where(P.logical_or(P.le(x, c(min_val)), P.ge(x, c(max_val))), c(0), g)
 
 
+def _elu_backward(g, x, c, alpha, scale, input_scale, is_result):
+    """x is the forward's input, or its result when is_result (in-place elu): for x <= 0 the
+    derivative is input_scale * (result + alpha * scale), else input_scale * alpha * scale *
+    exp(input_scale * x); scale above 0."""
+    if is_result and alpha < 0:
+        raise RuntimeError("In-place elu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead.")
+    if is_result:
+        negative = P.mul(P.mul(g, c(input_scale)), P.add(x, c(alpha * scale)))
+    else:
+        negative = P.mul(P.mul(P.mul(g, c(input_scale)), c(alpha * scale)), P.exp(P.mul(x, c(input_scale))))
+    return P.where(P.le(x, c(0)), negative, P.mul(g, c(scale)))
+
+
+# eager's hardsigmoid_backward multiplies by 1/6 rounded to float32, in every dtype (float64 included)
+_ONE_SIXTH_F32 = struct.unpack("f", struct.pack("f", 1 / 6))[0]
+
+
+def _hardsigmoid_backward(g, x, c):
+    inside = P.logical_and(P.gt(x, c(-3.0)), P.lt(x, c(3.0)))
+    return P.where(inside, P.mul(g, c(_ONE_SIXTH_F32)), c(0))
+
+
+def _hardswish_backward(g, x, c):
+    middle = P.mul(g, P.add(P.div(x, c(3.0)), c(0.5)))
+    return P.where(P.le(x, c(-3.0)), c(0), P.where(P.lt(x, c(3.0)), middle, g))   # eager's: 0 at -3, g at 3
+
+
+def _softplus_backward(g, x, c, beta, threshold):
+    z = P.exp(P.mul(x, c(beta)))
+    return P.where(P.gt(P.mul(x, c(beta)), c(threshold)), g, P.div(P.mul(g, z), P.add(z, c(1.0))))
+
+
+def _shrink_backward(g, x, c, lambd):
+    return P.where(P.logical_and(P.ge(x, c(-lambd)), P.le(x, c(lambd))), c(0), g)
+
+
+def _mish_backward(g, x, c):
+    sigmoid = P.sigmoid(x)
+    tanh_softplus = P.tanh(P.log1p(P.exp(x)))
+    return P.mul(g, P.add(tanh_softplus, P.mul(P.mul(x, sigmoid), P.sub(c(1.0), P.mul(tanh_softplus, tanh_softplus)))))
+
+
+def _logit_backward(g, x, c, eps=None):
+    grad = P.div(g, P.mul(x, P.sub(c(1.0), x)))
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    outside = P.logical_or(P.lt(x, c(lo)), P.gt(x, c(hi)))
+    return P.where(outside, c(float("nan") if eps is None else 0.0), grad)
+
+
 GRAD, SELF = 0, 1
 BACKWARD_ACTIVATIONS = {
     # name: (math, the operand eager's kernel lists first: its layout wins)
@@ -128,6 +180,14 @@ BACKWARD_ACTIVATIONS = {
     "threshold_backward": (_threshold_backward, SELF),
     "leaky_relu_backward": (_leaky_relu_backward, SELF),
     "hardtanh_backward": (_hardtanh_backward, GRAD),
+    "elu_backward": (_elu_backward, GRAD),
+    "hardsigmoid_backward": (_hardsigmoid_backward, GRAD),
+    "hardswish_backward": (_hardswish_backward, GRAD),
+    "softplus_backward": (_softplus_backward, GRAD),
+    "softshrink_backward": (_shrink_backward, GRAD),
+    "hardshrink_backward": (_shrink_backward, GRAD),
+    "mish_backward": (_mish_backward, GRAD),
+    "logit_backward": (_logit_backward, GRAD),
 }
 
 for _name, (_math, _lead) in BACKWARD_ACTIVATIONS.items():

@@ -21,21 +21,25 @@ aten = torch.ops.aten
 ACTIVATION_SHAPES = ((), (0,), (7,), (4, 5), (2, 3, 4, 5))
 
 
-def _pointwise_samples(*variants, low=-4, high=4, saved=lambda x: x):
+def _pointwise_samples(*variants, low=-4, high=4, saved=lambda x: x, saved_last=False):
     """grad_output and the saved tensor (``saved(x)``: the input, or the forward's output) in every
     layout with the first (args, kwargs) variant, the other variants on one shape, and a
-    grad_output laid out unlike the saved tensor."""
+    grad_output laid out unlike the saved tensor. The saved tensor comes right after grad_output,
+    or after the scalars with ``saved_last`` (elu_backward's order)."""
     variants = variants or (((), {}),)
+
+    def positional(t, args):
+        return args + (t,) if saved_last else (t,) + args
 
     def gen(op, device, dtype):
         for i, (args, kwargs) in enumerate(variants):
             for shape in ACTIVATION_SHAPES if i == 0 else ((4, 5),):
                 for name, x in layouts(shape, device, dtype, low=low, high=high):
-                    yield SampleInput(make(shape, device, dtype), (saved(x),) + args, dict(kwargs),
+                    yield SampleInput(make(shape, device, dtype), positional(saved(x), args), dict(kwargs),
                                       name=f"{name} {shape} {args} {kwargs}")
         args, kwargs = variants[0]
         x = make((4, 5), device, dtype, low=low, high=high)
-        yield SampleInput(make((5, 4), device, dtype).t(), (saved(x),) + args, dict(kwargs),
+        yield SampleInput(make((5, 4), device, dtype).t(), positional(saved(x), args), dict(kwargs),
                           name="transposed grad_output")
     return gen
 
@@ -44,6 +48,11 @@ def _errors_gelu_backward(op, device):
     x = make((3,), device, torch.float32)
     yield ErrorInput(SampleInput(x, (x,), {"approximate": "cubic"}), RuntimeError,
                      "approximate argument must be either none or tanh")
+
+
+def _errors_elu_backward(op, device):
+    x = make((3,), device, torch.float32)
+    yield ErrorInput(SampleInput(x, (-0.5, 1.0, 1.0, True, x)), RuntimeError, "negative slope which is not supported")
 
 
 def _errors_leaky_relu_backward(op, device):
@@ -411,12 +420,13 @@ def _with_out(overload, out_overload):
     return op
 
 
-def _entry(overload, samples, *, errors=None, tolerances=None, xfails=(), dtypes=FLOATING, out=None):
-    """``out``: the op's out= overload, which test_out then runs."""
-    name = overload.name().split("::")[1]
-    name = name[:-len(".default")] if name.endswith(".default") else name
+def _entry(overload, samples, *, errors=None, tolerances=None, xfails=(), dtypes=FLOATING, out=None, name=None):
+    """``out``: the op's out= overload, which test_out then runs; ``name``: the entry's, when one op
+    has two entries."""
+    op_name = overload.name().split("::")[1]
+    op_name = op_name[:-len(".default")] if op_name.endswith(".default") else op_name
     aten_names = (overload.name().replace(".default", ""),) + ((out.name(),) if out is not None else ())
-    return OpInfo(name=f"aten.{name}", op=overload if out is None else _with_out(overload, out), aten=aten_names,
+    return OpInfo(name=name or f"aten.{op_name}", op=overload if out is None else _with_out(overload, out), aten=aten_names,
                   sample_inputs=samples, dtypes=frozenset(dtypes), error_inputs=errors,
                   tolerances=tolerances or {}, xfails=tuple(xfails), family="backward", supports_autograd=False,
                   supports_out=out is not None)
@@ -438,6 +448,18 @@ ENTRIES = [
     _entry(aten.leaky_relu_backward.default, _pointwise_samples(((0.01, False), {}), ((0.2, True), {})),
            errors=_errors_leaky_relu_backward),
     _entry(aten.hardtanh_backward.default, _pointwise_samples(((-1.0, 1.0), {}), ((-0.5, 2.0), {}))),
+    _entry(aten.elu_backward.default, _pointwise_samples(((1.0, 1.0, 1.0, False), {}), ((0.5, 1.05, 2.0, False), {}),
+                                                         saved_last=True), errors=_errors_elu_backward),
+    _entry(aten.elu_backward.default, _pointwise_samples(((1.0, 1.0, 1.0, True), {}), ((0.5, 1.05, 2.0, True), {}),
+                                                         saved=torch.nn.functional.elu, saved_last=True),
+           name="aten.elu_backward.result"),
+    _entry(aten.hardsigmoid_backward.default, _pointwise_samples()),
+    _entry(aten.hardswish_backward.default, _pointwise_samples()),
+    _entry(aten.softplus_backward.default, _pointwise_samples(((1.0, 20.0), {}), ((2.0, 1.0), {}))),
+    _entry(aten.softshrink_backward.default, _pointwise_samples(((0.5,), {}), ((2.0,), {}))),
+    _entry(aten.hardshrink_backward.default, _pointwise_samples(((0.5,), {}), ((2.0,), {}))),
+    _entry(aten.mish_backward.default, _pointwise_samples()),
+    _entry(aten.logit_backward.default, _pointwise_samples(((), {}), ((0.1,), {}), low=-0.5, high=1.5)),
     _entry(aten._softmax_backward_data.default, sample_inputs_softmax_backward(log=False),
            tolerances=REDUCTION_TOLERANCES),
     _entry(aten._log_softmax_backward_data.default, sample_inputs_softmax_backward(log=True),
