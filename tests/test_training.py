@@ -96,7 +96,20 @@ def check_training(model, args, kwargs=None):
                                    msg=lambda m, name=name: f"buffer {name}: {m}")
 
 
-ZOO = zoo() + [("gpt2_toy", GPT2().eval(), (torch.randint(0, 64, (2, 7)),))]
+def _activations_mlp():
+    """Each activation whose backward ATen op has its own decomposition, in one small MLP."""
+    torch.manual_seed(0)
+    nn = torch.nn
+    layers = [nn.Linear(6, 6)]
+    for act in (nn.ELU(), nn.ELU(inplace=True), nn.SELU(), nn.CELU(0.5), nn.Hardsigmoid(), nn.Hardswish(),
+                nn.Softplus(beta=2.0, threshold=1.0), nn.Softshrink(0.3), nn.Hardshrink(0.3), nn.Mish(),
+                nn.GELU(), nn.SiLU(), nn.LeakyReLU(0.1), nn.Hardtanh(-0.5, 0.5)):
+        layers += [act, nn.Linear(6, 6)]
+    return nn.Sequential(*layers)
+
+
+ZOO = zoo() + [("gpt2_toy", GPT2().eval(), (torch.randint(0, 64, (2, 7)),)),
+               ("activations_mlp", _activations_mlp(), (torch.randn(5, 6),))]
 
 
 @pytest.mark.parametrize("name,model,args", ZOO, ids=[m[0] for m in ZOO])
