@@ -22,10 +22,10 @@ from decompositions.nn import (
     register_out,
 )
 from decompositions.registry import register
-from decompositions.shape import in_layout
+from decompositions.shape import in_layout, suggested_strides
 from decompositions.type_promotion import computation_dtype
 from prims import dtypes as dt
-from prims.meta.strides import elementwise_strides
+from prims.meta.strides import elementwise_strides, is_non_overlapping_and_dense
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -657,6 +657,31 @@ def mse_loss_backward(grad_output, a, target, reduction):
 
 
 register_with_variants("mse_loss_backward", mse_loss_backward)
+
+
+def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction=MEAN):
+    """Eager's formula, not the derivative of the clamped loss: grad * (x - t) / max((1 - x) x, 1e-12),
+    times weight, divided by numel under mean; laid out like the input (eager's empty_like)."""
+    if reduction not in (NONE, MEAN, SUM):
+        raise RuntimeError(f"{reduction} is not a valid value for reduction")
+    if tuple(target.shape) != tuple(a.shape):
+        raise RuntimeError(f"binary_cross_entropy_backward: target of shape {list(target.shape)} does not match the "
+                           f"input's {list(a.shape)}")
+
+    def math_fn(g, x, t):
+        c = lambda v: _like(x, v)   # noqa: E731
+        return P.div(P.mul(g, P.sub(x, t)), P.maximum(P.mul(P.sub(c(1.0), x), x), c(1e-12)))
+    out = elementwise(math_fn, broadcast_to(grad_output, list(a.shape)), a, target)
+    if weight is not None:
+        out = elementwise(P.mul, out, broadcast_to(weight, list(a.shape)))
+    if reduction == MEAN:
+        out = elementwise(lambda x: P.div(x, _like(x, _numel(a.shape))), out)
+    # eager's empty_like(input): input's strides when dense, else its suggested memory format
+    dense = is_non_overlapping_and_dense(a.shape, a.stride())
+    return in_layout(out, tuple(a.stride()) if dense else suggested_strides(a, a.shape))
+
+
+register_with_variants("binary_cross_entropy_backward", binary_cross_entropy_backward)
 
 
 # ----------------------------------------------------------------------------- out= overloads

@@ -108,8 +108,22 @@ def _activations_mlp():
     return nn.Sequential(*layers)
 
 
+class _BCEHead(torch.nn.Module):
+    """A linear layer, sigmoid and binary cross entropy (weighted, mean): binary_cross_entropy_backward."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.linear = torch.nn.Linear(6, 3)
+        self.register_buffer("weight", torch.rand(3) + 0.5)
+
+    def forward(self, x, target):
+        return torch.nn.functional.binary_cross_entropy(torch.sigmoid(self.linear(x)), target, self.weight)
+
+
 ZOO = zoo() + [("gpt2_toy", GPT2().eval(), (torch.randint(0, 64, (2, 7)),)),
-               ("activations_mlp", _activations_mlp(), (torch.randn(5, 6),))]
+               ("activations_mlp", _activations_mlp(), (torch.randn(5, 6),)),
+               ("bce_head", _BCEHead(), (torch.randn(5, 6), torch.rand(5, 3)))]
 
 
 @pytest.mark.parametrize("name,model,args", ZOO, ids=[m[0] for m in ZOO])

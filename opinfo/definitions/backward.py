@@ -332,6 +332,23 @@ def sample_inputs_mse_loss_backward(op, device, dtype):
             yield SampleInput(grad, (x, make((4, 5), device, dtype), reduction), name=f"{name} reduction={reduction}")
 
 
+def sample_inputs_binary_cross_entropy_backward(op, device, dtype):
+    for reduction in (0, 1, 2):
+        for name, x in layouts((4, 5), device, dtype, low=0.05, high=0.95):
+            grad = make((4, 5) if reduction == 0 else (), device, dtype)
+            target = make((4, 5), device, dtype, low=0, high=1)
+            yield SampleInput(grad, (x, target, None, reduction), name=f"{name} reduction={reduction}")
+        weight = make((4, 5), device, dtype, low=0.1, high=2)
+        x = make((4, 5), device, dtype, low=0.05, high=0.95)
+        grad = make((4, 5) if reduction == 0 else (), device, dtype)
+        yield SampleInput(grad, (x, make((4, 5), device, dtype, low=0, high=1), weight, reduction),
+                          name=f"weighted reduction={reduction}")
+    # the clamp: x at 0 and 1, where eager's denominator is 1e-12
+    x = torch.tensor([0.0, 1.0, 0.5, 1e-3], device=device, dtype=dtype)
+    yield SampleInput(make((4,), device, dtype), (x, torch.tensor([0.0, 1.0, 0.25, 1.0], device=device, dtype=dtype),
+                                                  None, 0), name="x at 0 and 1")
+
+
 def error_inputs_mse_loss_backward(op, device):
     x = make((3,), device, torch.float32)
     yield ErrorInput(SampleInput(x, (x, make((4,), device, torch.float32), 0)), RuntimeError,
@@ -480,6 +497,7 @@ ENTRIES = [
     _entry(aten.nll_loss_backward.default, sample_inputs_nll_loss_backward),
     _entry(aten.nll_loss2d_backward.default, sample_inputs_nll_loss2d_backward),
     _entry(aten.mse_loss_backward.default, sample_inputs_mse_loss_backward, errors=error_inputs_mse_loss_backward),
+    _entry(aten.binary_cross_entropy_backward.default, sample_inputs_binary_cross_entropy_backward),
     _entry(aten.select_backward.default, sample_inputs_select_backward, errors=error_inputs_select_backward),
     _entry(aten.slice_backward.default, sample_inputs_slice_backward),
     _entry(aten.native_dropout_backward.default, sample_inputs_native_dropout_backward,
