@@ -22,10 +22,10 @@ from decompositions.nn import (
     register_out,
 )
 from decompositions.registry import register
-from decompositions.shape import in_layout, suggested_strides
+from decompositions.shape import in_layout, preserved_strides
 from decompositions.type_promotion import computation_dtype
 from prims import dtypes as dt
-from prims.meta.strides import elementwise_strides, is_non_overlapping_and_dense
+from prims.meta.strides import elementwise_strides
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -676,9 +676,7 @@ def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction
         out = elementwise(P.mul, out, broadcast_to(weight, list(a.shape)))
     if reduction == MEAN:
         out = elementwise(lambda x: P.div(x, _like(x, _numel(a.shape))), out)
-    # eager's empty_like(input): input's strides when dense, else its suggested memory format
-    dense = is_non_overlapping_and_dense(a.shape, a.stride())
-    return in_layout(out, tuple(a.stride()) if dense else suggested_strides(a, a.shape))
+    return in_layout(out, preserved_strides(a))     # eager's grad_input is empty_like(input)
 
 
 register_with_variants("binary_cross_entropy_backward", binary_cross_entropy_backward)

@@ -142,11 +142,12 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             raise DecompositionError(
                 [f"primkit.{v}" for v in views], f"trace({name}): ",
                 f"are written through, and torch could not functionalize the program ({e})") from e
-        if _writes_through_views(gm):
-            raise DecompositionError([f"primkit.{v}" for v in _writes_through_views(gm)], f"trace({name}): ",
+        views, resized = _writes_through_views(gm), _metadata_mutations(gm)
+        if views:
+            raise DecompositionError([f"primkit.{v}" for v in views], f"trace({name}): ",
                                      "are still written through after functionalization")
-        if _metadata_mutations(gm):
-            raise DecompositionError(_metadata_mutations(gm), f"trace({name}): ",
+        if resized:
+            raise DecompositionError(resized, f"trace({name}): ",
                                      "change an input's sizes or strides in place, which a graph of prims cannot "
                                      "do (prims are functional); apply the op out of place (t() rather than t_())")
     check_prim_only(gm, f"trace({name}): ")

@@ -67,8 +67,6 @@ def _shift_by_max(sample, tensors):
 # mathematically the same and eager computes it exactly: name -> function of (sample, its tensors).
 EAGER_REFERENCE_INPUTS = {"logsumexp": _shift_by_max, "special_logsumexp": _shift_by_max}
 
-_EAGER_REFUSES = "eager's autograd refuses one float64 sample: "
-
 # The prim reads one triangle of A, and its derivative is that triangle's (what finite differences
 # see); eager returns the Hermitian gradient. The two agree on every Hermitian perturbation, which is
 # what test_gradients compares for these entries: the Hermitian part of primkit's gradient with

@@ -543,10 +543,9 @@ def register(prim, derivative: Derivative, lib) -> None:
     def constant_setup(ctx, inputs, output):
         outs = output if isinstance(output, (tuple, list)) else (output,)
         ctx.mark_non_differentiable(*(o for o in outs if isinstance(o, torch.Tensor)))
-        ctx.n_inputs = len(inputs)
 
     def constant(ctx, *grads):      # never reached: no output requires grad
-        return (None,) * ctx.n_inputs
+        return (None,) * len(arg_names)
 
     if derivative.constant:
         torch.library.register_autograd(f"primkit::{prim.name}", constant, setup_context=constant_setup, lib=lib)
