@@ -14,8 +14,10 @@ Re x >= 0 (and its odd symmetry).
 """
 from __future__ import annotations
 
+import difflib
 import functools
 import math
+from collections.abc import Iterable
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -217,12 +219,35 @@ def unreachable(target) -> set:
     return {p.name for p in prims.catalog()} - ok
 
 
-def lower_to(table, target) -> dict:
-    target = set(target)
-    names = {p.name for p in prims.catalog()}
-    unknown = sorted(target - names)
+def prim_set(target, context: str = "get_decompositions(target=...)") -> frozenset:
+    """A backend's prim set as names: a collection of prim names (or prim ops such as
+    ``torch.ops.primkit.add``). A string, a non-prim or an empty set is an error saying what to pass."""
+    if isinstance(target, (str, bytes)) or not isinstance(target, Iterable):
+        raise TypeError(f"{context}: expected a collection of prim names such as {{'add', 'mul'}}, "
+                        f"got {type(target).__name__} {target!r}")
+    names = set()
+    for t in target:
+        if isinstance(t, str):
+            names.add(t)
+        elif isinstance(t, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)) and prims.is_prim(t):
+            names.add(t._opname if isinstance(t, torch._ops.OpOverload) else t._qualified_op_name.split("::")[1])
+        else:
+            raise TypeError(f"{context}: expected prim names (str) or torch.ops.primkit ops, got "
+                            f"{type(t).__name__} {t!r}")
+    if not names:
+        raise ValueError(f"{context}: the prim set is empty")
+    catalog = {p.name for p in prims.catalog()}
+    unknown = sorted(names - catalog)
     if unknown:
-        raise ValueError(f"get_decompositions(target=...): not prims: {unknown}")
+        hints = [f"{u} (did you mean {', '.join(close)}?)" if (close := difflib.get_close_matches(u, catalog, n=2))
+                 else u for u in unknown]
+        raise ValueError(f"{context}: not prims: {', '.join(hints)}")
+    return frozenset(names)
+
+
+def lower_to(table, target) -> dict:
+    target = prim_set(target)
+    names = {p.name for p in prims.catalog()}
     bad = unreachable(target)
     if bad:
         raise DecompositionError([f"primkit::{p}" for p in bad], "get_decompositions(target=...): ",

@@ -17,12 +17,17 @@ class DecompositionError(RuntimeError):
         super().__init__(f"{context}{len(self.missing)} op(s) {what}:\n{lines}")
 
 
-def _overloads(op) -> list:
+def _overloads(op, context: str = "register") -> list:
     if isinstance(op, torch._ops.OpOverload):
         return [op]
     if isinstance(op, torch._ops.OpOverloadPacket):
         return [getattr(op, name) for name in op.overloads()]
-    raise TypeError(f"expected an OpOverload or OpOverloadPacket, got {op!r}")
+    hint = ""
+    if isinstance(op, str):
+        qualified = op.replace("::", ".").split(".")
+        hint = f" (for '{op}' pass torch.ops.{'.'.join(qualified) if len(qualified) > 1 else 'aten.' + op})"
+    raise TypeError(f"{context}: expected an OpOverload or OpOverloadPacket such as torch.ops.aten.add or "
+                    f"torch.ops.aten.add.Tensor, got {type(op).__name__} {op!r}{hint}")
 
 
 def register(*ops):
@@ -53,9 +58,12 @@ def get_decompositions(ops=None, *, target=None) -> dict:
     if ops is None:
         table = dict(_REGISTRY)
     else:
+        if isinstance(ops, (str, torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+            raise TypeError(f"get_decompositions: ops must be a collection of OpOverloads or packets, such as "
+                            f"[torch.ops.aten.add], got {type(ops).__name__} {ops!r}")
         table, missing = {}, []
         for op in ops:
-            found = [o for o in _overloads(op) if o in _REGISTRY]
+            found = [o for o in _overloads(op, "get_decompositions") if o in _REGISTRY]
             if not found or (isinstance(op, torch._ops.OpOverload) and op not in _REGISTRY):
                 missing.append(op.name() if isinstance(op, torch._ops.OpOverload) else str(op))
             for o in found:

@@ -109,6 +109,9 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     of prim names; the graph then holds only those (see ``get_decompositions(target=...)``).
     Raises DecompositionError listing every op that has no decomposition to prims.
     """
+    if target is not None:
+        from decompositions.lowering import prim_set
+        target = prim_set(target, "trace(target=...)")
     if decompositions is None:
         table = get_decompositions(target=target)
     else:
@@ -160,3 +163,30 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         from decompositions.canonicalize import canonicalize
         gm = canonicalize(gm, inplace=True)
     return gm
+
+
+@contextlib.contextmanager
+def tracing():
+    """Tell libraries that the program is being traced, as torch.compile and torch.export do.
+
+    Libraries ask ``torch.compiler.is_compiling()`` (torch's public query, "a graph is traced as
+    part of torch.compile() or torch.export()") before reading a tensor's values in Python.
+    transformers 5.x does so in ``masking_utils`` (``utils.import_utils.is_tracing``: dynamo,
+    jit tracing, an FX proxy or a FakeTensor): it checks ``torch.all(attention_mask == 1)`` to drop
+    a mask that hides nothing, and looks for packed sequences, unless it sees a trace. make_fx in
+    fake mode and ``trace`` hand it FakeTensors, which it recognizes; AOTAutograd (``aot_function``,
+    ``aot_module``) hands it functional tensors over fake ones, which it does not, so the read is
+    data-dependent control flow and the trace fails. Inside this context ``is_compiling()`` is
+    true, set by the same context torch.compile holds over its compile session, so a library
+    takes the path it takes under torch.compile (transformers always builds the explicit mask,
+    whose values are eager's)::
+
+        compiled = aot_module(model, fw, bw, decompositions=get_decompositions())
+        with decompositions.tracing():
+            loss = compiled(**inputs).loss      # AOTAutograd traces forward and backward here
+        loss.backward()
+
+    Only the trace needs it: the compiled graphs do not run Python model code.
+    """
+    with torch.compiler._compile_session_context():
+        yield

@@ -79,16 +79,43 @@ def test_target_counts_lowerings(report):
     assert not rows["aten::sigmoid"]["in_target"]           # its lowering needs exp, which has none
 
 
-def test_from_rejects_a_file_that_is_no_report(tmp_path):
+def test_from_rejects_a_file_that_is_no_report(tmp_path, capsys):
     bad = tmp_path / "x.json"
     bad.write_text('{"ops": []}')
-    with pytest.raises(SystemExit, match="not a coverage report"):
-        cli.main(["--from", str(bad), "-o", str(tmp_path / "x.md")])
+    assert cli.main(["--from", str(bad), "-o", str(tmp_path / "x.md")]) == 2
+    assert "not a coverage report" in capsys.readouterr().err
 
 
-def test_unknown_target_prim_is_an_error():
-    with pytest.raises(KeyError, match="did you mean"):
-        cli.parse_target("add,mull")
+def test_from_rejects_a_report_missing_keys(tmp_path, capsys):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"torch_version": "2.13", "summary": {}, "ops": []}')
+    assert cli.main(["--from", str(bad), "-o", str(tmp_path / "x.md")]) == 2
+    assert "not a complete coverage report" in capsys.readouterr().err
+    assert not (tmp_path / "x.md").exists()
+
+
+# Each bad argument: one line on stderr naming it, exit status 2, before any report is built.
+BAD_ARGUMENTS = {
+    "unknown prim": (["--target", "add,mull"], "not prims: mull (did you mean mul"),
+    "empty target": (["--target", ","], "the prim set is empty"),
+    "missing target file": (["--target", "@/no/such/file"], "cannot read the prim list"),
+    "format against suffix": (["--format", "json", "-o", "{tmp}/x.html"], "the suffix says html but --format is json"),
+    "path through a file": (["-o", "{tmp}/file/x.md"], "is a file, not a folder"),
+    "unwritable place": (["-o", "/proc/primkit-report.md"], "cannot write there"),
+    "jobs": (["--jobs", "0"], "expected a positive number"),
+    "unknown option": (["--bogus"], "unrecognized arguments: --bogus"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_ARGUMENTS, ids=list(BAD_ARGUMENTS))
+def test_bad_arguments_fail_fast(case, tmp_path, capsys, monkeypatch):
+    argv, message = BAD_ARGUMENTS[case]
+    (tmp_path / "file").write_text("")
+    # build_report must not run: an argument error is found before any work.
+    monkeypatch.setattr("opinfo.coverage.build_report", lambda *a, **k: pytest.fail("the report was built"))
+    assert cli.main([a.format(tmp=tmp_path) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
 def test_build_report_serially_and_in_parallel_agree():

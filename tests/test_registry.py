@@ -52,3 +52,15 @@ def test_trace_dynamic_keeps_sizes_symbolic():
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     assert any(isinstance(s, torch.SymInt) for s in placeholders[0].meta["val"].shape)
     torch.testing.assert_close(gm(torch.ones(5, 6)), torch.full((5, 6), 3.0))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: get_decompositions("aten.add"), "ops must be a collection of OpOverloads"),
+    (lambda: get_decompositions(["aten::add.Tensor"]), "pass torch.ops.aten.add.Tensor"),
+    (lambda: get_decompositions(target="add"), "expected a collection of prim names"),
+    (lambda: get_decompositions(target={1}), "expected prim names"),
+    (lambda: trace(lambda x: x + 1, torch.ones(2), target="add"), r"trace\(target=...\): expected a collection"),
+], ids=["ops-str", "op-str", "target-str", "target-int", "trace-target-str"])
+def test_strings_where_ops_or_prim_sets_are_expected(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()

@@ -48,32 +48,70 @@ def run_tests(pytest_args) -> dict:
         return parse_junit(junit)
 
 
+class UsageError(Exception):
+    """A bad argument: reported as one line on stderr, exit status 2, no traceback."""
+
+
 def load_report(path) -> dict:
     """A JSON report written by this tool; anything else is an error naming the file."""
     try:
         report = json.loads(pathlib.Path(path).read_text())
     except (OSError, ValueError) as e:
-        raise SystemExit(f"tools.coverage: --from {path}: cannot read a JSON report: {e}")
+        raise UsageError(f"--from {path}: cannot read a JSON report: {e}")
     missing = {"torch_version", "summary", "ops"} - set(report if isinstance(report, dict) else ())
     if missing:
-        raise SystemExit(f"tools.coverage: --from {path}: not a coverage report (no {', '.join(sorted(missing))})")
+        raise UsageError(f"--from {path}: not a coverage report (no {', '.join(sorted(missing))})")
     return report
 
 
-def parse_target(text: str) -> set:
+def parse_target(text: str) -> frozenset:
     """Comma-separated prim names, or @FILE with one name per line; unknown names are an error."""
-    import prims
+    from decompositions.lowering import prim_set
     if text.startswith("@"):
-        names = [n.strip() for n in pathlib.Path(text[1:]).read_text().split() if n.strip()]
+        try:
+            names = pathlib.Path(text[1:]).read_text().split()
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"--target {text}: cannot read the prim list: {e}")
     else:
         names = [n.strip() for n in text.split(",") if n.strip()]
-    for n in names:
-        prims.get(n)   # KeyError naming close matches
-    return set(names)
+    try:
+        return prim_set(names, f"--target {text}")
+    except (TypeError, ValueError) as e:
+        raise UsageError(str(e))
+
+
+FORMAT_OF_SUFFIX = {".json": "json", ".html": "html", ".md": "md"}
+
+
+def output_path(fmt_arg, output) -> tuple[str, pathlib.Path]:
+    """(format, path), checked before any work: the format agrees with the file's suffix, and the
+    file can be written (its folder is created; a probe open leaves no file behind)."""
+    suffix_fmt = FORMAT_OF_SUFFIX.get(pathlib.Path(output or "").suffix)
+    if fmt_arg and output and suffix_fmt and suffix_fmt != fmt_arg:
+        raise UsageError(f"-o {output}: the suffix says {suffix_fmt} but --format is {fmt_arg}")
+    fmt = fmt_arg or suffix_fmt or "md"
+    out = pathlib.Path(output or f"reports/coverage.{fmt}")
+    existed = out.exists()
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with open(out, "a"):
+            pass
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(f"-o {out}: a part of that path is a file, not a folder")
+    except OSError as e:
+        raise UsageError(f"-o {out}: cannot write there: {e.strerror or e}")
+    if not existed:
+        out.unlink()
+    return fmt, out
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.coverage", description=__doc__,
+    parser = _Parser(prog="python -m tools.coverage", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--format", choices=("json", "md", "html"), default=None,
                         help="output format (default: from the file suffix, else md)")
@@ -87,33 +125,47 @@ def main(argv=None) -> int:
                         help="processes that trace the OpInfo samples (default: one per core)")
     parser.add_argument("--from", dest="source", default=None, metavar="JSON",
                         help="render this JSON report (written before by this tool) instead of building one")
-    args = parser.parse_args(argv)
-    if args.source and (args.run_tests or args.no_analyze or args.jobs):
-        parser.error("--from renders an existing report: it takes no --run-tests, --no-analyze or --jobs")
-    fmt = args.format or {".json": "json", ".html": "html", ".md": "md"}.get(
-        pathlib.Path(args.output or "").suffix, "md")
-    out = pathlib.Path(args.output or f"reports/coverage.{fmt}")
+    try:
+        args = parser.parse_args(argv)
+        if args.source and (args.run_tests or args.no_analyze or args.jobs):
+            raise UsageError("--from renders an existing report: it takes no --run-tests, --no-analyze or --jobs")
+        if args.jobs is not None and args.jobs < 1:
+            raise UsageError(f"--jobs {args.jobs}: expected a positive number of processes")
+        fmt, out = output_path(args.format, args.output)
+        target = parse_target(args.target) if args.target is not None else None
+        report = load_report(args.source) if args.source else None
+    except UsageError as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 2
     from opinfo.coverage import apply_target, build_report, to_markdown
     from opinfo.report_html import to_html
-    target = parse_target(args.target) if args.target else None
-    if args.source:
-        report = load_report(args.source)
-        if target is not None:
-            apply_target(report, target)
+    render = {"json": lambda r: json.dumps(r, indent=1), "md": to_markdown, "html": to_html}[fmt]
+    if report is not None:
+        try:
+            if target is not None:
+                apply_target(report, target)
+            text, line = render(report), summary_line(out, report)
+        except (KeyError, TypeError, AttributeError) as e:
+            print(f"{parser.prog}: error: --from {args.source}: not a complete coverage report "
+                  f"({type(e).__name__}: {e})", file=sys.stderr)
+            return 2
     else:
         results = run_tests(args.pytest_args.split()) if args.run_tests else None
         report = build_report(target=target, analyze=not args.no_analyze, test_results=results, jobs=args.jobs)
-    text = {"json": lambda r: json.dumps(r, indent=1), "md": to_markdown, "html": to_html}[fmt](report)
-    out.parent.mkdir(parents=True, exist_ok=True)
+        text, line = render(report), summary_line(out, report)
     out.write_text(text)
-    s = report["summary"]
-    print(f"{out}: {s['overloads']} ATen overloads; {s['status'].get('prims', 0)} decompose to prims "
-          f"({s['reach_prims_tested']} tested, {s.get('reach_prims_traced', '?')} traced), {s['status'].get('partial', 0)} partial, "
-          f"{s['status'].get('missing', 0)} missing; {s['operators_reaching_prims']} operators "
-          f"({s.get('operators_tested', '?')} through every overload and tested); "
-          f"{s['catalog_prims']} prims; {s['opinfo_entries']} OpInfo entries; {report.get('generated_in_s', '?')} s",
-          file=sys.stderr)
+    print(line, file=sys.stderr)
     return 0
+
+
+def summary_line(out, report) -> str:
+    s = report["summary"]
+    return (f"{out}: {s['overloads']} ATen overloads; {s['status'].get('prims', 0)} decompose to prims "
+            f"({s['reach_prims_tested']} tested, {s.get('reach_prims_traced', '?')} traced), "
+            f"{s['status'].get('partial', 0)} partial, {s['status'].get('missing', 0)} missing; "
+            f"{s['operators_reaching_prims']} operators ({s.get('operators_tested', '?')} through every overload and "
+            f"tested); {s['catalog_prims']} prims; {s['opinfo_entries']} OpInfo entries; "
+            f"{report.get('generated_in_s', '?')} s")
 
 
 if __name__ == "__main__":
