@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 
 import torch
 from torch._dispatch.python import enable_python_dispatcher
@@ -50,26 +51,74 @@ def _override_keys(op) -> tuple:
     return keys
 
 
+# Installed kernels are shared by the threads inside ``composites`` and counted: the first entry
+# installs a dispatching kernel per (op, key), the last exit restores torch's own. The kernel reads
+# the calling thread's tables, so a thread outside the block (a plain make_fx elsewhere) gets
+# torch's behaviour even while another thread traces with primkit's table.
+_LOCK = threading.RLock()
+_INSTALLED: dict = {}          # (op, key) -> [count, torch's previous kernel or None]
+_ACTIVE = threading.local()    # .tables: the calling thread's tables, innermost last
+
+
+def _active_entry(op):
+    for table in reversed(getattr(_ACTIVE, "tables", ())):
+        fn = table.get(op)
+        if fn is not None:
+            return fn
+    return None
+
+
+def _dispatching_kernel(op, key, previous):
+    def kernel(*args, **kwargs):
+        fn = _active_entry(op)
+        if fn is not None:
+            return fn(*args, **kwargs)
+        if previous is not None:
+            return previous(*args, **kwargs)
+        return op._op_dk(key, *args, **kwargs)     # torch's C++ kernel for this key
+    kernel.__name__ = f"primkit_{op.name()}_{key}"
+    return kernel
+
+
+def _install(op, key):
+    with _LOCK:
+        entry = _INSTALLED.get((op, key))
+        if entry is None:
+            previous = op.py_kernels.get(key)
+            _INSTALLED[(op, key)] = [1, previous]
+            op.py_kernels[key] = _dispatching_kernel(op, key, previous)
+            op._dispatch_cache.clear()
+        else:
+            entry[0] += 1
+
+
+def _uninstall(op, key):
+    with _LOCK:
+        entry = _INSTALLED[(op, key)]
+        entry[0] -= 1
+        if entry[0] == 0:
+            del _INSTALLED[(op, key)]
+            if entry[1] is None:
+                op.py_kernels.pop(key, None)
+            else:
+                op.py_kernels[key] = entry[1]
+            op._dispatch_cache.clear()
+
+
 @contextlib.contextmanager
 def composites(table):
     """Within the block, the CompositeImplicitAutograd ops that ``table`` has entries for run
-    those entries (under make_fx, AOTAutograd and eager alike). Nests; restores on exit."""
-    saved = []
-    for op, fn in table.items():
-        keys = _override_keys(op)
-        if keys:
-            kernels = op.py_kernels
-            for key in keys:
-                saved.append((op, key, kernels.get(key)))
-                kernels[key] = fn
-            op._dispatch_cache.clear()
+    those entries (under make_fx, AOTAutograd and eager alike) in this thread. Nests; other threads
+    are unaffected; torch's own kernels are back when the last block in any thread exits."""
+    installed = [(op, key) for op in table for key in _override_keys(op)]
+    for op, key in installed:
+        _install(op, key)
+    tables = getattr(_ACTIVE, "tables", ())
+    _ACTIVE.tables = (*tables, table)
     try:
         with enable_python_dispatcher():
             yield
     finally:
-        for op, key, previous in reversed(saved):
-            if previous is None:
-                op.py_kernels.pop(key, None)
-            else:
-                op.py_kernels[key] = previous
-            op._dispatch_cache.clear()
+        _ACTIVE.tables = tables
+        for op, key in reversed(installed):
+            _uninstall(op, key)

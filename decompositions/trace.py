@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import operator
+import threading
 
 import torch
 from torch.fx import traceback as fx_traceback
@@ -99,6 +101,20 @@ def _module_scopes(module: torch.nn.Module):
             h.remove()
 
 
+# make_fx keeps process-global state while it traces (torch.fx's patcher, the proxy mode's
+# globals), so two traces at once in one process corrupt each other: trace runs one at a time.
+_TRACE_LOCK = threading.RLock()
+
+
+def _serialized(fn):
+    @functools.wraps(fn)
+    def serialized(*args, **kwargs):
+        with _TRACE_LOCK:
+            return fn(*args, **kwargs)
+    return serialized
+
+
+@_serialized
 def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool = True, target=None,
           **kwargs) -> torch.fx.GraphModule:
     """Trace ``fn(*args, **kwargs)`` (a function or nn.Module) to a prim-only GraphModule.

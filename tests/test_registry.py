@@ -64,3 +64,38 @@ def test_trace_dynamic_keeps_sizes_symbolic():
 def test_strings_where_ops_or_prim_sets_are_expected(call, message):
     with pytest.raises(TypeError, match=message):
         call()
+
+
+def test_trace_from_threads_leaves_no_global_state():
+    # make_fx's global state made concurrent traces fail (CURRENT_PATCHER is None), and composites'
+    # save/restore, interleaved across threads, left primkit's kernels in torch's py_kernels.
+    import threading
+
+    import torch.nn.functional as F
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def program(t):
+        return torch.softmax(t, -1) + F.layer_norm(t, (8,))
+
+    x = torch.randn(3, 8)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(3):
+                gm = trace(program, x)
+                assert decompositions.non_prim_ops(gm) == []
+                torch.testing.assert_close(gm(x), program(x))
+        except Exception as e:   # collected: an exception in a thread does not fail the test by itself
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    plain = make_fx(program)(x)
+    targets = {n.target for n in plain.graph.nodes if n.op == "call_function"}
+    assert not any(getattr(t, "namespace", None) == "primkit" for t in targets), targets
+    assert aten._softmax.default in targets and aten.native_layer_norm.default in targets
