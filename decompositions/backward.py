@@ -345,6 +345,29 @@ def miopen_batch_norm_backward(a, grad_out, weight, running_mean, running_var, s
                                 (True, True, True))
 
 
+# ----------------------------------------------------------------------------- weight norm
+
+
+@register(aten._weight_norm_interface_backward.default)
+def weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
+    """The adjoint of w = v * (g / norm): with s = sum(grad_w * v) over the other dims,
+    grad_g = s / norm and grad_v = (g / norm) * grad_w - (g / norm) * (grad_g / norm) * v."""
+    if dim not in (0, saved_v.dim() - 1):
+        raise RuntimeError(f"_weight_norm_interface_backward: fused kernels can only be applied for first or last "
+                           f"dim (dim == 0 || dim == v.dim() - 1), got dim={dim} for a {saved_v.dim()}-D v")
+    dims = [d for d in range(saved_v.dim()) if d != dim]
+    (gw, v, g, norm), orig = upcast(grad_w, saved_v, saved_g, saved_norms)
+    per_slice = [saved_v.shape[dim]]
+    norm, g = P.reshape(norm, per_slice), P.reshape(g, per_slice)
+    grad_g = P.div(P.sum(P.mul(gw, v), dims), norm)
+    a = P.div(g, norm)
+    b = P.div(P.mul(a, grad_g), norm)
+    along = lambda t: P.broadcast_in_dim(t, list(v.shape), [dim])   # noqa: E731
+    grad_v = P.sub(P.mul(along(a), gw), P.mul(along(b), v))
+    grad_g = P.reshape(to_dtype(grad_g, saved_g.dtype), list(saved_g.shape))
+    return _contiguous(to_dtype(grad_v, orig)), _contiguous(grad_g)
+
+
 # ----------------------------------------------------------------------------- convolution
 
 
@@ -688,5 +711,6 @@ for _op, _fn in ((aten.convolution_backward.out, convolution_backward),
                  (aten.native_batch_norm_backward.out, _batch_norm_backward),
                  (aten.native_layer_norm_backward.out, native_layer_norm_backward),
                  (aten.cudnn_batch_norm_backward.out, cudnn_batch_norm_backward),
-                 (aten.miopen_batch_norm_backward.out, miopen_batch_norm_backward)):
+                 (aten.miopen_batch_norm_backward.out, miopen_batch_norm_backward),
+                 (aten._weight_norm_interface_backward.out, weight_norm_interface_backward)):
     register_out(_op, _fn)

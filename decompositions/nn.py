@@ -439,6 +439,60 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
     return native_batch_norm(a, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 
+# Weight normalization (Salimans & Kingma): w = g * v / ||v||, the norm taken over every dim of v but
+# ``dim``. torch.nn.utils.parametrizations.weight_norm calls the composite aten._weight_norm, which runs
+# the fused _weight_norm_interface for dim 0 or the last dim (and no float16), else the formula.
+
+
+def _weight_norm_dims(v, dim, name):
+    if v.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if dim not in (0, v.dim() - 1):
+        raise RuntimeError(f"{name}: fused kernels can only be applied for first or last dim (dim == 0 || "
+                           f"dim == v.dim() - 1), got dim={dim} for a {v.dim()}-D v")
+    return [d for d in range(v.dim()) if d != dim]
+
+
+@register(aten._weight_norm_interface.default)
+def weight_norm_interface(v, g, dim=0):
+    """(w, norm): norm = sqrt(sum(v^2)) over the other dims, shaped and laid out like g and computed
+    in float32 for float16/bfloat16 (eager's kernel keeps it there); w = v * (g / norm), contiguous."""
+    dims = _weight_norm_dims(v, dim, "_weight_norm_interface")
+    (x, gx), orig = upcast(_contiguous(v), g)
+    norm = P.sqrt(P.sum(P.mul(x, x), dims))                       # (v.shape[dim],)
+    scale = P.div(P.reshape(gx, list(norm.shape)), norm)
+    w = P.mul(x, P.broadcast_in_dim(scale, list(x.shape), [dim]))
+    norm = in_layout(P.reshape(norm, list(g.shape)), g.stride()) if g.dim() else P.reshape(norm, [])
+    return to_dtype(w, orig), norm
+
+
+register_out(aten._weight_norm_interface.out, weight_norm_interface)
+
+
+@register(aten.norm_except_dim.default)
+def norm_except_dim(v, pow=2, dim=0):
+    """The p-norm of v over every dim but ``dim`` (all of them for dim=-1), keeping v's rank."""
+    if dim == -1:
+        return aten.linalg_vector_norm.default(v, pow)
+    d = _wrap_dim(dim, v.dim())
+    # v seen as (rest, v.shape[d], rest): an explicit reduction over the others, even when there are
+    # none (an empty dim list would mean every dim to linalg_vector_norm).
+    x = P.expand_dims(_contiguous(v), [v.dim()])
+    others = [k for k in range(v.dim() + 1) if k != d]
+    return P.squeeze(aten.linalg_vector_norm.default(x, pow, others, True), [v.dim()])
+
+
+@register(aten._weight_norm.default)
+def weight_norm(v, g, dim=0):
+    """Eager's composite: the fused kernel where it applies, else v * (g / norm_except_dim(v, 2, dim))."""
+    if v.device != g.device:
+        raise RuntimeError(f"_weight_norm: expected v and g on the same device, got {v.device} and {g.device}")
+    v, g = _contiguous(v), _contiguous(g)
+    if torch.float16 not in (v.dtype, g.dtype) and dim in (0, v.dim() - 1):
+        return weight_norm_interface(v, g, dim)[0]
+    return aten.mul.Tensor(v, aten.div.Tensor(g, norm_except_dim(v, 2, dim)))
+
+
 @register(aten.instance_norm.default)
 def instance_norm(a, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
     """Eager's composite: batch norm of the input seen as one sample of N * C channels (the

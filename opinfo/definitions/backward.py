@@ -144,6 +144,16 @@ def _as_list(v, n):
     return list(v) if isinstance(v, tuple) else [v] * n
 
 
+def sample_inputs_weight_norm_interface_backward(op, device, dtype):
+    """(grad_w, v, g, norm, dim) with norm from eager's forward. Autograd passes every tensor
+    contiguous (eager's kernel reads them as flat buffers), so the samples are contiguous."""
+    for shape, dim in (((5, 3, 4), 0), ((5, 3, 4), 2), ((6,), 0), ((4, 3, 2, 2), 0), ((4, 3, 2, 2), 3), ((3, 0), 0)):
+        v = make(shape, device, dtype)
+        g = make(tuple(s if d == dim else 1 for d, s in enumerate(shape)), device, dtype)
+        norm = aten._weight_norm_interface(v, g, dim)[1]
+        yield SampleInput(make(shape, device, dtype), (v, g, norm, dim), name=f"v{shape} dim={dim}")
+
+
 def sample_inputs_convolution_backward(op, device, dtype):
     masks = ([True, True, True], [True, False, False], [False, True, True])
     for i, (n, xs, ws, stride, padding, dilation, groups) in enumerate(CONV_CASES):
@@ -484,6 +494,8 @@ ENTRIES = [
     _entry(aten.native_layer_norm_backward.default, sample_inputs_layer_norm_backward, tolerances=NORM_TOLERANCES),
     _entry(aten.native_batch_norm_backward.default, sample_inputs_batch_norm_backward, tolerances=NORM_TOLERANCES),
     _entry(aten.batch_norm_backward.default, sample_inputs_batch_norm_backward_new, tolerances=NORM_TOLERANCES),
+    _entry(aten._weight_norm_interface_backward.default, sample_inputs_weight_norm_interface_backward,
+           tolerances=NORM_TOLERANCES),
     _entry(aten.convolution_backward.default, sample_inputs_convolution_backward, tolerances=MATMUL_TOLERANCES),
     _entry(aten.max_pool2d_with_indices_backward.default, sample_inputs_max_pool2d_backward,
            tolerances=ACCUMULATE_TOLERANCES),
@@ -514,6 +526,8 @@ ENTRIES = [
               _full_mask(sample_inputs_convolution_backward), tolerances=MATMUL_TOLERANCES, family="backward"),
     out_entry(aten.native_batch_norm_backward.out, aten.native_batch_norm_backward.default,
               _full_mask(sample_inputs_batch_norm_backward), tolerances=NORM_TOLERANCES, family="backward"),
+    out_entry(aten._weight_norm_interface_backward.out, aten._weight_norm_interface_backward.default,
+              sample_inputs_weight_norm_interface_backward, tolerances=NORM_TOLERANCES, family="backward"),
     out_entry(aten.native_layer_norm_backward.out, aten.native_layer_norm_backward.default,
               _full_mask(sample_inputs_layer_norm_backward), tolerances=NORM_TOLERANCES, family="backward"),
 ]

@@ -894,6 +894,42 @@ def error_inputs_embedding_bag(op, device):
                      "per_sample_weights was not None")
 
 
+# ----------------------------------------------------------------------------- weight norm
+
+
+def _norm_shape(shape, dim):
+    """The shape of norm_except_dim(v, 2, dim): v's size at dim, 1 elsewhere (a 0-d norm for dim=-1)."""
+    return () if dim == -1 else tuple(s if d == dim else 1 for d, s in enumerate(shape))
+
+
+def sample_inputs_weight_norm(op, device, dtype):
+    """(v, g, dim): the fused dims (first, last) and the formula's (a middle dim, -1: the whole
+    tensor) in every layout of v; a conv weight channels-last; an empty slice."""
+    for shape, dims in (((5, 3, 4), (0, 2, 1, -1)), ((6,), (0, -1)), ((4, 3, 2, 2), (0, 3, 1)), ((3, 0), (0,))):
+        for dim in dims:
+            for name, v in layouts(shape, device, dtype):
+                g = make(_norm_shape(shape, dim), device, dtype)
+                yield SampleInput(v, (g, dim), name=f"{name} v{shape} dim={dim}")
+    yield SampleInput(make((4, 3), device, dtype), (make((4,), device, dtype), 0), name="g flat (4,)")
+
+
+def sample_inputs_weight_norm_interface(op, device, dtype):
+    """The fused op's own dims (first or last), on contiguous v and g: eager's kernel reads both as
+    flat buffers (a strided v gives it wrong values), and _weight_norm makes them contiguous first."""
+    for s in sample_inputs_weight_norm(op, device, dtype):
+        v, (g, dim) = s.input, s.args
+        if dim in (0, v.dim() - 1) and v.is_contiguous() and g.is_contiguous():
+            yield s
+
+
+def error_inputs_weight_norm_interface(op, device):
+    v = make((3, 4, 5), device, torch.float32)
+    yield ErrorInput(SampleInput(v, (make((1, 4, 1), device, torch.float32), 1)), RuntimeError,
+                     "fused kernels can only be applied for first or last dim")
+    yield ErrorInput(SampleInput(make((), device, torch.float32), (make((), device, torch.float32), 0)), IndexError,
+                     "Dimension specified as 0 but tensor has no dimensions")
+
+
 # ----------------------------------------------------------------------------- entries
 
 
@@ -1057,6 +1093,14 @@ ENTRIES = [
            sample_inputs_max_unpool(2), errors=error_inputs_max_unpool2d, out=True),
     _entry("aten.max_unpool3d", aten.max_unpool3d, ("aten::max_unpool3d", "aten::max_unpool3d.out"),
            sample_inputs_max_unpool(3), out=True),
+    _entry("nn.utils.weight_norm", torch._weight_norm, ("aten::_weight_norm", "aten::_weight_norm_interface"),
+           sample_inputs_weight_norm, tolerances=REDUCTION_TOLERANCES),
+    # No gradients: the second result (the norm) is a saved statistic eager does not differentiate.
+    _entry("aten._weight_norm_interface", aten._weight_norm_interface, ("aten::_weight_norm_interface",),
+           sample_inputs_weight_norm_interface, errors=error_inputs_weight_norm_interface,
+           tolerances=REDUCTION_TOLERANCES, autograd=False),
+    out_entry(aten._weight_norm_interface.out, aten._weight_norm_interface.default,
+              sample_inputs_weight_norm_interface, tolerances=REDUCTION_TOLERANCES),
     _entry("nn.functional.instance_norm", F.instance_norm, ("aten::instance_norm",), sample_inputs_instance_norm,
            errors=error_inputs_instance_norm, tolerances=REDUCTION_TOLERANCES),
     # No gradients: the graph updates the running statistics in place (copy_to), which autograd cannot
