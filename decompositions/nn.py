@@ -439,6 +439,39 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
     return native_batch_norm(a, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 
+# aten.batch_norm's successors (torch.export's training IR of torch 2.3-2.5 and CUDA programs reach
+# them): the training form updates the running statistics, the evaluation form uses them; both
+# return an empty uint8 ``reserve`` (cuDNN's workspace; none on other backends).
+
+
+def _reserve(a):
+    return P.full([0], 0, dtype=torch.uint8, device=a.device)
+
+
+@register(aten._batch_norm_with_update.default)
+def batch_norm_with_update(a, weight, bias, running_mean, running_var, momentum, eps):
+    y, save_mean, save_invstd = native_batch_norm(a, weight, bias, running_mean, running_var, True, momentum, eps)
+    return y, save_mean, save_invstd, _reserve(a)
+
+
+@register(aten._batch_norm_with_update_functional.default)
+def batch_norm_with_update_functional(a, weight, bias, running_mean, running_var, momentum, eps):
+    y, save_mean, save_invstd, new_mean, new_var = native_batch_norm_functional(
+        a, weight, bias, running_mean, running_var, True, momentum, eps)
+    return y, save_mean, save_invstd, _reserve(a), new_mean, new_var
+
+
+@register(aten._batch_norm_no_update.default)
+def batch_norm_no_update(a, weight, bias, running_mean, running_var, momentum, eps):
+    y, save_mean, save_invstd = native_batch_norm_no_training(a, weight, bias, running_mean, running_var, momentum,
+                                                              eps)
+    return y, save_mean, save_invstd, _reserve(a)
+
+
+register_out(aten._batch_norm_with_update.out, batch_norm_with_update)
+register_out(aten._batch_norm_no_update.out, batch_norm_no_update)
+
+
 # Weight normalization (Salimans & Kingma): w = g * v / ||v||, the norm taken over every dim of v but
 # ``dim``. torch.nn.utils.parametrizations.weight_norm calls the composite aten._weight_norm, which runs
 # the fused _weight_norm_interface for dim 0 or the last dim (and no float16), else the formula.

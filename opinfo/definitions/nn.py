@@ -562,9 +562,9 @@ def sample_inputs_native_batch_norm(op, device, dtype):
 
 
 def _dense_when_training(samples):
-    """Eager's native_batch_norm.out (and _native_batch_norm_legit's) writes none of its outs for a
-    non-contiguous input in training mode (the functional form is right): such samples would test
-    that eager bug, not the decomposition, so these entries leave them out."""
+    """Eager's native_batch_norm.out (and _native_batch_norm_legit's, _batch_norm_with_update's) writes
+    none of its outs for a non-contiguous input in training mode (the functional form is right): such
+    samples would test that eager bug, not the decomposition, so these entries leave them out."""
     def gen(op, device, dtype):
         for s in samples(op, device, dtype):
             training = s.args[-3]
@@ -591,6 +591,22 @@ def _no_training(samples):
             if not training:
                 yield SampleInput(s.input, (weight, bias, rm, rv, momentum, eps), name=s.name)
     return gen
+
+
+def _training_only(samples):
+    """The training-mode samples of native_batch_norm's, without ``training``: _batch_norm_with_update's."""
+    def gen(op, device, dtype):
+        for s in samples(op, device, dtype):
+            weight, bias, rm, rv, training, momentum, eps = s.args
+            if training:
+                yield SampleInput(s.input, (weight, bias, rm, rv, momentum, eps), name=s.name)
+    return gen
+
+
+def batch_norm_with_update_and_stats(a, weight, bias, running_mean, running_var, momentum, eps):
+    """_batch_norm_with_update's results, then the running statistics it updated in place."""
+    return (*aten._batch_norm_with_update(a, weight, bias, running_mean, running_var, momentum, eps),
+            running_mean, running_var)
 
 
 def sample_inputs_native_dropout(op, device, dtype):
@@ -1071,6 +1087,19 @@ ENTRIES = [
     _entry("aten._native_batch_norm_legit_functional", aten._native_batch_norm_legit_functional,
            ("aten::_native_batch_norm_legit_functional",), sample_inputs_native_batch_norm,
            tolerances=REDUCTION_TOLERANCES, autograd=False),
+    # aten.batch_norm's successors. No gradients, as _native_batch_norm_legit_functional's: eager
+    # differentiates the output only, the prim graph every result.
+    _entry("aten._batch_norm_with_update", batch_norm_with_update_and_stats, ("aten::_batch_norm_with_update",),
+           _training_only(sample_inputs_native_batch_norm), tolerances=REDUCTION_TOLERANCES, autograd=False),
+    _entry("aten._batch_norm_with_update_functional", aten._batch_norm_with_update_functional,
+           ("aten::_batch_norm_with_update_functional",), _training_only(sample_inputs_native_batch_norm),
+           tolerances=REDUCTION_TOLERANCES, autograd=False),
+    _entry("aten._batch_norm_no_update", aten._batch_norm_no_update, ("aten::_batch_norm_no_update",),
+           _no_training(sample_inputs_native_batch_norm), tolerances=REDUCTION_TOLERANCES, autograd=False),
+    out_entry(aten._batch_norm_with_update.out, aten._batch_norm_with_update.default,
+              _training_only(_dense_when_training(sample_inputs_native_batch_norm)), tolerances=REDUCTION_TOLERANCES),
+    out_entry(aten._batch_norm_no_update.out, aten._batch_norm_no_update.default,
+              _no_training(sample_inputs_native_batch_norm), tolerances=REDUCTION_TOLERANCES),
     # 3-d, adaptive max and un-pooling; instance norm.
     # Eager's CPU avg_pool3d has no float16/bfloat16 kernels.
     _entry("aten.avg_pool3d", aten.avg_pool3d, ("aten::avg_pool3d", "aten::avg_pool3d.out"), sample_inputs_avg_pool3d,
