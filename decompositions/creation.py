@@ -1,12 +1,14 @@
 """Decompositions of creation ops: full/zeros/ones/empty (and empty_permuted) and their _like
 and new_ forms, arange, range, linspace, logspace (limits given as numbers or 0-d tensors), eye,
-tril_indices/triu_indices, scalar_tensor, fill and zero_.
+tril_indices/triu_indices, scalar_tensor, fill and zero_; lift_fresh and lift_fresh_copy (the
+constants torch.tensor(...) makes inside a traced program).
 
 Eager's factory kwargs: dtype and device are honoured (defaults: the dtype eager infers, the
 default device); layout must be strided; pin_memory and requires_grad do not change values.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import struct
@@ -84,6 +86,53 @@ def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     dtype, device = _factory("scalar_tensor", dtype, layout, device, torch.get_default_dtype())
     return P.scalar_tensor(_cast_value(s, dtype), dtype=dtype, device=device)
+
+
+@contextlib.contextmanager
+def _real_constant(a):
+    """Let the tracer take the real tensor ``a`` (the value torch.tensor(...) made) as a prim's
+    argument, as it takes it in torch's own lift: a graph constant whose value is known.
+
+    The tracers treat the lift ops as the one place where a real value enters a traced program:
+    make_fx interns it as a graph constant (``_tensor_constant<n>``) and, where it is small (one
+    element), remembers its value so that ``.item()`` on it (or on what is computed from it) is a
+    number, not data-dependent; a fake mode (make_fx's fake and symbolic modes, AOTAutograd,
+    export) fakes it, with the same constant, and refuses real tensors anywhere else ("Please
+    convert all Tensors to FakeTensors first"). A decomposition of lift hands the value to a prim
+    instead, so for that one call it registers the constant with the tracer and grants the fake
+    mode's exception, as the undecomposed lift would.
+    """
+    from torch._guards import detect_fake_mode
+    from torch._subclasses.fake_tensor import fake_tensor_tls
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode, has_proxy_slot, track_tensor_tree
+    if type(a) is not torch.Tensor:   # a tensor of the traced world already (fake, functional)
+        yield
+        return
+    proxy_mode = get_proxy_mode()
+    if proxy_mode is not None and not has_proxy_slot(a, proxy_mode.tracer):   # (a real input is no constant)
+        tracer = proxy_mode.tracer
+        track_tensor_tree(a, torch.fx.Proxy(tracer.create_arg(a), tracer), constant=a, tracer=tracer)
+    mode = detect_fake_mode()
+    if mode is None:   # real tracing
+        yield
+        return
+    # The fake the call will find (the converter memoizes it weakly: held here until the call ends).
+    fake = mode.fake_tensor_converter.from_real_tensor(mode, a, make_constant=mode.may_turn_const(a))  # noqa: F841
+    saved = fake_tensor_tls.allow_non_fake_inputs_override
+    fake_tensor_tls.allow_non_fake_inputs_override = True
+    try:
+        yield
+    finally:
+        fake_tensor_tls.allow_non_fake_inputs_override = saved
+
+
+@register(aten.lift_fresh.default, aten.lift_fresh_copy.default)
+def lift_fresh(a):
+    """torch.tensor(data) inside a traced program: the tracer gives lift_fresh the freshly made
+    real tensor; its value becomes a graph constant, copied (as make_fx turns lift_fresh into
+    lift_fresh_copy) so that an in-place op on the result never writes into the constant."""
+    with _real_constant(a):
+        return P.clone(a)
 
 
 @register(aten.empty.memory_format)

@@ -291,7 +291,7 @@ def squeeze(a, dim=None):
     return P.squeeze(a, sorted(set(dims)))
 
 
-@register(aten.alias.default, aten.lift_fresh.default)
+@register(aten.alias.default)
 def alias(a):
     # A same-shape reshape is a view: the graph keeps eager's aliasing.
     return P.reshape(a, list(a.shape))
