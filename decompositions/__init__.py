@@ -3,6 +3,7 @@
     import decompositions
     decompositions.get_decompositions(ops=None, *, target=None)   # dict[OpOverload, Callable]
     decompositions.trace(fn_or_module, *args, dynamic=False, **kwargs)  # prim-only GraphModule
+    decompositions.tracing()   # context: libraries see a trace (torch.compiler.is_compiling()) under AOTAutograd
     decompositions.DecompositionError
     decompositions.canonicalize(gm), decompositions.graph_hash(gm), decompositions.group_by_module(gm)
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import prims  # noqa: F401  (defines torch.ops.primkit before any decomposition uses it)
 from decompositions.registry import DecompositionError, get_decompositions, register, registered
-from decompositions.trace import check_prim_only, non_prim_ops, trace
+from decompositions.trace import check_prim_only, non_prim_ops, trace, tracing
 from decompositions.canonicalize import ModuleGroup, canonicalize, graph_hash, group_by_module
 
 # Each module registers its decompositions on import; one module per op family.
@@ -20,4 +21,4 @@ from decompositions import (  # noqa: E402,F401
 )
 
 __all__ = ["get_decompositions", "trace", "DecompositionError", "register", "registered",
-           "check_prim_only", "non_prim_ops", "canonicalize", "graph_hash", "group_by_module", "ModuleGroup"]
+           "check_prim_only", "non_prim_ops", "tracing", "canonicalize", "graph_hash", "group_by_module", "ModuleGroup"]

@@ -193,9 +193,9 @@ def tracing():
     fake mode and ``trace`` hand it FakeTensors, which it recognizes; AOTAutograd (``aot_function``,
     ``aot_module``) hands it functional tensors over fake ones, which it does not, so the read is
     data-dependent control flow and the trace fails. Inside this context ``is_compiling()`` is
-    true, set by the same context torch.compile holds over its compile session, so a library
-    takes the path it takes under torch.compile (transformers always builds the explicit mask,
-    whose values are eager's)::
+    true (the flag torch.compile holds over its compile session and torch.export over its trace),
+    so a library takes the path it takes under torch.compile (transformers always builds the
+    explicit mask, whose values are eager's)::
 
         compiled = aot_module(model, fw, bw, decompositions=get_decompositions())
         with decompositions.tracing():
@@ -204,5 +204,9 @@ def tracing():
 
     Only the trace needs it: the compiled graphs do not run Python model code.
     """
-    with torch.compiler._compile_session_context():
+    saved = torch.compiler._is_compiling_flag
+    torch.compiler._is_compiling_flag = True
+    try:
         yield
+    finally:
+        torch.compiler._is_compiling_flag = saved
