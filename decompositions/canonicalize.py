@@ -91,6 +91,29 @@ def _same_layout(a, b) -> bool:
     return all(x == y for n, x, y in zip(va.shape, va.stride(), vb.stride()) if n != 1)
 
 
+def _read_attributes_after_writes(g):
+    """One node per attribute (make_fx emits a get_attr for every read of a constant or module
+    state), and a read after a write into it reads that write: the write then moves to the
+    epilogue like an input's, and the reads must not see the old value."""
+    first, latest = {}, {}
+    for node in list(g.nodes):
+        if node.op == "get_attr":
+            if node.target in latest:
+                node.replace_all_uses_with(latest[node.target])
+                g.erase_node(node)
+            elif node.target in first:
+                node.replace_all_uses_with(first[node.target])
+                g.erase_node(node)
+            else:
+                first[node.target] = node
+        elif node.op == "call_function" and node.target is P.copy_to.default:
+            dst = node.args[0]
+            while dst.op == "call_function" and dst.target is P.copy_to.default:
+                dst = dst.args[0]
+            if dst.op == "get_attr":
+                latest[dst.target] = node
+
+
 def functional(gm):
     """Reads after a copy_to see its source; the last write into each graph input moves to
     the end (an epilogue). Writes into a view of an input, or into a tensor that has views, stay where they are (``trace``
@@ -98,6 +121,7 @@ def functional(gm):
     writes into a fresh tensor whose layout differs from the source's: there the copy is what
     sets the result's strides (clone(memory_format=...), empty(...).zero_())."""
     g = gm.graph
+    _read_attributes_after_writes(g)
     writes = [n for n in g.nodes if n.op == "call_function" and n.target is P.copy_to.default]
     roots = {}
     for node in writes:   # resolve every destination before any rewrite changes it
@@ -107,10 +131,11 @@ def functional(gm):
     last_write, returned = {}, collections.defaultdict(list)
     for node in writes:
         root = roots[node]
-        if aliased[root] or _view_of_input(root) or (root.op != "placeholder" and not _same_layout(root, node.args[1])):
+        persistent = root.op in ("placeholder", "get_attr")   # an input, or module state read by reference
+        if aliased[root] or _view_of_input(root) or (not persistent and not _same_layout(root, node.args[1])):
             continue
         src = node.args[1]
-        if root.op == "placeholder":
+        if persistent:
             # A returned write is the input itself (x.relu_() returns x, in x's layout): it becomes
             # the epilogue's write, not the value written.
             node.replace_all_uses_with(src, delete_user_cb=lambda user: user.op != "output")
@@ -222,6 +247,8 @@ def _constant(node, gm=None):
     if not isinstance(node, fx.Node):
         return None
     if node.op == "get_attr" and gm is not None:
+        if "module_state" in node.meta or any(u.target is P.copy_to.default and u.args[0] is node for u in node.users):
+            return None     # a module's parameter or buffer, or a written tensor: it changes between calls
         t = getattr(gm, node.target, None)
         if isinstance(t, torch.Tensor) and t.dim() == 0 and not isinstance(t, torch.nn.Parameter):
             return t.item(), t.dtype, t.device, ()

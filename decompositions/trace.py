@@ -11,6 +11,7 @@ from torch.fx import traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import make_fx
 
 import prims
+from decompositions import guards
 from decompositions.composite import composites
 from decompositions.registry import DecompositionError, get_decompositions
 
@@ -68,6 +69,17 @@ def _metadata_mutations(gm) -> list[str]:
     return sorted({node.target.name() for node in gm.graph.nodes
                    if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload)
                    and torch.Tag.inplace_view in node.target.tags})
+
+
+def _mark_module_state(gm, module):
+    """``node.meta["module_state"] = name`` on the get_attr nodes that read the module's parameters
+    and buffers (by reference: each call reads their current values). Canonicalization never folds
+    them, and a write into one (a buffer update) stays in the graph as an epilogue."""
+    names = {id(t): n for n, t in [*module.named_parameters(remove_duplicate=False),
+                                   *module.named_buffers(remove_duplicate=False)]}
+    for node in gm.graph.nodes:
+        if node.op == "get_attr" and id(getattr(gm, node.target, None)) in names:
+            node.meta["module_state"] = names[id(getattr(gm, node.target))]
 
 
 @contextlib.contextmanager
@@ -132,19 +144,25 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         table = get_decompositions(target=target)
     else:
         table = decompositions
-    if kwargs:
-        inner = fn
-
-        def fn(*a):
-            return inner(*a, **kwargs)
+    program = fn
     name = getattr(fn, "__name__", type(fn).__name__)
+    # Tensors (keyword tensors too) and, with dynamic=True, ints are graph inputs; every other
+    # argument is a constant of the graph, checked on each call (decompositions.guards).
+    leaves, spec, inputs = guards.flatten_call(fn.forward if isinstance(fn, torch.nn.Module) else fn, name,
+                                               args, kwargs, dynamic)
+
+    def fn(*values):
+        a, k = guards.rebuild(leaves, spec, values)
+        return program(*a, **k)
+
     def scopes():
-        return _module_scopes(fn) if isinstance(fn, torch.nn.Module) else contextlib.nullcontext()
+        return _module_scopes(program) if isinstance(program, torch.nn.Module) else contextlib.nullcontext()
     mode = "symbolic" if dynamic else "fake"
     # Inference graphs (training graphs go through AOTAutograd); the table's entries for
     # CompositeImplicitAutograd ops run instead of torch's composites (see decompositions.composite).
     with torch.no_grad(), scopes(), composites(table):
-        gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
+        gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
+    read_after_write = guards.read_after_write_pairs(gm)
     views = _writes_through_views(gm)
     if views or _metadata_mutations(gm):
         # A write into a view (x[0].add_(1), y[:, 1] = v) needs aliasing that prims do not have
@@ -154,7 +172,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         try:
             with torch.no_grad(), scopes(), composites(table):
                 gm = make_fx(torch.func.functionalize(fn, remove="mutations"), decomposition_table=table,
-                             tracing_mode=mode, _allow_non_fake_inputs=True)(*args)
+                             tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
         except RuntimeError as e:
             if "functionaliz" not in str(e):
                 raise
@@ -169,6 +187,8 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             raise DecompositionError(resized, f"trace({name}): ",
                                      "change an input's sizes or strides in place, which a graph of prims cannot "
                                      "do (prims are functional); apply the op out of place (t() rather than t_())")
+    if isinstance(program, torch.nn.Module):
+        _mark_module_state(gm, program)
     check_prim_only(gm, f"trace({name}): ")
     if target is not None:
         outside = sorted({n.target.name() for n in gm.graph.nodes if n.op == "call_function"
@@ -178,7 +198,8 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     if canonical:
         from decompositions.canonicalize import canonicalize
         gm = canonicalize(gm, inplace=True)
-    return gm
+    traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
+    return guards.wrap(gm, guards.CallGuard(name, leaves, spec, traced, dynamic, read_after_write))
 
 
 @contextlib.contextmanager

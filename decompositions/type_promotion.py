@@ -32,11 +32,11 @@ LATTICE = {
 
 # The dtype a Python number takes when it meets tensors of a lower category.
 def _number_dtype(x):
-    if isinstance(x, bool):
+    if isinstance(x, (bool, torch.SymBool)):
         return torch.bool
-    if isinstance(x, numbers.Integral):
+    if isinstance(x, (numbers.Integral, torch.SymInt)):   # a SymInt: an int argument traced with dynamic=True
         return torch.int64
-    if isinstance(x, numbers.Real):
+    if isinstance(x, (numbers.Real, torch.SymFloat)):
         return torch.get_default_dtype()
     if isinstance(x, numbers.Complex):
         return dt.to_complex(torch.get_default_dtype())

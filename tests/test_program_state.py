@@ -1,0 +1,171 @@
+"""Nothing silently wrong in what a traced program reads and writes: buffer and in-place writes
+reach their targets through canonicalization; arguments the graph was specialized on are checked
+on every call; keyword tensors are inputs; aliased inputs and unsupported tensor kinds are refused
+with a message saying why."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from decompositions import canonicalize, get_decompositions, non_prim_ops, trace
+from decompositions.guards import SpecializationError
+
+
+class Counter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("n", torch.zeros(()))
+
+    def forward(self, x):
+        self.n.add_(1)
+        return x * self.n
+
+
+# ----------------------------------------------------------------------------- writes
+
+
+@pytest.mark.parametrize("canonical", [True, False], ids=["canonical", "raw"])
+def test_buffer_write_reaches_the_buffer(canonical):
+    x = torch.randn(3, 4)
+    m = Counter()
+    gm = trace(m, x, canonical=canonical)
+    for step in (1, 2, 3):   # the count is read at each call, not frozen at its traced value
+        torch.testing.assert_close(gm(x), x * step, rtol=0, atol=0)
+        assert m.n.item() == step
+
+
+def test_training_batch_norm_updates_its_running_statistics():
+    x = torch.randn(5, 4) * 3 + 1
+    traced, eager = torch.nn.BatchNorm1d(4).train(), torch.nn.BatchNorm1d(4).train()
+    gm = trace(traced, x)
+    for _ in range(2):
+        torch.testing.assert_close(gm(x), eager(x))
+        for name, buffer in eager.named_buffers():
+            torch.testing.assert_close(traced.get_buffer(name), buffer, msg=name)
+    assert traced.num_batches_tracked.item() == 2
+
+
+def test_canonicalize_keeps_buffer_writes_of_a_make_fx_graph():
+    x = torch.randn(3, 4)
+    m = Counter()
+    gm = canonicalize(make_fx(m, decomposition_table=get_decompositions())(x))
+    assert non_prim_ops(gm) == []
+    traced = m.n.item()    # make_fx's real mode ran the program once
+    torch.testing.assert_close(gm(x), x * (traced + 1), rtol=0, atol=0)
+    torch.testing.assert_close(gm(x), x * (traced + 2), rtol=0, atol=0)
+    assert m.n.item() == traced + 2
+
+
+def test_export_graph_updates_buffers():
+    x = torch.randn(5, 4)
+    m, eager = torch.nn.BatchNorm1d(4).train(), torch.nn.BatchNorm1d(4).train()
+    ep = torch.export.export(m, (x,)).run_decompositions(get_decompositions())
+    assert non_prim_ops(ep.graph_module) == []
+    module = ep.module()
+    torch.testing.assert_close(module(x), eager(x))
+    for name, buffer in eager.named_buffers():
+        torch.testing.assert_close(module.get_buffer(name), buffer, msg=name)
+
+
+def test_in_place_input_write_reaches_the_input():
+    gm = trace(lambda a, b: a.mul_(b), torch.ones(3), torch.full((3,), 2.0))
+    a = torch.ones(3)
+    gm(a, torch.full((3,), 3.0))
+    torch.testing.assert_close(a, torch.full((3,), 3.0))
+
+
+# ----------------------------------------------------------------------------- arguments
+
+
+@pytest.mark.parametrize("traced, called", [
+    (2, 5), (2.5, 1.5), (True, False), ([1, 2], [1, 3]),
+    (np.ones(4, dtype=np.float32), np.zeros(4, dtype=np.float32)),
+], ids=["int", "float", "bool", "list", "numpy"])
+def test_a_changed_constant_argument_is_refused(traced, called):
+    x = torch.randn(3, 4)
+
+    def f(x, s):
+        s = torch.as_tensor(np.asarray(s, dtype=np.float32))
+        return x * s.sum()
+    gm = trace(f, x, traced)
+    torch.testing.assert_close(gm(x, traced), f(x, traced))
+    with pytest.raises(SpecializationError, match=r"graph called with s(\[1\])?=.*but the graph was traced with s(\[1\])?="):
+        gm(x, called)
+
+
+def test_ints_are_symbolic_inputs_with_dynamic():
+    x = torch.randn(3, 4)
+    gm = trace(lambda x, s: x * s, x, 2, dynamic=True)
+    torch.testing.assert_close(gm(x, 5), x * 5, rtol=0, atol=0)
+
+
+def test_keyword_tensors_are_graph_inputs():
+    x = torch.randn(3, 4)
+    gm = trace(lambda x, *, w: x * w, x, w=torch.ones(4))
+    w = torch.arange(4.0)
+    torch.testing.assert_close(gm(x, w=w), x * w, rtol=0, atol=0)
+
+
+def test_aliased_arguments():
+    # b read after a write into a: eager reads the written value; the graph writes at its end.
+    gm = trace(lambda a, b: (a.add_(1), b * 2)[1], torch.zeros(3), torch.zeros(3))
+    t = torch.zeros(3)
+    with pytest.raises(SpecializationError, match="a and b sharing memory: the program reads b after writing into a"):
+        gm(t, t)
+    torch.testing.assert_close(gm(torch.zeros(3), torch.zeros(3)), torch.zeros(3))
+    # Reads before the write: aliasing is harmless and allowed (x.add_(x) doubles x, as eager).
+    gm = trace(lambda a, b: a.add_(b), torch.ones(3), torch.ones(3))
+    t = torch.ones(3)
+    gm(t, t)
+    torch.testing.assert_close(t, torch.full((3,), 2.0))
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda: torch.eye(3).to_sparse(), "a sparse tensor"),
+    (lambda: torch.eye(3).to_sparse_csr(), "a sparse tensor"),
+    (lambda: torch.quantize_per_tensor(torch.eye(3), 0.1, 0, torch.quint8), "a quantized tensor"),
+    (lambda: torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]), "a nested tensor"),
+], ids=["sparse_coo", "sparse_csr", "quantized", "nested"])
+def test_unsupported_tensor_kinds_are_refused_at_trace(make, kind):
+    with pytest.raises(TypeError, match=f"argument x is {kind}; primkit's prims take dense strided tensors"):
+        trace(lambda x: x * 2, make())
+
+
+def test_specialized_sizes_are_stated():
+    gm = trace(lambda x: x.sum(0), torch.randn(1, 4), dynamic=True)
+    with pytest.raises(SpecializationError, match=r"dim 0 has size 2, but it was traced with size 1 there, which "
+                                                  r"dynamic=True specializes \(sizes 0 and 1 are never symbolic\)"):
+        gm(torch.randn(2, 4))
+    gm = trace(lambda x: x.sum(0), torch.randn(3, 4))
+    with pytest.raises(SpecializationError, match="dynamic=False holds its sizes as constants"):
+        gm(torch.randn(2, 4))
+    with pytest.raises(SpecializationError, match="of dtype torch.float64 on cpu, but it was traced as torch.float32"):
+        gm(torch.randn(3, 4, dtype=torch.float64))
+    with pytest.raises(SpecializationError, match="arguments of another structure than traced"):
+        gm(torch.randn(3, 4), torch.randn(3))
+
+
+def test_a_module_traced_with_keyword_tensors_keeps_its_scopes():
+    lin = torch.nn.Linear(4, 2)
+
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lin
+
+        def forward(self, x, *, bias):
+            return self.lin(x) + bias
+    m = M()
+    x, bias = torch.randn(3, 4), torch.randn(2)
+    gm = trace(m, x, bias=bias)
+    assert any("lin" in n.meta.get("nn_module_stack", {}) for n in gm.graph.nodes)
+    other = torch.randn(2)
+    torch.testing.assert_close(gm(x, bias=other), m(x, bias=other))
+    # the parameters are read by reference: an in-place update is seen on the next call
+    with torch.no_grad():
+        lin.weight.mul_(2)
+    torch.testing.assert_close(gm(x, bias=other), copy.deepcopy(m)(x, bias=other))
