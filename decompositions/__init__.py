@@ -17,7 +17,7 @@ from decompositions.canonicalize import ModuleGroup, canonicalize, graph_hash, g
 # Each module registers its decompositions on import; one module per op family.
 from decompositions import (  # noqa: E402,F401
     aliases, backward, complex, creation, elementwise, fft, indexing, indexing_extra, linalg, linalg_extra, nn,
-    nn_extra, random, reductions, shape, shape_extra, sorting, special,
+    nn_extra, nn_random, random, reductions, shape, shape_extra, sorting, special,
 )
 
 __all__ = ["get_decompositions", "trace", "DecompositionError", "register", "registered",

@@ -366,8 +366,15 @@ def _constant_key(attr) -> str:
     return f"{tuple(attr.shape)}:{attr.dtype}:{tuple(attr.stride())}:{content}"
 
 
+def _draws(node) -> bool:
+    """A stateful prim: it reads and advances a generator, so its value is not a function of its arguments
+    and its place among the other draws is part of the program."""
+    prim = _prim(node)
+    return prim is not None and "stateful" in prim.tags
+
+
 def structural_keys(gm) -> dict:
-    keys, index = {}, 0
+    keys, index, draws = {}, 0, 0
     for node in gm.graph.nodes:
         if node.op == "placeholder":
             keys[node] = _digest(_placeholder_key(node, index))
@@ -377,7 +384,10 @@ def structural_keys(gm) -> dict:
         elif node.op == "call_function":
             name = node.target.name() if isinstance(node.target, torch._ops.OpOverload) else \
                 getattr(node.target, "__name__", str(node.target))
-            keys[node] = _digest(f"{name}({_literal(list(node.args), keys)};{_literal(dict(node.kwargs), keys)})")
+            call = f"{name}({_literal(list(node.args), keys)};{_literal(dict(node.kwargs), keys)})"
+            if _draws(node):    # the k-th draw: two equal calls draw different numbers
+                call, draws = f"{call}#draw{draws}", draws + 1
+            keys[node] = _digest(call)
         elif node.op == "output":
             keys[node] = _digest("out" + _literal(list(node.args), keys))
     return keys
@@ -438,6 +448,10 @@ def canonical_order(gm):
     position = {n: i for i, n in enumerate(nodes)}
     pending = {n: sum(1 for d in n.all_input_nodes if d in body) for n in body}
     users = {n: [u for u in n.users if u in pending] for n in body}
+    draws = [n for n in body if _draws(n)]
+    for before, after in zip(draws, draws[1:]):     # draws keep their order: each advances the generator
+        users[before].append(after)
+        pending[after] += 1
     ready = [(keys[n], position[n], n) for n, c in pending.items() if c == 0]
     heapq.heapify(ready)
     order = []

@@ -13,6 +13,7 @@ import math
 
 import torch
 
+from decompositions.random import bernoulli_noise
 from decompositions.shape import in_layout
 from decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, elementwise, prepare, register_with_variants, to_dtype, upcast,
@@ -1142,30 +1143,7 @@ def _check_dropout_p(p):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _random_dropout_unsupported(name, p):
-    raise RuntimeError(f"{name}: random dropout (training with 0 < p={p} < 1) is not supported by primkit yet; "
-                       f"it needs a random-number prim. Trace in eval mode or with p=0.")
-
-
-@register(aten.dropout.default)
-def dropout(a, p, train):
-    _check_dropout_p(p)
-    if not train or p == 0 or _numel(a.shape) == 0:
-        return a        # eager returns the input itself
-    if p == 1:
-        return P.mul(a, _like(a, 0))
-    _random_dropout_unsupported("dropout", p)
-
-
-@register(aten.native_dropout.default)
-def native_dropout(a, p, train):
-    _check_dropout_p(p)
-    keep_all = P.broadcast_in_dim(P.scalar_tensor(True, dtype=torch.bool, device=a.device), list(a.shape), [])
-    if train is False or p == 0:
-        return P.clone(a), keep_all
-    if p == 1:
-        return P.mul(a, _like(a, 0)), P.logical_not(keep_all)
-    _random_dropout_unsupported("native_dropout", p)
+# dropout, native_dropout and the other random training ops: decompositions/nn_random.py
 
 
 # ----------------------------------------------------------------------------- attention
@@ -1185,8 +1163,7 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
     Returns (output in q's dtype, logsumexp of the masked, scaled scores in the computation
     dtype). A fully masked row gets zero weights (output 0, logsumexp -inf), as eager's kernels.
     """
-    if dropout_p > 0:
-        _random_dropout_unsupported("scaled_dot_product_attention", dropout_p)
+    _check_dropout_p(dropout_p)
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{dt.short(q.dtype)} key.dtype: {dt.short(k.dtype)} and value.dtype: {dt.short(v.dtype)}"
@@ -1228,9 +1205,29 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
     weights = P.exp(P.sub(scores, _keep(row_max, [2], scores)))
     total = P.sum(weights, [2])
     safe_total = P.where(P.eq(total, _like(total, 0)), _like(total, 1), total)
-    out = P.matmul(P.div(weights, _keep(safe_total, [2], weights)), flat(vf, S, Ev))
+    probs = P.div(weights, _keep(safe_total, [2], weights))
+    if dropout_p > 0:
+        probs = _attention_dropout(probs, dropout_p)
+    out = P.matmul(probs, flat(vf, S, Ev))
     logsumexp = P.add(row_max, P.log(total))
     return to_dtype(P.reshape(out, batch + [L, Ev]), orig), P.reshape(logsumexp, batch + [L])
+
+
+def _attention_dropout(probs, p):
+    """Eager's math path (the one CPU takes with dropout): F.dropout of the softmax output, whose mask is
+    empty_like(attn).bernoulli_(1 - p) on the contiguous (batch..., L, S) weights in the computation dtype."""
+    if p == 1:
+        return P.mul(probs, _like(probs, 0))
+    keep = bernoulli_noise(_contiguous(probs), 1 - p, probs.dtype)
+    return aten.mul.Tensor(probs, aten.div.Scalar(keep, 1 - p))
+
+
+def _refuse_fused_dropout(name, dropout_p):
+    if dropout_p > 0:
+        raise RuntimeError(f"{name}: dropout_p={dropout_p} > 0 is not supported by primkit: the fused kernel draws "
+                           f"its mask inside the kernel (its backward redraws it from the returned seed and "
+                           f"offset), which no prim reproduces; scaled_dot_product_attention with dropout "
+                           f"decomposes through eager's math path instead")
 
 
 @register(aten.scaled_dot_product_attention.default)
@@ -1238,8 +1235,9 @@ def scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_caus
                                  enable_gqa=False):
     out = _attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)[0]
     # On CPU eager runs 4-d inputs with unit last-dim strides through its flash kernel, which lays
-    # the output out like the query (see _scaled_dot_product_flash_attention_for_cpu).
-    if q.device.type == "cpu" and all(t.dim() == 4 and (t.shape[-1] == 1 or t.stride(-1) == 1) for t in (q, k, v)):
+    # the output out like the query (see _scaled_dot_product_flash_attention_for_cpu); with dropout
+    # it takes the math path, whose output is contiguous.
+    if q.device.type == "cpu" and dropout_p == 0 and all(t.dim() == 4 and (t.shape[-1] == 1 or t.stride(-1) == 1) for t in (q, k, v)):
         return _dense_in_order(out, _dim_order(q))
     return out
 
@@ -1253,6 +1251,8 @@ def _check_4d(name, *tensors):
 @register(aten._scaled_dot_product_flash_attention_for_cpu.default)
 def sdpa_flash_for_cpu(q, k, v, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
     _check_4d("_scaled_dot_product_flash_attention_for_cpu", q, k, v)
+    if dropout_p > 0:
+        raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0")
     # The kernel repeats key/value heads itself when the query has more (grouped-query attention).
     out, logsumexp = _attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa=True)
     # Eager lays the output out like the query and logsumexp as (batch, seq, heads), transposed.
@@ -1270,6 +1270,7 @@ def sdpa_efficient(q, k, v, attn_bias, compute_log_sumexp, dropout_p=0.0, is_cau
     """(output, logsumexp, philox_seed, philox_offset). The kernel pads logsumexp's last dim to a
     multiple of 32; primkit fills the padding with +inf (the kernel leaves it unspecified)."""
     _check_4d("_scaled_dot_product_efficient_attention", q, k, v)
+    _refuse_fused_dropout("_scaled_dot_product_efficient_attention", dropout_p)
     out, logsumexp = _attention(q, k, v, attn_bias, dropout_p, is_causal, scale, enable_gqa=True)
     L = q.shape[2]
     if compute_log_sumexp:
@@ -1286,6 +1287,7 @@ def sdpa_flash(q, k, v, dropout_p=0.0, is_causal=False, return_debug_mask=False,
     """(output, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, rng_state, unused, debug_attn_mask):
     cum_seq_* are undefined for dense inputs (None, as eager's meta); the debug mask is not computed."""
     _check_4d("_scaled_dot_product_flash_attention", q, k, v)
+    _refuse_fused_dropout("_scaled_dot_product_flash_attention", dropout_p)
     if return_debug_mask:
         raise RuntimeError("_scaled_dot_product_flash_attention: return_debug_mask=True is not supported by primkit")
     out, logsumexp = _attention(q, k, v, None, dropout_p, is_causal, scale, enable_gqa=True)
@@ -1301,6 +1303,7 @@ def sdpa_cudnn(q, k, v, attn_bias, compute_log_sumexp, dropout_p=0.0, is_causal=
     """(output, logsumexp (B, H, L, 1), cum_seq_q, cum_seq_k, max_q, max_k, philox_seed, philox_offset,
     debug_attn_mask): cum_seq_* and the debug mask are undefined for dense inputs (None)."""
     _check_4d("_scaled_dot_product_cudnn_attention", q, k, v)
+    _refuse_fused_dropout("_scaled_dot_product_cudnn_attention", dropout_p)
     out, logsumexp = _attention(q, k, v, attn_bias, dropout_p, is_causal, scale, enable_gqa=True)
     return (_dense_in_order(out, _dim_order(q)), P.expand_dims(to_dtype(logsumexp, torch.float32), [3]), None, None,
             q.shape[2], k.shape[2], _zeros([], torch.int64, q.device), _zeros([], torch.int64, q.device), None)
@@ -1491,7 +1494,7 @@ for _op, _fn in (
         (aten._native_batch_norm_legit.out, native_batch_norm),
         (aten._native_batch_norm_legit.no_stats_out, native_batch_norm_no_stats),
         (aten._native_batch_norm_legit_no_training.out, native_batch_norm_no_training),
-        (aten.native_dropout.out, native_dropout), (aten.native_group_norm.out, native_group_norm),
+        (aten.native_group_norm.out, native_group_norm),
         (aten.native_layer_norm.out, native_layer_norm), (aten.nll_loss_forward.output, nll_loss_forward),
         (aten.log_sigmoid_forward.output, log_sigmoid_forward),
         (aten._adaptive_avg_pool3d.out, _adaptive_avg_pool3d), (aten.adaptive_avg_pool3d.out, adaptive_avg_pool3d),
@@ -1499,13 +1502,3 @@ for _op, _fn in (
         (aten.adaptive_max_pool2d.out, adaptive_max_pool2d), (aten.adaptive_max_pool3d.out, adaptive_max_pool3d),
         (aten.max_unpool2d.out, max_unpool2d), (aten.max_unpool3d.out, max_unpool3d)):
     register_out(_op, _fn)
-
-
-@register(aten.dropout_.default)
-def dropout_(a, p, train):
-    _check_dropout_p(p)
-    if not train or p == 0 or _numel(a.shape) == 0:
-        return a        # eager leaves self untouched and returns it
-    if p == 1:
-        return write_into(a, P.mul(a, _like(a, 0)), "dropout_")    # eager's self.mul_(0): nan stays nan
-    _random_dropout_unsupported("dropout_", p)

@@ -1,5 +1,5 @@
-"""Decompositions of more torch.nn.functional ops: activations (celu, selu, relu6, shrinks, prelu,
-rrelu in eval), eval-mode dropout variants, padding (reflection, replication, circular, the
+"""Decompositions of more torch.nn.functional ops: activations (celu, selu, relu6, shrinks, prelu),
+padding (reflection, replication, circular, the
 ``pad`` composite), pixel and channel shuffles, nearest and linear upsampling, losses and
 distances, and window functions.
 
@@ -63,34 +63,6 @@ def relu6(a):
 register(aten.relu6_.default)(lambda a: write_into(a, relu6(a), "relu6_"))
 
 
-def _leaky(a, slope):
-    return aten.leaky_relu.default(a, slope)
-
-
-def _rrelu_eval(name, a, lower, upper, training):
-    if training:
-        raise RuntimeError(f"{name}: training=True draws a random slope per element; primkit supports only "
-                           f"training=False (slope (lower + upper) / 2)")
-    return _contiguous(_leaky(a, (lower + upper) / 2))     # eager's kernel writes a contiguous result
-
-
-def rrelu(a, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
-    return _rrelu_eval("rrelu", a, lower, upper, training)
-
-
-def rrelu_with_noise(a, noise, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
-    return _rrelu_eval("rrelu_with_noise", a, lower, upper, training)
-
-
-register(aten.rrelu.default)(rrelu)
-register(aten.rrelu_.default)(lambda a, *args, **kw: write_into(a, rrelu(a, *args, **kw), "rrelu_"))
-register(aten.rrelu_with_noise.default)(rrelu_with_noise)
-register(aten.rrelu_with_noise_.default)(
-    lambda a, *args, **kw: write_into(a, rrelu_with_noise(a, *args, **kw), "rrelu_with_noise_"))
-register(aten.rrelu_with_noise.out)(
-    lambda *args, out, **kw: write_into(out, rrelu_with_noise(*args, **kw), "rrelu_with_noise"))
-
-
 @register(aten._prelu_kernel.default)
 def prelu_kernel(a, weight):
     return elementwise(lambda x, w: P.where(P.gt(x, _like(x, 0)), x, P.mul(w, x)), a, weight)
@@ -112,27 +84,6 @@ def prelu(a, weight):
     elif a.dim() == 0 and weight.dim() == 1:    # a 0-d input keeps its shape
         weight = P.reshape(weight, [])
     return prelu_kernel(a, weight)
-
-
-# ----------------------------------------------------------------------------- eval-mode dropout variants
-
-
-def _dropout_variant(name):
-    def fn(a, p, train):
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
-        if not train or p == 0 or a.numel() == 0:
-            return a        # eager returns the input itself
-        raise RuntimeError(f"{name}: training-mode dropout (0 < p={p}) draws a random mask; primkit supports only "
-                           f"train=False or p=0")
-    fn.__name__ = fn.__qualname__ = name
-    return fn
-
-
-for _name in ("alpha_dropout", "feature_alpha_dropout", "feature_dropout"):
-    _fn = _dropout_variant(_name)
-    register(getattr(aten, _name).default)(_fn)
-    register(getattr(aten, _name + "_").default)(_fn)     # eval mode leaves self untouched and returns it
 
 
 # ----------------------------------------------------------------------------- padding

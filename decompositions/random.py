@@ -9,6 +9,10 @@ makes the draws reproducible, and two calls draw different streams; a traced gra
 seeds as constants, so it replays the same numbers on every run (a functional random graph).
 Values never equal eager's generator: tests check the support, the shape, dtype and strides,
 reproducibility under a reseeded generator, and the moments within a statistical tolerance.
+
+Exception, the generator prims (tag stateful): bernoulli with a float p and the default generator
+(what dropout reaches under AOTAutograd) draws through bernoulli_p, which reads and advances the
+device's default generator at run time as eager's kernel does, so the graph draws eager's numbers.
 """
 from __future__ import annotations
 
@@ -35,6 +39,12 @@ def _seed(generator, device):
         gen_device = generator.device if generator is not None else device
         draw = torch.randint(0, SEED_BOUND, (), generator=generator, device=gen_device, dtype=torch.int64)
         return int(draw.item())
+
+
+def bernoulli_noise(like, p, dtype):
+    """What eager's empty_like(like, dtype=dtype).bernoulli_(p) holds: 1 with probability p, drawn at run
+    time from the device's default generator in the order torch's kernel draws for that layout."""
+    return P.bernoulli_p(like, float(p), dtype=dtype)
 
 
 def _factory_dtype(dtype):
@@ -258,6 +268,8 @@ def bernoulli(a, p=None, *, generator=None):
     else:
         if not 0 <= probs <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={probs}")
+        if generator is None:   # eager's bernoulli.p: empty_like(self, contiguous).bernoulli_(p)
+            return bernoulli_noise(in_layout(a, contiguous_strides(a.shape)), probs, a.dtype)
         probs = prepare(probs, torch.float64, a.shape, a.device)
         draw = P.bernoulli(probs, _seed(generator, a.device), 0)
         return in_layout(P.convert_element_type(draw, a.dtype), contiguous_strides(a.shape))  # eager: contiguous
@@ -265,7 +277,9 @@ def bernoulli(a, p=None, *, generator=None):
     return _like_layout(P.convert_element_type(draw, a.dtype), a)
 
 
-def _register_method(name, fn, inplace_name=None):
+def _register_method(name, fn, inplace_name=None, own=()):
+    """Registers fn for the functional and out= overloads of name and its in-place form for name_, but for
+    the overloads in ``own`` (registered by their own function)."""
     packet = getattr(aten, name, None)
     if packet is not None:
         for overload in packet.overloads():
@@ -276,7 +290,8 @@ def _register_method(name, fn, inplace_name=None):
                 register(op)(fn)
     inplace = getattr(aten, inplace_name or name + "_")
     for overload in inplace.overloads():
-        register(getattr(inplace, overload))(_method_inplace(fn, f"{name}_"))
+        if getattr(inplace, overload) not in own:
+            register(getattr(inplace, overload))(_method_inplace(fn, f"{name}_"))
 
 
 def _method_out(fn, name):
@@ -294,7 +309,17 @@ def _method_inplace(fn, name):
 for _name, _fn in (("uniform", uniform), ("exponential", exponential), ("cauchy", cauchy),
                    ("log_normal", log_normal), ("geometric", geometric), ("random", random),
                    ("bernoulli", bernoulli)):
-    _register_method(_name, _fn)
+    _register_method(_name, _fn, own=(aten.bernoulli_.float,))
+
+
+def _bernoulli_float_(a, p=0.5, *, generator=None):
+    """self.bernoulli_(p): the draws land in self's own memory order (a dense layout in self's dim order)."""
+    if generator is not None or not 0 <= p <= 1:
+        return P.copy_to(a, bernoulli(a, p, generator=generator))
+    return P.copy_to(a, bernoulli_noise(a, p, a.dtype))
+
+
+register(aten.bernoulli_.float)(_bernoulli_float_)
 
 
 # ----------------------------------------------------------------------------- normal's overloads

@@ -75,6 +75,8 @@ class OpInfo:
     is_prim: bool = False
     family: str = ""
     supports_autograd: bool = True
+    seeded: bool = False    # draws from torch's default generator: test_trace_and_values seeds it before eager
+                            # and before the graph, which then draw the same numbers in the same order
 
     def supported_dtypes(self, device: str) -> frozenset:
         if device.startswith("cuda") and self.dtypes_cuda is not None:

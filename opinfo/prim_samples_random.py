@@ -1,5 +1,5 @@
 """Samples and constraint error inputs of the random prims (uniform, normal, bernoulli, random_bits,
-randint, exponential, randperm), and `sanity_checks`: determinism and modest statistics that the
+randint, exponential, randperm; the generator prims bernoulli_p and masked_uniform), and `sanity_checks`: determinism and modest statistics that the
 per-sample tests cannot state."""
 from __future__ import annotations
 
@@ -188,7 +188,40 @@ def sanity_checks(device="cpu"):
     yield "randperm(5): place of 0 chi-squared (4 degrees of freedom) < 25", chi2 < 25, f"got {chi2}"
 
 
+def samples_bernoulli_p(op, device, dtype):
+    """Draws shaped after tensors of every layout kind (the result takes empty_like's layout of them)."""
+    for shape in ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5)):
+        for (name, like), p in zip(layouts(shape, device, torch.float32), (0.5, 0.0, 1.0, 0.3, 0.9)):
+            yield SampleInput(like, (p,), {"dtype": dtype}, name=f"{name} {shape} p={p}")
+
+
+def errors_bernoulli_p(op, device):
+    like = torch.zeros(2, 3, device=device)
+    yield ErrorInput(SampleInput(like, (0.5,), {"dtype": torch.complex64}, name="C1: complex64 dtype"),
+                     PrimConstraintError, "bernoulli_p: C1:")
+    yield ErrorInput(SampleInput(like, (1.5,), {"dtype": torch.float32}, name="C2: p > 1"),
+                     PrimConstraintError, "bernoulli_p: C2:")
+    yield ErrorInput(SampleInput(like, (-0.1,), {"dtype": torch.bool}, name="C2: p < 0"),
+                     PrimConstraintError, "bernoulli_p: C2:")
+
+
+def samples_masked_uniform(op, device, dtype):
+    for shape in ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5)):
+        for (name, mask), (low, high) in zip(layouts(shape, device, torch.bool), ((0.125, 1 / 3), (-2.0, 3.0),
+                                                                                   (0.5, 0.5), (0.0, 1.0), (1.0, 2.0))):
+            yield SampleInput(mask, (low, high), name=f"{name} {shape} [{low}, {high})")
+
+
+def errors_masked_uniform(op, device):
+    yield ErrorInput(SampleInput(torch.ones(3, device=device), (0.0, 1.0), name="C1: float32 mask"),
+                     PrimConstraintError, "masked_uniform: C1:")
+    yield ErrorInput(SampleInput(torch.ones(3, dtype=torch.bool, device=device), (1.0, 0.0), name="C2: low > high"),
+                     PrimConstraintError, "masked_uniform: C2:")
+
+
 SPECIFIC = {
+    "bernoulli_p": (samples_bernoulli_p, errors_bernoulli_p),
+    "masked_uniform": (samples_masked_uniform, errors_masked_uniform),
     "random_bits": (samples_random_bits, errors_random_bits),
     "randint": (samples_randint, errors_randint),
     "exponential": (samples_exponential, errors_exponential),

@@ -171,7 +171,7 @@ def prim_entries() -> list[OpInfo]:
         e = OpInfo(name=f"primkit.{prim.name}", op=getattr(torch.ops.primkit, prim.name), aten=(),
                    sample_inputs=samples, error_inputs=errors, xfails=xfails,
                    dtypes=frozenset(prim.dtypes & TEST_DTYPES) or frozenset({torch.float32}),
-                   is_prim=True, family=prim.family)
+                   is_prim=True, family=prim.family, seeded="stateful" in prim.tags)
         e.prim = prim
         entries.append(e)
     return entries

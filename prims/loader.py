@@ -39,7 +39,7 @@ FILE_KEYS = {"family", "doc", "defaults", "prims"}
 ENTRY_KEYS = {"name", "signature", "doc", "dtypes", "meta", "impl", "constraints", "params", "tags", "example",
               "derivative"}
 REQUIRED = ("name", "signature", "doc", "dtypes", "meta", "impl")
-TAGS = {"view", "mutates", "nondeterministic", "data_dependent", "random"}
+TAGS = {"view", "mutates", "nondeterministic", "data_dependent", "random", "stateful"}
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _CID = re.compile(r"^C[1-9][0-9]*$")
 

@@ -18,6 +18,10 @@ from prims.meta import RULES, TensorMeta
 NAMESPACE = "primkit"
 _LIB = None
 
+# Catalog tags that torch's passes must see: a stateful prim reads and advances a generator, so
+# AOTAutograd's partitioner never recomputes it in the backward and fx's dead-code pass keeps it.
+TORCH_TAGS = {"stateful": (torch.Tag.nondeterministic_seeded,)}
+
 
 def materialize(out, fake_mode=None):
     """TensorMeta (or a tuple of them) -> empty tensors with that geometry; other values pass.
@@ -108,7 +112,7 @@ def register_all(catalog) -> tuple[PrimDef, ...]:
     if _LIB is None:
         _LIB = torch.library.Library(NAMESPACE, "DEF")
         for prim in catalog:
-            _LIB.define(prim.schema)
+            _LIB.define(prim.schema, tags=tuple(t for tag in sorted(prim.tags) for t in TORCH_TAGS.get(tag, ())))
             _LIB.impl(prim.name, _real_kernel(prim), "CompositeExplicitAutograd")
             torch.library.register_fake(f"{NAMESPACE}::{prim.name}", _fake_kernel(prim), lib=_LIB)
         autograd.register_all(catalog, _LIB)    # after every define: formulas call other prims

@@ -22,6 +22,7 @@ keeps it within its 30-minute budget on two cores.
 """
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
@@ -149,12 +150,33 @@ def _eager(op, sample, **extra):
         raise AssertionError(f"eager rejects {sample}: {type(e).__name__}: {e}") from e
 
 
+SEED = 1234     # for the entries that draw from torch's generator (OpInfo.seeded)
+
+
+def _seeding(entry):
+    """For a seeded entry, the default generator set to SEED; the caller's state is restored after."""
+    if not entry.seeded:
+        return contextlib.nullcontext()
+    return _seeded()
+
+
+@contextlib.contextmanager
+def _seeded():
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(SEED)
+        yield
+
+
 def _traced_results(entry, dtype, device):
-    """(samples, eager results, traced results, joint trace, each sample's tensors)."""
+    """(samples, eager results, traced results, joint trace, each sample's tensors). A seeded entry's
+    eager calls and graph both start from SEED and draw sample after sample in the same order."""
     samples = _value_samples(entry, device, dtype)
-    expected = [_eager(entry.op, s) for s in samples]
+    with _seeding(entry):
+        expected = [_eager(entry.op, s) for s in samples]
     joint, tensors = trace_samples(entry.op, samples)
-    return samples, expected, joint.run(tensors), joint, tensors
+    with _seeding(entry):
+        actual = joint.run(tensors)
+    return samples, expected, actual, joint, tensors
 
 
 def test_trace_and_values(entry, dtype, device):

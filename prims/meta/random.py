@@ -1,5 +1,5 @@
-"""Meta rules of the random family: new contiguous tensors, like creation's, from explicit
-(seed, offset) counters."""
+"""Meta rules of the random family: new tensors, like creation's, from explicit (seed, offset)
+counters (contiguous) or from torch's generator (bernoulli_p: empty_like's layout of its operand)."""
 from __future__ import annotations
 
 import torch
@@ -8,7 +8,7 @@ from prims import dtypes as dt
 from prims.errors import check
 from prims.meta import TensorMeta, meta_rule
 from prims.meta.common import check_dtype, shape_str
-from prims.meta.strides import contiguous_strides
+from prims.meta.strides import contiguous_strides, elementwise_strides
 
 
 def _fresh(prim, shape, dtype, device):
@@ -70,3 +70,24 @@ def randperm(prim, n, seed, offset, dtype, device):
     check(n - 1 <= _int_range(dtype)[1], prim, "C3", lambda: f"n is {n} but {dt.short(dtype)} holds values up to "
           f"{_int_range(dtype)[1]}")
     return out
+
+
+# ---- generator prims (tag stateful): they read torch's generator at run time ---------------------
+
+
+@meta_rule("bernoulli_p", constraints=("C1", "C2"))
+def bernoulli_p(prim, self, p, dtype):
+    check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dt.short(dtype)} is not supported, expected one of "
+          f"{{{', '.join(sorted(dt.short(d) for d in prim.dtypes))}}}")
+    check(0 <= p <= 1, prim, "C2", lambda: f"p is {p}, expected 0 <= p <= 1")
+    shape = tuple(self.shape)
+    # empty_like's preserve_format: self's strides where dense, else dense in self's dim order
+    return TensorMeta(shape, elementwise_strides(shape, [(tuple(self.stride()), dtype.itemsize)]), dtype, self.device)
+
+
+@meta_rule("masked_uniform", constraints=("C1", "C2"))
+def masked_uniform(prim, mask, low, high):
+    check_dtype(prim, "C1", mask, prim.dtypes, "mask")
+    check(low <= high, prim, "C2", lambda: f"low {low} is greater than high {high}")
+    shape = tuple(mask.shape)
+    return TensorMeta(shape, contiguous_strides(shape), torch.float64, mask.device)

@@ -1,4 +1,5 @@
-"""Reference implementations of the random prims: splitmix64 on int64 counters (see random.yaml).
+"""Reference implementations of the random prims: splitmix64 on int64 counters (see random.yaml), and
+the generator prims, which call torch's kernels.
 
 int64 tensor arithmetic wraps modulo 2 ** 64, which is the unsigned arithmetic the hash wants;
 right shifts are made logical by masking off the sign bits an arithmetic shift brings in.
@@ -106,3 +107,20 @@ def exponential(shape, lambd, seed, offset, *, dtype, device):
 def randperm(n, seed, offset, *, dtype, device):
     keys = _words(n, seed, offset, device)
     return torch.sort(keys, stable=True).indices.to(dtype)
+
+
+# ---- generator prims: torch's own kernels, so they draw (and advance the generator) as eager does --
+
+
+def bernoulli_p(self, p, *, dtype):
+    return torch.empty_like(self, dtype=dtype).bernoulli_(p)
+
+
+def masked_uniform(mask, low, high):
+    flat = mask.reshape(-1)     # row-major order of the mask's shape, whatever its layout
+    out = torch.zeros(flat.shape, dtype=torch.float64, device=mask.device)
+    # 53-bit uniforms in [0, 1) (exact, one 64-bit draw each), scaled with two roundings: torch's uniform_(low, high)
+    # may fuse the multiply-add, eager's rrelu kernel does not
+    u = torch.empty(int(flat.sum()), dtype=torch.float64, device=mask.device).uniform_(0.0, 1.0)
+    draws = u * (high - low) + low
+    return out.masked_scatter_(flat, draws).reshape(mask.shape)

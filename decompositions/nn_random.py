@@ -1,0 +1,176 @@
+"""Decompositions of the torch.nn ops that draw random numbers in training: dropout, native_dropout,
+feature (2d/3d) dropout, alpha and feature-alpha dropout (and their in-place forms), and rrelu.
+
+Each follows eager's CPU kernel step by step (aten/src/ATen/native/Dropout.cpp, Activation.cpp):
+the mask is drawn by a generator prim (bernoulli_p, masked_uniform) on a tensor of the shape and
+layout eager draws into, so under the same torch.manual_seed the graph draws eager's numbers, and the
+arithmetic on the mask is eager's, op by op (ATen ops that decompose themselves). A backward reads
+the forward's mask (native_dropout's second output, rrelu's noise) and never draws again.
+"""
+from __future__ import annotations
+
+import math
+import struct
+
+import torch
+
+from decompositions.common import P, aten, write_into
+from decompositions.nn import _check_dropout_p, _contiguous, _like, _numel, register_out
+from decompositions.random import bernoulli_noise
+from decompositions.registry import register
+
+# ----------------------------------------------------------------------------- dropout
+
+ALPHA = 1.7580993408473766    # SELU's alpha * scale: alpha dropout keeps SELU's mean and variance
+
+
+def _feature_noise_like(a):
+    """A tensor shaped as make_feature_noise's input.new_empty([N, C, 1, ...]) (one draw per sample and
+    channel), laid out so that empty_like of it is contiguous in its draw order: a's first element per
+    (sample, channel), from a contiguous copy where a holds channels outside samples."""
+    if a.dim() < 2:
+        raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input, got a {a.dim()}-D input")
+    src = a if a.stride(0) >= a.stride(1) else _contiguous(a)
+    return P.slice(src, [0] * a.dim(), [a.shape[0], a.shape[1]] + [1] * (a.dim() - 2), [1] * a.dim())
+
+
+def _dropout_impl(a, p, train, *, feature, alpha):
+    """Eager's _dropout_impl (functional): the input itself when nothing is dropped, else input * noise
+    (+ b for alpha dropout), the noise drawn as empty_like(input) (or new_empty of the feature shape,
+    contiguous) .bernoulli_(1 - p)."""
+    _check_dropout_p(p)
+    if p == 0 or not train or _numel(a.shape) == 0:
+        return a        # eager returns the input itself
+    if p == 1:
+        return P.mul(a, _like(a, 0))    # eager's input * zeros({}): nan stays nan
+    noise = bernoulli_noise(_feature_noise_like(a) if feature else a, 1 - p, a.dtype)
+    if not alpha:
+        return aten.mul.Tensor(a, aten.div.Scalar(noise, 1 - p))
+    s = 1.0 / math.sqrt((ALPHA * ALPHA * p + 1) * (1 - p))
+    b = aten.add.Scalar(aten.mul.Scalar(aten.add.Scalar(noise, -1), ALPHA * s), ALPHA * s * p)
+    return aten.add.Tensor(aten.mul.Tensor(a, aten.mul.Scalar(noise, s)), b)
+
+
+def _dropout_variant(name, feature, alpha):
+    def functional(a, p, train):
+        return _dropout_impl(a, p, train, feature=feature, alpha=alpha)
+
+    def inplace(a, p, train):
+        out = _dropout_impl(a, p, train, feature=feature, alpha=alpha)
+        return a if out is a else write_into(a, out, name + "_")
+    functional.__name__ = functional.__qualname__ = name
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    register(getattr(aten, name).default)(functional)
+    register(getattr(aten, name + "_").default)(inplace)
+
+
+for _name, _feature, _alpha in (("dropout", False, False), ("feature_dropout", True, False),
+                                ("alpha_dropout", False, True), ("feature_alpha_dropout", True, True)):
+    _dropout_variant(_name, _feature, _alpha)
+
+
+@register(aten.native_dropout.default)
+def native_dropout(a, p, train):
+    """(input * mask * (1 / (1 - p)), mask): eager's CPU kernel draws the bool mask as
+    empty_like(input, bool).bernoulli_(1 - p) whenever train is not False, even for p = 0 or 1."""
+    _check_dropout_p(p)
+    keep_all = P.broadcast_in_dim(P.scalar_tensor(True, dtype=torch.bool, device=a.device), list(a.shape), [])
+    if train is False:
+        return P.clone(a), keep_all
+    if _numel(a.shape) == 0:
+        return P.clone(a), keep_all
+    mask = bernoulli_noise(a, 1 - p, torch.bool)
+    scale = 0.0 if p == 1 else 1.0 / (1 - p)
+    return aten.mul.Scalar(aten.mul.Tensor(a, mask), scale), mask
+
+
+register_out(aten.native_dropout.out, native_dropout)
+
+
+# ----------------------------------------------------------------------------- rrelu
+
+
+def _opmath(dtype):
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+def _as_float32(x):
+    """x rounded to float32 (eager's kernel converts lower and upper to its float32 opmath type)."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def _rrelu_train(a, lower, upper):
+    """Eager's CPU training kernel over the contiguous input, in order: an element x <= 0 draws a slope
+    r = uniform(lower, upper) (a double, rounded to the opmath type) and gives x * r with noise r;
+    any other element (nan too) gives x with noise 1. Returns (output, noise), both contiguous."""
+    x = _contiguous(a)
+    opmath = _opmath(a.dtype)
+    low, high = (float(lower), float(upper)) if opmath == torch.float64 else \
+        (_as_float32(float(lower)), _as_float32(float(upper)))
+    if not low <= high:
+        raise RuntimeError(f"rrelu: Lower bound should be less than or equal to the upper bound, got lower={lower}, "
+                           f"upper={upper}")
+    drawn = P.le(x, _like(x, 0))
+    slope = P.convert_element_type(P.masked_uniform(drawn, low, high), opmath)
+    out = P.where(drawn, P.convert_element_type(P.mul(P.convert_element_type(x, opmath), slope), a.dtype), x)
+    noise = P.where(drawn, P.convert_element_type(slope, a.dtype), _like(x, 1))
+    return out, noise
+
+
+def _rrelu_eval(a, lower, upper):
+    return _contiguous(aten.leaky_relu.default(a, (lower + upper) / 2))     # eager writes a contiguous result
+
+
+def _check_generator(name, generator):
+    if generator is not None:
+        raise RuntimeError(f"{name}: generator= is not supported by primkit: its generator prims draw from the "
+                           f"device's default generator (pass generator=None)")
+
+
+def rrelu_with_noise_functional(a, noise, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
+    """(output, noise_out): noise_out is the slopes drawn in training, noise itself otherwise."""
+    if tuple(noise.shape) != tuple(a.shape):
+        raise RuntimeError(f"rrelu_with_noise: noise tensor shape must match self tensor shape. Got self.shape = "
+                           f"{list(a.shape)} noise.shape = {list(noise.shape)}")
+    if not training:
+        return _rrelu_eval(a, lower, upper), noise
+    _check_generator("rrelu_with_noise", generator)
+    out, drawn = _rrelu_train(a, lower, upper)
+    return out, P.convert_element_type(drawn, noise.dtype)
+
+
+def rrelu_with_noise(a, noise, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
+    out, noise_out = rrelu_with_noise_functional(a, noise, lower, upper, training, generator)
+    if training:
+        write_into(noise, noise_out, "rrelu_with_noise")    # eager writes the slopes into noise
+    return out
+
+
+def rrelu(a, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
+    """Eager's composite: rrelu_with_noise with a fresh contiguous noise tensor."""
+    if not training:
+        return _rrelu_eval(a, lower, upper)
+    _check_generator("rrelu", generator)
+    return _rrelu_train(a, lower, upper)[0]
+
+
+register(aten.rrelu.default)(rrelu)
+register(aten.rrelu_.default)(lambda a, *args, **kw: write_into(a, rrelu(a, *args, **kw), "rrelu_"))
+register(aten.rrelu_with_noise.default)(rrelu_with_noise)
+register(aten.rrelu_with_noise_functional.default)(rrelu_with_noise_functional)
+register(aten.rrelu_with_noise_.default)(
+    lambda a, *args, **kw: write_into(a, rrelu_with_noise(a, *args, **kw), "rrelu_with_noise_"))
+register(aten.rrelu_with_noise.out)(
+    lambda *args, out, **kw: write_into(out, rrelu_with_noise(*args, **kw), "rrelu_with_noise"))
+
+
+@register(aten.rrelu_with_noise_backward.default)
+def rrelu_with_noise_backward(grad, a, noise, lower, upper, training, self_is_result):
+    """noise * grad in training (the forward's slopes: nothing is drawn again), else leaky_relu's backward
+    with the mean slope."""
+    if training:
+        return aten.mul.Tensor(noise, grad)
+    return aten.leaky_relu_backward.default(grad, a, (lower + upper) / 2, self_is_result)
+
+
+register_out(aten.rrelu_with_noise_backward.out, rrelu_with_noise_backward)
