@@ -4,6 +4,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
+import os
+import re
 import threading
 
 import torch
@@ -41,11 +43,49 @@ def non_prim_ops(gm: torch.fx.GraphModule) -> list[str]:
     return sorted(set(bad))
 
 
-def check_prim_only(gm: torch.fx.GraphModule, context: str = "") -> torch.fx.GraphModule:
+def check_prim_only(gm: torch.fx.GraphModule, context: str = "", note: str = "") -> torch.fx.GraphModule:
     bad = non_prim_ops(gm)
     if bad:
-        raise DecompositionError(bad, context)
+        error = DecompositionError(bad, context)
+        if note:
+            error.add_note(note)
+        raise error
     return gm
+
+
+_READS_DATA = ("aten::_local_scalar_dense is a tensor's value read on the host (Tensor.item(), float(t), int(t), "
+               "bool(t)); a graph of prims cannot hold a host value: keep the computation in tensors (a 0-d tensor "
+               "instead of .item())")
+
+
+def _user_frame(tb) -> str:
+    """The innermost frame of the traceback outside torch and primkit: the user's line."""
+    import traceback
+    skip = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (torch, prims))
+    skip += (os.path.dirname(os.path.abspath(__file__)) + os.sep,)
+    frames = [f for f in traceback.extract_tb(tb) if not f.filename.startswith(skip)]
+    if not frames:
+        return "an unknown place"
+    f = frames[-1]
+    return f"{f.filename}:{f.lineno} in {f.name} ({(f.line or '').strip()})"
+
+
+@contextlib.contextmanager
+def _data_dependence_named(name):
+    """Data-dependent control flow (``if t.sum() > 0:``) ends make_fx in torch's guard error on an
+    unbacked symbol; say instead which op read data and where the program branched on it."""
+    from torch._subclasses.fake_tensor import DataDependentOutputException
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+    try:
+        yield
+    except (GuardOnDataDependentSymNode, DataDependentOutputException) as e:
+        error = DecompositionError(
+            ["aten::_local_scalar_dense"], f"trace({name}): ",
+            f"read a tensor's value on the host, and the program branches on it at {_user_frame(e.__traceback__)}: "
+            f"a graph holds one path for every input, so data-dependent control flow cannot be traced. Keep the "
+            f"decision in tensors (torch.where, masks), or run the program eagerly")
+        error.add_note(f"torch said: {str(e).splitlines()[0]}")
+        raise error from e
 
 
 def _writes_through_views(gm) -> list[str]:
@@ -160,9 +200,10 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     mode = "symbolic" if dynamic else "fake"
     # Inference graphs (training graphs go through AOTAutograd); the table's entries for
     # CompositeImplicitAutograd ops run instead of torch's composites (see decompositions.composite).
-    with torch.no_grad(), scopes(), composites(table):
+    with torch.no_grad(), scopes(), composites(table), _data_dependence_named(name):
         gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
     read_after_write = guards.read_after_write_pairs(gm)
+    undecomposed = non_prim_ops(gm)
     views = _writes_through_views(gm)
     if views or _metadata_mutations(gm):
         # A write into a view (x[0].add_(1), y[:, 1] = v) needs aliasing that prims do not have
@@ -170,15 +211,21 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         # the graph computes each written base anew (and writes an input back at the end). An
         # in-place view op (x.t_()) becomes its out-of-place view there.
         try:
-            with torch.no_grad(), scopes(), composites(table):
+            with torch.no_grad(), scopes(), composites(table), _data_dependence_named(name):
                 gm = make_fx(torch.func.functionalize(fn, remove="mutations"), decomposition_table=table,
                              tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
         except RuntimeError as e:
             if "functionaliz" not in str(e):
                 raise
-            raise DecompositionError(
-                [f"primkit.{v}" for v in views], f"trace({name}): ",
-                f"are written through, and torch could not functionalize the program ({e})") from e
+            # Every op the program needs and lacks: those the first trace kept, and those torch
+            # could not functionalize (an in-place op without a decomposition, e.g. fill_diagonal_).
+            refused = re.findall(r"alias annotations: (\w+::[\w.]+)\(", str(e))
+            error = DecompositionError(
+                [*undecomposed, *refused] or [f"primkit.{v}" for v in views], f"trace({name}): ",
+                "have no decomposition to prims (the program writes through a view, and torch could not "
+                "functionalize it while these remain)")
+            error.add_note(f"torch's functionalization said: {e}")
+            raise error from e
         views, resized = _writes_through_views(gm), _metadata_mutations(gm)
         if views:
             raise DecompositionError([f"primkit.{v}" for v in views], f"trace({name}): ",
@@ -189,7 +236,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
                                      "do (prims are functional); apply the op out of place (t() rather than t_())")
     if isinstance(program, torch.nn.Module):
         _mark_module_state(gm, program)
-    check_prim_only(gm, f"trace({name}): ")
+    check_prim_only(gm, f"trace({name}): ", _READS_DATA if "aten::_local_scalar_dense" in non_prim_ops(gm) else "")
     if target is not None:
         outside = sorted({n.target.name() for n in gm.graph.nodes if n.op == "call_function"
                           and prims.is_prim(n.target) and n.target._opname not in target})

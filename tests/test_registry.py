@@ -99,3 +99,33 @@ def test_trace_from_threads_leaves_no_global_state():
     targets = {n.target for n in plain.graph.nodes if n.op == "call_function"}
     assert not any(getattr(t, "namespace", None) == "primkit" for t in targets), targets
     assert aten._softmax.default in targets and aten.native_layer_norm.default in targets
+
+
+def test_functionalization_failure_lists_every_missing_op():
+    # fill_diagonal_ writes through a view and has no functional form torch can use; binomial has
+    # no decomposition. Both are named (the error used to name only primkit.as_strided).
+    def program(x):
+        y = x.clone()
+        y.fill_diagonal_(0.5)
+        return torch.binomial(torch.full_like(x, 5.0), x) + y
+    with pytest.raises(DecompositionError) as info:
+        trace(program, torch.rand(4, 4))
+    assert {"aten::binomial", "aten::fill_diagonal_"} <= set(info.value.missing)
+
+
+def test_data_dependent_control_flow_names_the_op_and_the_line():
+    def program(x):
+        if x.sum() > 0:     # branches on a value
+            return x * 2
+        return x
+    with pytest.raises(DecompositionError, match=r"read a tensor's value on the host, and the program branches on "
+                                                 r"it at .*test_registry.py:\d+ in program \(if x.sum\(\) > 0:") as info:
+        trace(program, torch.rand(3))
+    assert info.value.missing == ["aten::_local_scalar_dense"]
+
+
+def test_item_is_explained():
+    with pytest.raises(DecompositionError) as info:
+        trace(lambda x: x * x.max().item(), torch.rand(3))
+    assert info.value.missing == ["aten::_local_scalar_dense"]
+    assert "a tensor's value read on the host (Tensor.item()" in "".join(info.value.__notes__)
