@@ -18,6 +18,7 @@ from decompositions.common import P, aten, write_into
 from decompositions.nn import _check_dropout_p, _contiguous, _like, _numel, register_out
 from decompositions.random import bernoulli_noise
 from decompositions.registry import register
+from decompositions.shape import preserved_strides
 
 # ----------------------------------------------------------------------------- dropout
 
@@ -73,12 +74,14 @@ for _name, _feature, _alpha in (("dropout", False, False), ("feature_dropout", T
 def native_dropout(a, p, train):
     """(input * mask * (1 / (1 - p)), mask): eager's CPU kernel draws the bool mask as
     empty_like(input, bool).bernoulli_(1 - p) whenever train is not False, even for p = 0 or 1."""
-    _check_dropout_p(p)
+    if not 0 <= 1 - p <= 1:     # eager checks nothing itself: its bernoulli_(1 - p) refuses
+        raise RuntimeError(f"native_dropout: bernoulli_ expects p to be in [0, 1], but got p={1 - p} (1 - p for "
+                           f"dropout probability {p})")
     keep_all = P.broadcast_in_dim(P.scalar_tensor(True, dtype=torch.bool, device=a.device), list(a.shape), [])
     if train is False:
         return P.clone(a), keep_all
-    if _numel(a.shape) == 0:
-        return P.clone(a), keep_all
+    if _numel(a.shape) == 0:    # eager: (input, empty_like(input)), the mask in the input's dtype
+        return P.clone(a), P.empty_strided(list(a.shape), list(preserved_strides(a)), dtype=a.dtype, device=a.device)
     mask = bernoulli_noise(a, 1 - p, torch.bool)
     scale = 0.0 if p == 1 else 1.0 / (1 - p)
     return aten.mul.Scalar(aten.mul.Tensor(a, mask), scale), mask

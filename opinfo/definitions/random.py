@@ -15,8 +15,10 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 
-from opinfo.core import OpInfo, SampleInput, XFail
+from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from opinfo.samples import layouts, make
 from opinfo.dtypes import FLOATING
 
 N = 4096       # draws per moment check
@@ -323,4 +325,96 @@ ENTRIES = [
     *(entry(f"aten.{name}", checker(draw, support, mean, var, default_generator=g is None), (f"aten::{name}",),
             samples, dtypes=d)
       for name, g, draw, support, mean, var, samples, d in _variants()),
+]
+
+
+# ----------------------------------------------------------------------------- training-mode random ops
+# These draw from the default generator through the generator prims, so their values equal eager's under
+# the same seed (seeded=True: test_trace_and_values seeds before eager and before the graph). Their
+# gradients are compared under AOTAutograd in tests/test_random_training.py (the OpInfo gradient test runs
+# eager per sample and the graph over all samples, so the draws would not line up).
+
+def _train_samples(shapes, ps):
+    def gen(op, device, dtype):
+        for shape in shapes:
+            for (name, t), p in zip(layouts(shape, device, dtype), ps * 3):
+                yield SampleInput(t, (p,), name=f"{name} {shape} p={p}")
+        yield SampleInput(make((0, 3, 2), device, dtype), (0.5,), name="empty p=0.5")
+        yield SampleInput(make((3, 4), device, dtype), (1.0,), name="p=1")
+        yield SampleInput(make((3, 4), device, dtype), (0.0,), name="p=0")
+    return gen
+
+
+def _p_errors(error_type=RuntimeError, match="dropout probability has to be between 0 and 1"):
+    """p outside [0, 1]: torch.nn.functional's wrappers raise ValueError before ATen, ATen a RuntimeError
+    (native_dropout through its bernoulli_(1 - p))."""
+    def gen(op, device):
+        x = torch.ones(3, 4, device=device)
+        yield ErrorInput(SampleInput(x, (1.5,), name="p > 1"), error_type, match)
+        yield ErrorInput(SampleInput(x, (-0.5,), name="p < 0"), error_type, match)
+    return gen
+
+
+def _feature_errors(op, device):
+    yield from _p_errors()(op, device)
+    yield ErrorInput(SampleInput(torch.ones(5, device=device), (0.5,), name="1-d input"), RuntimeError,
+                     "Feature dropout requires at least 2 dimensions")
+
+
+def _rrelu_samples(op, device, dtype):
+    for shape in ((7,), (4, 5), (2, 3, 4, 5)):
+        for name, t in layouts(shape, device, dtype, low=-2, high=2):
+            yield SampleInput(t, (0.1, 0.3), name=f"{name} {shape}")
+    x = torch.tensor([-1.0, 0.0, float("nan"), float("-inf"), 2.0, -0.0], device=device, dtype=dtype)
+    yield SampleInput(x, (0.25, 0.25), name="extremal, lower == upper")
+    yield SampleInput(make((0, 3), device, dtype), (0.125, 1 / 3), name="empty")
+
+
+def _rrelu_errors(op, device):
+    yield ErrorInput(SampleInput(torch.ones(3, device=device), (0.5, 0.25), name="lower > upper"), RuntimeError,
+                     "Lower bound should be less than or equal to the upper bound")
+
+
+def _attention_samples(op, device, dtype):
+    for shape in ((2, 3, 5, 4), (3, 6, 8), (1, 2, 1, 3)):
+        q, k, v = (make(shape, device, dtype) for _ in range(3))
+        yield SampleInput(q, (k, v, 0.3), name=f"{shape} p=0.3")
+    q, k = (make((2, 5, 3, 4), device, dtype).transpose(1, 2) for _ in range(2))
+    yield SampleInput(q, (k, make((2, 3, 5, 4), device, dtype), 0.5), name="transposed q, k p=0.5")
+
+
+def _seeded_entry(name, op, aten, samples, errors, dtypes=FLOATING, **kw):
+    return entry(name, op, aten, samples, dtypes, error_inputs=errors, seeded=True, **kw)
+
+
+TRAINING_DROPOUT_SHAPES = ((7,), (4, 5), (2, 3, 4, 5), (2, 3, 4, 5, 2))
+FEATURE_SHAPES = ((4, 5), (2, 3, 4), (2, 3, 4, 5), (2, 3, 4, 5, 2))
+
+ENTRIES += [
+    _seeded_entry("nn.functional.dropout.train", lambda x, p: F.dropout(x, p, training=True), ("aten::dropout",),
+                  _train_samples(TRAINING_DROPOUT_SHAPES, (0.3, 0.7)), _p_errors(ValueError)),
+    _seeded_entry("nn.functional.feature_dropout.train", lambda x, p: torch.feature_dropout(x, p, True),
+                  ("aten::feature_dropout",), _train_samples(FEATURE_SHAPES, (0.5, 0.2)), _feature_errors),
+    _seeded_entry("nn.functional.alpha_dropout.train", lambda x, p: F.alpha_dropout(x, p, training=True),
+                  ("aten::alpha_dropout",), _train_samples(TRAINING_DROPOUT_SHAPES, (0.3, 0.6)),
+                  _p_errors(ValueError)),
+    _seeded_entry("nn.functional.feature_alpha_dropout.train",
+                  lambda x, p: torch.feature_alpha_dropout(x, p, True), ("aten::feature_alpha_dropout",),
+                  _train_samples(FEATURE_SHAPES, (0.3, 0.6)), _feature_errors),
+    _seeded_entry("native_dropout.train", lambda x, p: torch.native_dropout(x, p, True), ("aten::native_dropout",),
+                  _train_samples(TRAINING_DROPOUT_SHAPES, (0.25, 0.75)), _p_errors(match="bernoulli_ expects p to be in")),
+    # eager's CPU rrelu has no float16 kernel
+    _seeded_entry("nn.functional.rrelu.train", lambda x, lo, hi: F.rrelu(x, lo, hi, training=True),
+                  ("aten::rrelu", "aten::rrelu_with_noise"), _rrelu_samples, _rrelu_errors,
+                  dtypes=FLOATING - {torch.float16}),
+    _seeded_entry("aten.bernoulli.p.default_generator", lambda x, p: torch.bernoulli(x, p), ("aten::bernoulli.p",),
+                  _train_samples(TRAINING_DROPOUT_SHAPES, (0.3, 0.9)), None),
+    _seeded_entry("nn.functional.scaled_dot_product_attention.dropout",
+                  lambda q, k, v, p: F.scaled_dot_product_attention(q, k, v, dropout_p=p),
+                  ("aten::scaled_dot_product_attention",), _attention_samples, None,
+                  dtypes=frozenset({torch.float32, torch.float64}),
+                  # eager's math kernel scales q and k by sqrt(scale) before their matmul and primkit scales
+                  # the scores after it; the kept weights, scaled by 1 / (1 - p), carry that difference
+                  # (up to about 2e-5 on outputs of magnitude 3 in float32); the mask itself is exact
+                  tolerances={torch.float32: (5e-5, 1e-5)}),
 ]
