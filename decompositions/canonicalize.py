@@ -9,9 +9,9 @@
    permutes, empty squeezes/expand_dims/revs, full slices, zero pads, one-tensor cats;
 4. constant folding: elementwise prims on scalar constants become one scalar constant;
 5. commutative operands in a canonical order (only where the output layout stays the same);
-6. common subexpressions merged (deterministic, non-mutating prims only);
+6. common subexpressions merged (deterministic, non-mutating prims only; generator prims never merge);
 7. dead code removed;
-8. nodes in a deterministic topological order with deterministic names.
+8. nodes in a deterministic topological order with deterministic names (generator prims keep their order).
 
 ``graph_hash(gm)`` hashes the canonical graph's function from inputs to returned values.
 Every pass keeps ``node.meta`` (``nn_module_stack`` included) on the nodes it keeps or creates.
