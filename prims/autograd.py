@@ -401,13 +401,37 @@ def _is_callee(tree, name_node) -> bool:
     return any(isinstance(n, ast.Call) and n.func is name_node for n in ast.walk(tree))
 
 
-def check_calls(derivative: Derivative, prim_names) -> None:
-    """FormulaError naming the field when a formula calls something that is neither prim nor helper."""
+def check_calls(derivative: Derivative, signatures) -> None:
+    """FormulaError naming the field when a formula calls something that is neither prim nor helper,
+    or calls a prim with arguments its schema does not take. ``signatures``: prim name -> its
+    ``arg_defaults`` ((name, has_default, default) in schema order)."""
     for f in derivative.formulas:
-        unknown = sorted(c for c in f.calls if c not in prim_names and c not in HELPERS)
+        unknown = sorted(c for c in f.calls if c not in signatures and c not in HELPERS)
         if unknown:
             raise FormulaError(f"derivative.{f.arg}", f"{f.text!r} calls {', '.join(unknown)}, which is neither "
                                                       f"a prim nor a helper ({', '.join(sorted(HELPERS))})")
+        for call in ast.walk(f.tree) if f.tree is not None else ():
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in signatures \
+                    and call.func.id not in HELPERS:
+                problem = _arity_problem(signatures[call.func.id], call)
+                if problem:
+                    raise FormulaError(f"derivative.{f.arg}", f"{f.text!r}: {call.func.id}(...) {problem}")
+
+
+def _arity_problem(arg_defaults, call) -> str | None:
+    names = [n for n, _, _ in arg_defaults]
+    required = [n for n, has_default, _ in arg_defaults if not has_default]
+    given = names[:len(call.args)]
+    if len(call.args) > len(names):
+        return f"takes at most {len(names)} arguments ({', '.join(names)}), got {len(call.args)}"
+    keywords = [k.arg for k in call.keywords]
+    unknown = [k for k in keywords if k not in names]
+    if unknown:
+        return f"has no argument {unknown[0]!r} (it takes {', '.join(names)})"
+    missing = [n for n in required if n not in given and n not in keywords]
+    if missing:
+        return f"misses argument {missing[0]!r} (it takes {', '.join(names)})"
+    return None
 
 
 def may_be_differentiable(dtypes, params) -> bool:

@@ -11,6 +11,7 @@ _BY_NAME = {
     "float32": torch.float32, "float64": torch.float64,
     "complex64": torch.complex64, "complex128": torch.complex128,
 }
+NAMES = frozenset(_BY_NAME)
 
 # Each class is a set of dtype names or other classes.
 CLASSES: dict[str, tuple[str, ...]] = {

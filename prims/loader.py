@@ -20,6 +20,7 @@ prims without tensor inputs (creation and random numbers from sizes: nothing to 
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -111,7 +112,28 @@ def resolve_impl(path: str):
         obj = getattr(obj, part, None)
         if obj is None:
             return None
+    if parts[0] == "torch" and not _is_tensor_function(obj):
+        return None
     return obj if callable(obj) else None
+
+
+@functools.lru_cache(maxsize=1)
+def _tensor_functions() -> frozenset:
+    """torch's tensor functions: those __torch_function__ dispatches (torch.*, torch.linalg.*,
+    torch.special.*, torch.fft.*, torch.nn.functional.*, Tensor methods) and the builtins of
+    torch._C._VariableFunctions. Not torch.load, torch.save or a module reached through torch."""
+    from torch.overrides import get_overridable_functions
+    return frozenset(f for fs in get_overridable_functions().values() for f in fs)
+
+
+def _is_tensor_function(obj) -> bool:
+    try:
+        if obj in _tensor_functions():
+            return True
+    except TypeError:   # unhashable
+        return False
+    name = getattr(obj, "__name__", None)
+    return name is not None and getattr(torch._C._VariableFunctions, name, None) is obj
 
 
 def _parse_signature(file, name, signature):
@@ -122,12 +144,78 @@ def _parse_signature(file, name, signature):
     return schema
 
 
-def load_file(path: Path) -> list[PrimDef]:
+class _DuplicateKey(Exception):
+    def __init__(self, key, line):
+        self.key, self.line = key, line
+
+
+class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):   # libyaml's parser where present: 5x faster
+    """yaml.safe_load that refuses a key given twice in one mapping (safe_load keeps the last)."""
+
+
+def _strict_mapping(loader, node, deep=False):
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            duplicate = key in seen
+        except TypeError:
+            raise yaml.constructor.ConstructorError(None, None, f"unhashable key {key!r}", key_node.start_mark)
+        if duplicate:
+            raise _DuplicateKey(key, key_node.start_mark.line + 1)
+        seen.add(key)
+    return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _strict_mapping)
+
+# A catalog file's content, counted with every alias expanded: a few thousand nodes today. Nested
+# anchors can make a file of a few hundred bytes stand for millions (a "billion laughs").
+MAX_EXPANDED_NODES = 200_000
+
+
+def _expanded_size(data, limit) -> int:
+    count, stack = 0, [data]
+    while stack and count <= limit:
+        x = stack.pop()
+        count += 1
+        if isinstance(x, dict):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return count
+
+
+def _prim_at_line(text: str, line: int):
+    """The name of the catalog entry a line belongs to (the last `name:` at or before it)."""
+    names = re.findall(r"\bname:\s*([A-Za-z0-9_]+)", "\n".join(text.splitlines()[:line]))
+    return names[-1] if names else None
+
+
+def read_yaml(path: Path):
+    """The file's YAML, strictly: UTF-8, no duplicate keys, bounded after alias expansion."""
     file = path.name
+    raw = path.read_bytes()
     try:
-        data = yaml.safe_load(path.read_text())
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        _fail(file, None, None, f"not UTF-8 text: byte 0x{raw[e.start]:02x} at offset {e.start}")
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)
+    except _DuplicateKey as e:
+        _fail(file, _prim_at_line(text, e.line), str(e.key), f"given twice in one mapping (line {e.line})")
     except yaml.YAMLError as e:
         _fail(file, None, None, f"not valid YAML: {e}")
+    if _expanded_size(data, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
+        _fail(file, None, None, f"more than {MAX_EXPANDED_NODES} YAML nodes once aliases are expanded "
+              f"(nested anchors?)")
+    return data
+
+
+def load_file(path: Path) -> list[PrimDef]:
+    file = path.name
+    data = read_yaml(path)
     if not isinstance(data, dict):
         _fail(file, None, None, "expected a mapping with keys family, doc, defaults, prims")
     unknown = set(data) - FILE_KEYS
@@ -137,7 +225,11 @@ def load_file(path: Path) -> list[PrimDef]:
         if k not in data:
             _fail(file, None, k, "missing")
     family = data["family"]
+    if not isinstance(family, str) or not _NAME.match(family):
+        _fail(file, None, "family", f"expected a lowercase identifier, got {family!r}")
     defaults = data.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        _fail(file, None, "defaults", f"expected a mapping of entry fields, got {type(defaults).__name__}")
     bad = set(defaults) - (ENTRY_KEYS - {"name"})
     if bad:
         _fail(file, None, "defaults." + sorted(bad)[0], "unknown key")
@@ -174,7 +266,16 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
     for k in REQUIRED:
         if k not in e or e[k] in (None, ""):
             _fail(file, name, k, "missing")
+    for k, types in FIELD_TYPES.items():
+        if k in e and e[k] is not None and not isinstance(e[k], types):
+            expected = " or ".join(t.__name__ for t in (types if isinstance(types, tuple) else (types,)))
+            _fail(file, name, k, f"expected {expected}, got {type(e[k]).__name__} {e[k]!r}")
+    for k in ("tags", "dtypes"):
+        bad_items = [t for t in e.get(k) or () if not isinstance(t, str)]
+        if bad_items:
+            _fail(file, name, k, f"expected a list of names, got {bad_items[0]!r} in it")
     schema = _parse_signature(file, name, e["signature"])
+    _check_functional(file, name, schema, e.get("tags") or ())
     try:
         dtypes = dt.resolve(e["dtypes"])
     except KeyError as k:
@@ -188,10 +289,17 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
     params = e.get("params") or {}
     if not isinstance(params, dict):
         _fail(file, name, "params", "expected a mapping")
-    for p in params:
+    for p, value in params.items():
         if p not in rule.params:
             _fail(file, name, f"params.{p}", f"meta rule '{rule.name}' takes no such parameter "
                   f"(it takes: {', '.join(sorted(rule.params)) or 'none'})")
+        problem = rule.params[p](value)
+        if problem:
+            _fail(file, name, f"params.{p}", problem)
+    outputs = rule.outputs(params) if callable(rule.outputs) else rule.outputs
+    if len(schema.returns) != outputs:
+        _fail(file, name, "signature", f"returns {len(schema.returns)} value(s), but meta rule '{rule.name}' "
+              f"produces {outputs}{' with these params' if callable(rule.outputs) else ''}")
     constraints = []
     for c in e.get("constraints") or []:
         if not isinstance(c, dict) or set(c) != {"id", "text"} or not _CID.match(str(c["id"])):
@@ -204,7 +312,8 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
     if missing:
         _fail(file, name, "constraints", f"meta rule '{rule.name}' cites {missing}, which the entry does not list")
     if resolve_impl(e["impl"]) is None:
-        _fail(file, name, "impl", f"'{e['impl']}' does not name a torch function or a prims.reference function")
+        _fail(file, name, "impl", f"'{e['impl']}' does not name a tensor function of torch (torch.*, torch.linalg.*, "
+              f"torch.special.*, torch.fft.*, torch.nn.functional.*) or a function of prims.reference")
     tags = frozenset(e.get("tags") or ())
     if not tags <= TAGS:
         _fail(file, name, "tags", f"unknown tags {sorted(tags - TAGS)} (known: {', '.join(sorted(TAGS))})")
@@ -218,6 +327,21 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
         example=e.get("example"), derivative=derivative, file=file, arg_names=tuple(a.name for a in args),
         arg_defaults=tuple((a.name, a.has_default_value(), a.default_value if a.has_default_value() else None)
                            for a in args))
+
+
+FIELD_TYPES = {"signature": str, "doc": str, "meta": str, "impl": str, "example": str, "dtypes": list,
+               "tags": list, "constraints": list, "params": dict}
+
+
+def _check_functional(file, name, schema, tags):
+    """A prim's schema has no overload name, and writes into an argument only if tagged `mutates`."""
+    if schema.overload_name:
+        _fail(file, name, "signature", f"has an overload name '.{schema.overload_name}': a prim is one "
+              f"overload, write the signature as '(args) -> returns'")
+    written = [a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+    if written and "mutates" not in tags:
+        _fail(file, name, "signature", f"writes into {', '.join(written)} (a mutable alias annotation), but the "
+              f"prim is not tagged `mutates`: prims are functional")
 
 
 def parse_derivative(file, name, spec, schema, dtypes, params):
@@ -251,7 +375,8 @@ def load_catalog(directory: Path = CATALOG_DIR) -> tuple[PrimDef, ...]:
                 _fail(path.name, p.name, "name", f"duplicate: already defined in {seen[p.name]}")
             seen[p.name] = path.name
             prims.append(p)
+    signatures = {p.name: p.arg_defaults for p in prims}
     for p in prims:     # formulas may call prims of any file: checked once all are known
         if p.derivative is not None:
-            check_derivative_calls(p.file, p.name, p.derivative, seen)
+            check_derivative_calls(p.file, p.name, p.derivative, signatures)
     return tuple(prims)

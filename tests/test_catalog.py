@@ -44,8 +44,23 @@ def test_good_catalog_loads(tmp_path):
     (lambda s: s.replace("impl: torch.abs", "impl: torch.no_such_function"), "impl"),
     (lambda s: s.replace("      - {id: C4, text: same device}\n", ""), "constraints"),
     (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    params: {nope: 1}\n"), "params.nope"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    doc: Again.\n"), "doc"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    tags: [{a: 1}]\n"), "tags"),
+    (lambda s: s.replace("impl: torch.abs", "impl: [torch.abs]"), "impl"),
+    (lambda s: s.replace("impl: torch.abs", "impl: torch.os.system"), "impl"),
+    (lambda s: s.replace("impl: torch.abs", "impl: torch.load"), "impl"),
+    (lambda s: s.replace("(Tensor a) -> Tensor", ".out(Tensor a) -> Tensor"), "signature"),
+    (lambda s: s.replace("(Tensor a) -> Tensor", "(Tensor(a!) a) -> Tensor"), "signature"),
+    (lambda s: s.replace("(Tensor a) -> Tensor", "(Tensor a) -> (Tensor, Tensor)"), "signature"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    params: {out_dtype: floaty}\n"),
+     "params.out_dtype"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    params: {arg_dtypes: {a: nope}}\n"),
+     "params.arg_dtypes"),
 ], ids=["unknown key", "missing field", "unknown dtype class", "unparsable signature", "unknown meta rule",
-        "unresolvable impl", "constraint the rule cites is missing", "unknown rule parameter"])
+        "unresolvable impl", "constraint the rule cites is missing", "unknown rule parameter", "duplicate key",
+        "tag not a name", "impl not a string", "impl outside tensor namespaces", "impl not a tensor function",
+        "overload name", "mutable alias annotation", "return the rule cannot produce", "param value not a dtype class",
+        "arg_dtypes value not a dtype class"])
 def test_defect_names_file_prim_and_field(tmp_path, edit, field):
     write(tmp_path, edit(GOOD_ENTRY.format(name="foo")))
     with pytest.raises(CatalogError) as info:
@@ -65,6 +80,22 @@ def test_duplicate_name_across_files(tmp_path):
 def test_unknown_top_level_key(tmp_path):
     (tmp_path / "x.yaml").write_text("family: x\nprims: []\nextra: 1\n")
     with pytest.raises(CatalogError, match=r"x.yaml: field 'extra': unknown key"):
+        load_catalog(tmp_path)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("family: x\ndefaults: [1, 2]\nprims: []\n", r"x.yaml: field 'defaults': expected a mapping"),
+    ("family: x\nprims: []\nfamily: y\n", r"x.yaml: field 'family': given twice in one mapping \(line 3\)"),
+    (b"family: x\nprims: []\n# caf\xe9\n", r"x.yaml: not UTF-8 text: byte 0xe9 at offset 25"),
+    ("a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+     "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+     "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+     r"x.yaml: more than 200000 YAML nodes once aliases are expanded"),
+], ids=["list defaults", "duplicate top-level key", "not utf-8", "nested anchors"])
+def test_file_defects(tmp_path, text, message):
+    path = tmp_path / "x.yaml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(CatalogError, match=message):
         load_catalog(tmp_path)
 
 
@@ -132,8 +163,13 @@ def test_derivative_formulas_load(tmp_path):
     ('{a: "__import__(grad)"}', "derivative.a", "calls __import__, which is neither"),
     ("3", "derivative", "expected `none`, `constant` or a mapping"),
     ("{a: 3}", "derivative.a", "expected a formula string or `none`"),
+    ('{a: "foo(grad, grad)"}', "derivative.a", r"foo\(...\) takes at most 1 arguments \(a\), got 2"),
+    ('{a: "foo()"}', "derivative.a", r"foo\(...\) misses argument 'a'"),
+    ('{a: "foo(b=grad)"}', "derivative.a", r"foo\(...\) has no argument 'b'"),
+    ("[grad]", "derivative", "expected `none`, `constant` or a mapping"),
 ], ids=["syntax", "unknown prim", "unknown name", "no such argument", "called lambda", "lambda",
-        "dunder attribute", "string", "builtin call", "not a mapping", "formula not a string"])
+        "dunder attribute", "string", "builtin call", "not a mapping", "formula not a string", "too many arguments",
+        "missing argument", "unknown keyword", "a list"])
 def test_malformed_derivative_names_file_prim_and_field(tmp_path, value, field, message):
     write(tmp_path, with_derivative(value))
     with pytest.raises(CatalogError, match=message) as info:

@@ -51,7 +51,7 @@ def masked_select(prim, a, mask):
     return _contiguous((data_dependent_size(prim, a),), a.dtype, a.device)
 
 
-@meta_rule("unique", constraints=("C1",))
+@meta_rule("unique", constraints=("C1",), outputs=3)
 def unique(prim, a):
     check_dtype(prim, "C1", a, prim.dtypes)
     n = data_dependent_size(prim, a)

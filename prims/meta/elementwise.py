@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from prims import dtypes as dt
 from prims.errors import check
-from prims.meta import TensorMeta, is_tensor_like, meta_rule
+from prims.meta import TensorMeta, dtype_class_per_argument, is_tensor_like, listed, meta_rule
 from prims.meta.common import check_dtype, check_same_device, shape_str
 from prims.meta.strides import elementwise_strides, itemsize
 
@@ -21,6 +21,13 @@ OUT_DTYPE = {
     "complex": lambda d, args: dt.to_complex(d),    # real -> its complex counterpart
     "arg": lambda d, args: args["dtype"],           # the prim's `dtype` argument
 }
+
+
+def out_dtype_kind(value):
+    """The check of an entry's out_dtype (see prims.meta.meta_rule)."""
+    if isinstance(value, str) and (value in OUT_DTYPE or value in dt.NAMES):
+        return None
+    return f"expected one of {', '.join(OUT_DTYPE)} or a dtype name, got {value!r}"
 
 
 def out_dtype_of(kind, common, args):
@@ -36,12 +43,14 @@ CHECK_IDS = {
 }
 
 
-@meta_rule("elementwise", params=("out_dtype", "arg_dtypes"), constraints=("C1", "C2", "C3", "C4"))
+@meta_rule("elementwise", params={"out_dtype": out_dtype_kind, "arg_dtypes": dtype_class_per_argument},
+           constraints=("C1", "C2", "C3", "C4"))
 def elementwise(prim, *args):
     return _elementwise(prim, CHECK_IDS["elementwise"], args)
 
 
-@meta_rule("elementwise_unary", params=("out_dtype",), constraints=("C1",))
+@meta_rule("elementwise_unary", params={"out_dtype": listed(out_dtype_kind)}, constraints=("C1",),
+           outputs=lambda params: len(params["out_dtype"]) if isinstance(params.get("out_dtype"), list) else 1)
 def elementwise_unary(prim, *args):
     return _elementwise(prim, CHECK_IDS["elementwise_unary"], args)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from prims import dtypes as dt
 from prims.errors import check
-from prims.meta import TensorMeta, meta_rule
+from prims.meta import TensorMeta, meta_rule, one_of
 from prims.meta.common import canonical_dims, check_dtype
 from prims.meta.strides import contiguous_strides
 
 NORMALIZATIONS = (0, 1, 2)   # none, 1/sqrt(n), 1/n: ATen's fft_norm_mode
 
 
-@meta_rule("fft", params=("kind",), constraints=("C1", "C2", "C3", "C4"))
+@meta_rule("fft", params={"kind": one_of("c2c", "r2c", "c2r")}, constraints=("C1", "C2", "C3", "C4"))
 def fft(prim, a, dims, mode, normalization):
     """mode: c2c's forward, r2c's onesided, c2r's last_dim_size."""
     kind = prim.params["kind"]

@@ -6,7 +6,7 @@ import torch
 
 from prims import dtypes as dt
 from prims.errors import check
-from prims.meta import TensorMeta, meta_rule
+from prims.meta import TensorMeta, meta_rule, one_of
 from prims.meta.common import check_dtype, check_same_device, shape_str
 from prims.meta.strides import contiguous_strides
 
@@ -60,7 +60,7 @@ def triangular_solve(prim, a, b, upper, left, unitriangular):
     return _out(b.shape, b.dtype, b.device)
 
 
-@meta_rule("lu_factor", params=("aux_dtype",), constraints=("C1", "C2"))
+@meta_rule("lu_factor", params={"aux_dtype": one_of("same")}, constraints=("C1", "C2"), outputs=2)
 def lu_factor(prim, a):
     """A packed factorization of a's shape and a (..., min(m, n)) vector beside it: lu_factor's int32
     pivots, or (aux_dtype: same) geqrf's tau in a's dtype."""
@@ -87,7 +87,7 @@ def lu_solve(prim, LU, pivots, b, left, adjoint):
     return _out(b.shape, b.dtype, b.device)
 
 
-@meta_rule("qr", constraints=("C1", "C2", "C3"))
+@meta_rule("qr", constraints=("C1", "C2", "C3"), outputs=2)
 def qr(prim, a, mode):
     _matrix(prim, "C1", a)
     check_dtype(prim, "C2", a, prim.dtypes)
@@ -97,7 +97,7 @@ def qr(prim, a, mode):
     return _out(batch + (m, k), a.dtype, a.device), _out(batch + (k, n), a.dtype, a.device)
 
 
-@meta_rule("svd", constraints=("C1", "C2"))
+@meta_rule("svd", constraints=("C1", "C2"), outputs=3)
 def svd(prim, a, full_matrices):
     _matrix(prim, "C1", a)
     check_dtype(prim, "C2", a, prim.dtypes)
@@ -108,14 +108,14 @@ def svd(prim, a, full_matrices):
             _out(batch + (vh_rows, n), a.dtype, a.device))
 
 
-@meta_rule("eigh", constraints=("C1", "C2"))
+@meta_rule("eigh", constraints=("C1", "C2"), outputs=2)
 def eigh(prim, a, upper):
     _square(prim, "C1", a)
     check_dtype(prim, "C2", a, prim.dtypes)
     return _out(a.shape[:-1], dt.to_real(a.dtype), a.device), _out(a.shape, a.dtype, a.device)
 
 
-@meta_rule("eig", constraints=("C1", "C2"))
+@meta_rule("eig", constraints=("C1", "C2"), outputs=2)
 def eig(prim, a):
     _square(prim, "C1", a)
     check_dtype(prim, "C2", a, prim.dtypes)
@@ -175,7 +175,7 @@ def ormqr(prim, a, tau, other, left, transpose):
     return _out(other.shape, other.dtype, other.device)
 
 
-@meta_rule("ldl_factor", constraints=("C1", "C2", "C3"))
+@meta_rule("ldl_factor", constraints=("C1", "C2", "C3"), outputs=2)
 def ldl_factor(prim, a, hermitian):
     _square(prim, "C1", a)
     check_dtype(prim, "C2", a, prim.dtypes)

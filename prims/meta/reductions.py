@@ -8,7 +8,7 @@ import torch
 
 from prims import dtypes as dt
 from prims.errors import PrimIndexError, check
-from prims.meta import TensorMeta, meta_rule
+from prims.meta import TensorMeta, flag, meta_rule, one_of
 from prims.meta.common import canonical_dim, canonical_dims, check_dtype
 from prims.meta.strides import contiguous_strides
 
@@ -21,7 +21,8 @@ def _reduced(prim, a, dims):
                       OUT_DTYPE[prim.params.get("out_dtype", "same")](a.dtype), a.device)
 
 
-@meta_rule("reduction", params=("out_dtype", "needs_elements", "with_mean"), constraints=("C1", "C2"))
+@meta_rule("reduction", params={"out_dtype": one_of(*OUT_DTYPE), "needs_elements": flag, "with_mean": flag},
+           constraints=("C1", "C2"), outputs=lambda params: 2 if params.get("with_mean") else 1)
 def reduction(prim, a, dims, *rest):
     dims = canonical_dims(prim, "C1", dims, len(a.shape))
     check_dtype(prim, "C2", a, prim.dtypes)
@@ -35,7 +36,8 @@ def reduction(prim, a, dims, *rest):
     return out
 
 
-@meta_rule("arg_reduction", params=("out_dtype", "with_values"), constraints=("C1", "C2", "C3"))
+@meta_rule("arg_reduction", params={"out_dtype": one_of(*OUT_DTYPE), "with_values": flag},
+           constraints=("C1", "C2", "C3"), outputs=lambda params: 2 if params.get("with_values") else 1)
 def arg_reduction(prim, a, dim):
     dim = canonical_dim(prim, "C1", dim, len(a.shape))
     check_dtype(prim, "C2", a, prim.dtypes)

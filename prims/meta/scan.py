@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import torch
 
-from prims.meta import TensorMeta, meta_rule
+from prims.meta import TensorMeta, flag, meta_rule
 from prims.meta.common import canonical_dim, check_dtype
 from prims.meta.strides import contiguous_strides
 
 
-@meta_rule("scan", params=("with_indices",), constraints=("C1", "C2"))
+@meta_rule("scan", params={"with_indices": flag}, constraints=("C1", "C2"),
+           outputs=lambda params: 2 if params.get("with_indices") else 1)
 def scan(prim, a, dim):
     canonical_dim(prim, "C1", dim, len(a.shape))
     check_dtype(prim, "C2", a, prim.dtypes)

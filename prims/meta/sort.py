@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from prims.errors import PrimIndexError, check
-from prims.meta import TensorMeta, meta_rule
+from prims.meta import TensorMeta, flag, meta_rule
 from prims.meta.common import canonical_dim, check_dtype
 from prims.meta.strides import contiguous_strides
 
@@ -15,7 +15,8 @@ def _values_and_indices(a, shape):
     return TensorMeta(shape, strides, a.dtype, a.device), TensorMeta(shape, strides, torch.int64, a.device)
 
 
-@meta_rule("sort", params=("indices_only",), constraints=("C1", "C2"))
+@meta_rule("sort", params={"indices_only": flag}, constraints=("C1", "C2"),
+           outputs=lambda params: 1 if params.get("indices_only") else 2)
 def sort(prim, a, dim, descending, stable):
     canonical_dim(prim, "C1", dim, len(a.shape))
     check_dtype(prim, "C2", a, prim.dtypes)
@@ -23,7 +24,7 @@ def sort(prim, a, dim, descending, stable):
     return indices if prim.params.get("indices_only", False) else (values, indices)
 
 
-@meta_rule("topk", constraints=("C1", "C2", "C3"))
+@meta_rule("topk", constraints=("C1", "C2", "C3"), outputs=2)
 def topk(prim, a, k, dim, largest, sorted):
     dim = canonical_dim(prim, "C1", dim, len(a.shape))
     check_dtype(prim, "C2", a, prim.dtypes)
@@ -37,7 +38,7 @@ def topk(prim, a, k, dim, largest, sorted):
     return _values_and_indices(a, shape)
 
 
-@meta_rule("kthvalue", constraints=("C1", "C2", "C3", "C4"))
+@meta_rule("kthvalue", constraints=("C1", "C2", "C3", "C4"), outputs=2)
 def kthvalue(prim, a, k, dim):
     dim = canonical_dim(prim, "C1", dim, len(a.shape))
     check_dtype(prim, "C2", a, prim.dtypes)

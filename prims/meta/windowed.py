@@ -7,7 +7,7 @@ import torch
 
 from prims import dtypes as dt
 from prims.errors import check
-from prims.meta import TensorMeta, meta_rule
+from prims.meta import TensorMeta, meta_rule, one_of
 from prims.meta.common import check_dtype, check_same_device, shape_str
 from prims.meta.strides import contiguous_strides
 
@@ -39,7 +39,7 @@ def windows_shape(a, window_dimensions, window_strides, padding_low, padding_hig
                                                          padding_high, window_dilation))
 
 
-@meta_rule("reduce_window", params=("out_dtype",), constraints=("C1", "C2", "C3"))
+@meta_rule("reduce_window", params={"out_dtype": one_of(*OUT_DTYPE)}, constraints=("C1", "C2", "C3"))
 def reduce_window(prim, a, *window):
     check_windows(prim, len(a.shape), *window)
     check_dtype(prim, "C3", a, prim.dtypes)
