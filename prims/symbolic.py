@@ -67,6 +67,7 @@ class SymDim:
     def __index__(self): return self._concrete()                          # noqa: E704
     def __int__(self): return self._concrete()                            # noqa: E704
     def __hash__(self): return hash(self.expr)                            # noqa: E704
+    def _sympy_(self): return self.expr                                   # noqa: E704  (sympy.sympify)
 
     def _concrete(self) -> int:
         if self.expr.is_Integer:

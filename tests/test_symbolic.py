@@ -60,3 +60,14 @@ def test_same_rules_on_ints_match_real_tensors():
 def test_bad_dim_type_is_a_clear_error():
     with pytest.raises(TypeError, match="a dim is an int, a str"):
         TensorSpec((1.5,), torch.float32)
+
+
+def test_readme_symbolic_example_runs_as_written(capsys):
+    # The README's example, executed from the README itself, prints what its comments say.
+    import pathlib
+    import re
+    readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+    section = readme.read_text().split("## Symbolic shapes", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == ["(B, S, 768)", "2*B"]
