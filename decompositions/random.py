@@ -1,6 +1,6 @@
 """Decompositions of the random-number ops (rand, randn, randint, randperm, uniform_, normal,
 bernoulli, exponential_, cauchy_, log_normal_, geometric_, random_) into the counter-based random
-prims of prims/catalog/random.yaml.
+prims of prims/catalog/random.yaml, and of multinomial into the generator prims.
 
 Seeds: each decomposition call draws one fresh 62-bit seed from the torch generator it is given
 (or the default generator of its device), outside any tracing mode, and passes it with offset 0
@@ -353,3 +353,63 @@ for _overload in aten.normal.overloads():
     elif _overload != "names":
         register(_op)(normal)
 register(aten.normal_.default)(_method_inplace(normal_tensor, "normal_"))
+
+
+# ----------------------------------------------------------------------------- multinomial
+
+
+def _multinomial_checks(probs, n, replacement):
+    if probs.dim() not in (1, 2):
+        raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got a {probs.dim()}-D input")
+    if probs.dtype not in dt.FLOAT:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {dt.short(probs.dtype)}")
+    if n <= 0:
+        raise RuntimeError(f"multinomial: cannot sample n_sample <= 0 samples, got num_samples={n}")
+    if not replacement and n > probs.shape[-1]:
+        raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement, "
+                           f"got num_samples={n} for {probs.shape[-1]} categories")
+    if probs.shape[-1] > 1 << 24:
+        raise RuntimeError(f"multinomial: number of categories cannot exceed 2^24, got {probs.shape[-1]}")
+
+
+def multinomial(probs, num_samples, replacement=False, *, generator=None):
+    """Eager's CPU algorithm, drawing what it draws from the default generator. Eager also checks on the
+    host that probs are finite, non-negative and not all zero (a data-dependent error); primkit does not.
+
+    Without replacement (or one sample): argmax / top-k of probs / q for q = empty_like(probs).exponential_(1).
+    With replacement: per distribution, cumulative sums in the accumulation dtype normalized by their last
+    value (set to 1), and for each sample one double uniform u, the sample being the first k with
+    cum[k] >= u (the count of cum[k] < u), as the kernel's binary search finds it. The kernel sums float32
+    (and float16 / bfloat16, in float32) sequentially, rounding each step, while the cumsum prim's reference
+    accumulates in float64: a cumulative value may differ by an ulp, which moves a sample only when its u
+    falls between the two roundings (probability about 2^-24 per sample); float64 is exact."""
+    if generator is not None:
+        raise RuntimeError("multinomial: generator= is not supported by primkit: its generator prims draw from the "
+                           "device's default generator (pass generator=None)")
+    _check_float("multinomial", probs.dtype)
+    _multinomial_checks(probs, num_samples, replacement)
+    if not replacement or num_samples == 1:
+        q = aten.div.Tensor(probs, P.exponential_p(probs, 1.0, dtype=probs.dtype))
+        if num_samples == 1:
+            out = aten.argmax.default(q, -1, True)
+        else:
+            out = aten.topk.default(q, num_samples)[1]
+        return in_layout(out, contiguous_strides(out.shape))
+    k = probs.shape[-1]
+    rows = P.reshape(probs, [probs.shape[0] if probs.dim() == 2 else 1, k])
+    acc = torch.float64 if probs.dtype == torch.float64 else torch.float32   # the kernel's sum type
+    cum = aten.cumsum.default(to_dtype(rows, acc), 1)
+    cum = aten.div.Tensor(cum, aten.slice.Tensor(cum, 1, k - 1, k))
+    d = rows.shape[0]
+    everywhere = P.broadcast_in_dim(P.scalar_tensor(True, dtype=torch.bool, device=probs.device), [d, num_samples], [])
+    u = P.masked_uniform(everywhere, 0.0, 1.0)      # one double per (distribution, sample), row-major
+    below = P.lt(P.broadcast_in_dim(to_dtype(aten.slice.Tensor(cum, 1, 0, k - 1), torch.float64),
+                                    [d, num_samples, k - 1], [0, 2]),
+                 P.broadcast_in_dim(u, [d, num_samples, k - 1], [0, 1]))
+    out = P.sum(P.convert_element_type(below, torch.int64), [2])
+    return out if probs.dim() == 2 else P.reshape(out, [num_samples])
+
+
+register(aten.multinomial.default)(multinomial)
+register(aten.multinomial.out)(lambda probs, n, replacement=False, *, generator=None, out: write_into(
+    out, multinomial(probs, n, replacement, generator=generator), "multinomial"))

@@ -1,5 +1,5 @@
 """Samples and constraint error inputs of the random prims (uniform, normal, bernoulli, random_bits,
-randint, exponential, randperm; the generator prims bernoulli_p and masked_uniform), and `sanity_checks`: determinism and modest statistics that the
+randint, exponential, randperm; the generator prims bernoulli_p, exponential_p and masked_uniform), and `sanity_checks`: determinism and modest statistics that the
 per-sample tests cannot state."""
 from __future__ import annotations
 
@@ -205,6 +205,20 @@ def errors_bernoulli_p(op, device):
                      PrimConstraintError, "bernoulli_p: C2:")
 
 
+def samples_exponential_p(op, device, dtype):
+    for shape in ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5)):
+        for (name, like), lambd in zip(layouts(shape, device, torch.float32), (1.0, 0.5, 1e3, 2.0, 1e-30)):
+            yield SampleInput(like, (lambd,), {"dtype": dtype}, name=f"{name} {shape} lambd={lambd}")
+
+
+def errors_exponential_p(op, device):
+    like = torch.zeros(2, 3, device=device)
+    yield ErrorInput(SampleInput(like, (1.0,), {"dtype": torch.int64}, name="C1: int64 dtype"),
+                     PrimConstraintError, "exponential_p: C1:")
+    yield ErrorInput(SampleInput(like, (0.0,), {"dtype": torch.float32}, name="C2: zero rate"),
+                     PrimConstraintError, "exponential_p: C2:")
+
+
 def samples_masked_uniform(op, device, dtype):
     for shape in ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5)):
         for (name, mask), (low, high) in zip(layouts(shape, device, torch.bool), ((0.125, 1 / 3), (-2.0, 3.0),
@@ -222,6 +236,7 @@ def errors_masked_uniform(op, device):
 SPECIFIC = {
     "bernoulli_p": (samples_bernoulli_p, errors_bernoulli_p),
     "masked_uniform": (samples_masked_uniform, errors_masked_uniform),
+    "exponential_p": (samples_exponential_p, errors_exponential_p),
     "random_bits": (samples_random_bits, errors_random_bits),
     "randint": (samples_randint, errors_randint),
     "exponential": (samples_exponential, errors_exponential),

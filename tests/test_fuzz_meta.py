@@ -728,6 +728,12 @@ def bernoulli_p_call(draw, prim):
 
 
 @st.composite
+def exponential_p_call(draw, prim):
+    like = draw(strided(draw(shapes()), torch.float32))
+    return SampleInput(like, (maybe(draw, 1.5, 0.0),), {"dtype": dtype_of(draw, prim)})
+
+
+@st.composite
 def masked_uniform_call(draw, prim):
     mask = draw(strided(draw(shapes()), dtype_of(draw, prim)))
     return SampleInput(mask, (0.0, maybe(draw, 2.0, -1.0)))
@@ -962,7 +968,7 @@ STRATEGIES = {
     "full": full_call, "scalar_tensor": scalar_tensor_call, "iota": iota_call, "empty_strided": empty_strided_call,
     "uniform": random_call, "normal": random_call, "exponential": random_call, "random_bits": random_call,
     "randint": random_call, "randperm": randperm_call, "bernoulli": bernoulli_call,
-    "bernoulli_p": bernoulli_p_call, "masked_uniform": masked_uniform_call,
+    "bernoulli_p": bernoulli_p_call, "exponential_p": exponential_p_call, "masked_uniform": masked_uniform_call,
     "bitcast": bitcast_call,
     "alias": alias_call, "split_dim": split_dim_call, "collapse": collapse_call, "diagonal": diagonal_call,
     "unfold": unfold_call, "split": split_call, "roll": roll_call, "dynamic_slice": dynamic_slice_call,

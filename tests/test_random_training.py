@@ -1,7 +1,7 @@
 """Random ops in training graphs draw what eager draws.
 
 For each op (dropout and its feature / alpha / in-place forms, native_dropout, rrelu in training,
-scaled_dot_product_attention and multi-head attention with dropout), under the same
+scaled_dot_product_attention and multi-head attention with dropout, multinomial), under the same
 torch.manual_seed on CPU, in each tracer (``trace``, make_fx with the table, torch.export's
 run_decompositions, aot_function with the table): the graph is prim-only, its values equal eager's,
 and under AOTAutograd the input gradients equal eager's and the backward graph draws nothing (it
@@ -53,7 +53,10 @@ OPS = {
     "rrelu_inplace": (_inplace(lambda x: F.rrelu(x, training=True, inplace=True)), [(5, 7)], True),
     "sdpa": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, dropout_p=0.3), [(2, 3, 5, 4)] * 3, False),
     "mha": (_mha, [(5, 2, 8), (24, 8), (8, 8)], False),
+    "multinomial": (lambda p: torch.multinomial(p.abs(), 3), [(4, 9)], True),
+    "multinomial_replacement": (lambda p: torch.multinomial(p.abs(), 20, True), [(4, 9)], True),
 }
+NOT_DIFFERENTIABLE = {"native_dropout", "multinomial", "multinomial_replacement"}
 CHANNELS_LAST = {"dropout", "dropout_inplace", "dropout2d", "alpha_dropout", "native_dropout", "rrelu"}
 TRACERS = ("trace", "make_fx", "export", "aot_function")
 
@@ -167,7 +170,7 @@ def test_graph_draws_eager_numbers(op, tracer, channels_last):
         assert a.stride() == e.stride() or a.numel() <= 1, f"{op} under {tracer}: strides {a.stride()} != {e.stride()}"
 
 
-GRAD_CASES = [(op, cl) for op in OPS if op not in ("native_dropout",) for cl in (False, True)
+GRAD_CASES = [(op, cl) for op in OPS if op not in NOT_DIFFERENTIABLE for cl in (False, True)
               if not cl or op in CHANNELS_LAST]
 
 
@@ -217,7 +220,7 @@ BACKWARD_CASES = [pytest.param(op, name, partition, id=f"{op}-{name}",
                                    "default_partition copies the dependency-free draw of torch's composite into "
                                    "the backward (see DRAWS_AGAIN)"))] if name == "default" and op in DRAWS_AGAIN
                                else [])
-                  for op in OPS if op != "native_dropout"
+                  for op in OPS if op not in NOT_DIFFERENTIABLE
                   for name, partition in (("default", default_partition), ("min_cut", min_cut_rematerialization_partition))]
 
 

@@ -383,6 +383,27 @@ def _attention_samples(op, device, dtype):
     yield SampleInput(q, (k, make((2, 3, 5, 4), device, dtype), 0.5), name="transposed q, k p=0.5")
 
 
+def _multinomial_samples(op, device, dtype):
+    for shape in ((7,), (4, 9), (3, 1)):
+        for name, p in layouts(shape, device, dtype, low=0, high=2):
+            for n, replacement in ((1, False), (shape[-1], False), (1, True), (12, True)):
+                yield SampleInput(p, (n, replacement), name=f"{name} {shape} n={n} replacement={replacement}")
+    p = torch.tensor([[0.0, 1.0, 0.0, 3.0], [2.0, 0.0, 0.0, 0.0]], device=device, dtype=dtype)
+    # (without replacement, no more samples than a row's non-zero categories: beyond them eager's topk picks
+    # among equal zeros in an order it does not specify)
+    yield SampleInput(p, (1, False), name="zero probabilities, without replacement")
+    yield SampleInput(p, (30, True), name="zero probabilities, with replacement")
+
+
+def _multinomial_errors(op, device):
+    p = torch.ones(2, 3, device=device)
+    yield ErrorInput(SampleInput(p, (0, True), name="no samples"), RuntimeError, "cannot sample n_sample <= 0")
+    yield ErrorInput(SampleInput(p, (4, False), name="more samples than categories"), RuntimeError,
+                     "cannot sample n_sample > prob_dist.size")
+    yield ErrorInput(SampleInput(torch.ones(2, 2, 2, device=device), (1, True), name="3-d"), RuntimeError,
+                     "prob_dist must be 1 or 2 dim")
+
+
 def _seeded_entry(name, op, aten, samples, errors, dtypes=FLOATING, **kw):
     return entry(name, op, aten, samples, dtypes, error_inputs=errors, seeded=True, **kw)
 
@@ -409,6 +430,10 @@ ENTRIES += [
                   dtypes=FLOATING - {torch.float16}),
     _seeded_entry("aten.bernoulli.p.default_generator", lambda x, p: torch.bernoulli(x, p), ("aten::bernoulli.p",),
                   _train_samples(TRAINING_DROPOUT_SHAPES, (0.3, 0.9)), None),
+    # Eager's float32 cumulative sums round each step, the cumsum prim's reference accumulates in float64: a
+    # sample can move to a neighbouring category with probability about 2^-24 (none does in these samples)
+    _seeded_entry("multinomial", lambda p, n, replacement: torch.multinomial(p, n, replacement),
+                  ("aten::multinomial",), _multinomial_samples, _multinomial_errors),
     _seeded_entry("nn.functional.scaled_dot_product_attention.dropout",
                   lambda q, k, v, p: F.scaled_dot_product_attention(q, k, v, dropout_p=p),
                   ("aten::scaled_dot_product_attention",), _attention_samples, None,

@@ -85,6 +85,15 @@ def bernoulli_p(prim, self, p, dtype):
     return TensorMeta(shape, elementwise_strides(shape, [(tuple(self.stride()), dtype.itemsize)]), dtype, self.device)
 
 
+@meta_rule("exponential_p", constraints=("C1", "C2"))
+def exponential_p(prim, self, lambd, dtype):
+    check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dt.short(dtype)} is not supported, expected one of "
+          f"{{{', '.join(sorted(dt.short(d) for d in prim.dtypes))}}}")
+    check(lambd > 0, prim, "C2", lambda: f"lambd is {lambd}, expected lambd > 0")
+    shape = tuple(self.shape)
+    return TensorMeta(shape, elementwise_strides(shape, [(tuple(self.stride()), dtype.itemsize)]), dtype, self.device)
+
+
 @meta_rule("masked_uniform", constraints=("C1", "C2"))
 def masked_uniform(prim, mask, low, high):
     check_dtype(prim, "C1", mask, prim.dtypes, "mask")

@@ -116,6 +116,10 @@ def bernoulli_p(self, p, *, dtype):
     return torch.empty_like(self, dtype=dtype).bernoulli_(p)
 
 
+def exponential_p(self, lambd, *, dtype):
+    return torch.empty_like(self, dtype=dtype).exponential_(lambd)
+
+
 def masked_uniform(mask, low, high):
     flat = mask.reshape(-1)     # row-major order of the mask's shape, whatever its layout
     out = torch.zeros(flat.shape, dtype=torch.float64, device=mask.device)
