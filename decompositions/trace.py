@@ -200,7 +200,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     mode = "symbolic" if dynamic else "fake"
     # Inference graphs (training graphs go through AOTAutograd); the table's entries for
     # CompositeImplicitAutograd ops run instead of torch's composites (see decompositions.composite).
-    with torch.no_grad(), scopes(), composites(table), _data_dependence_named(name):
+    with torch.no_grad(), scopes(), composites(table), _data_dependence_named(name), tracing():
         gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
     read_after_write = guards.read_after_write_pairs(gm)
     undecomposed = non_prim_ops(gm)
@@ -211,7 +211,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         # the graph computes each written base anew (and writes an input back at the end). An
         # in-place view op (x.t_()) becomes its out-of-place view there.
         try:
-            with torch.no_grad(), scopes(), composites(table), _data_dependence_named(name):
+            with torch.no_grad(), scopes(), composites(table), _data_dependence_named(name), tracing():
                 gm = make_fx(torch.func.functionalize(fn, remove="mutations"), decomposition_table=table,
                              tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
         except RuntimeError as e:
@@ -258,9 +258,11 @@ def tracing():
     transformers 5.x does so in ``masking_utils`` (``utils.import_utils.is_tracing``: dynamo,
     jit tracing, an FX proxy or a FakeTensor): it checks ``torch.all(attention_mask == 1)`` to drop
     a mask that hides nothing, and looks for packed sequences, unless it sees a trace. make_fx in
-    fake mode and ``trace`` hand it FakeTensors, which it recognizes; AOTAutograd (``aot_function``,
-    ``aot_module``) hands it functional tensors over fake ones, which it does not, so the read is
-    data-dependent control flow and the trace fails. Inside this context ``is_compiling()`` is
+    fake mode hands it FakeTensors, which it recognizes; AOTAutograd (``aot_function``,
+    ``aot_module``) and ``torch.func.functionalize`` hand it functional tensors over fake ones,
+    which it does not, so the read is data-dependent control flow and the trace fails. ``trace``
+    runs inside this context (it functionalizes a program that writes into views: BART's
+    ``shift_tokens_right``). Inside this context ``is_compiling()`` is
     true (the flag torch.compile holds over its compile session and torch.export over its trace),
     so a library takes the path it takes under torch.compile (transformers always builds the
     explicit mask, whose values are eager's)::

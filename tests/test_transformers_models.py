@@ -1,8 +1,11 @@
-"""Real architectures from `transformers` (GPT-2, BERT, ResNet) trace to prim-only graphs three
-ways (``trace``, ``make_fx`` with the table, ``torch.export(...).run_decompositions``), and the
-graphs equal eager.
+"""Real architectures from `transformers` (GPT-2, BERT and ResNet, with both attention
+implementations where they have two, and the training zoo's Llama, Mistral, Qwen2, Phi, Gemma,
+Falcon, GPT-NeoX, OPT, BLOOM, T5, BART and ViT) trace to prim-only graphs three ways (``trace``,
+``make_fx`` with the table, ``torch.export(...).run_decompositions``), and the graphs equal eager,
+the cache's keys and values included (every decoder returns its cache: use_cache is on by default).
 
-Models are built from small configs with random weights (no downloads), in eval mode. float32 runs
+Models are built from small configs with random weights (no downloads), in eval mode, every other
+config field at its default. float32 runs
 on CPU; float16 and bfloat16 run on CUDA and skip cleanly without a GPU. `transformers` is an
 optional test dependency (the `test` extra): without it the whole module skips.
 """
@@ -14,8 +17,10 @@ import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from decompositions import check_prim_only, get_decompositions, trace
+from training import output_tensors
 
 transformers = pytest.importorskip("transformers")
+import transformers_zoo  # noqa: E402
 
 VOCAB, SEQ, BATCH = 100, 8, 2
 
@@ -36,7 +41,7 @@ DEVICE_DTYPES = [("cpu", torch.float32), ("cuda", torch.float16), ("cuda", torch
 
 def gpt2(attn):
     config = transformers.GPT2Config(vocab_size=VOCAB, n_positions=32, n_embd=32, n_layer=2, n_head=4,
-                                     bos_token_id=0, eos_token_id=0, use_cache=False, attn_implementation=attn)
+                                     bos_token_id=0, eos_token_id=0, attn_implementation=attn)
     return transformers.GPT2LMHeadModel(config)
 
 
@@ -73,17 +78,29 @@ def image_inputs(device):
     return {"pixel_values": torch.randn(BATCH, 3, 32, 32, device=device)}
 
 
+def from_zoo(build):
+    """(builder, input generator) of a transformers_zoo model, at its default attention."""
+    def model(attn):
+        return build(labels=False)[0]
+
+    def inputs(device):
+        return {k: v.to(device) for k, v in build(labels=False)[1].items()}
+    return model, inputs
+
+
 # name -> (builder, input generator, attention implementations). "sdpa" is transformers' default
 # (aten.scaled_dot_product_attention); "eager" spells attention out in matmul and softmax.
 MODELS = {
     "gpt2": (gpt2, token_inputs, ("sdpa", "eager")),
     "bert": (bert, bert_inputs, ("sdpa", "eager")),
     "resnet": (resnet, image_inputs, (None,)),
+    **{build.__name__: (*from_zoo(build), (None,)) for build in transformers_zoo.MODELS
+       if build.__name__ not in ("gpt2", "bert")},
 }
 CASES = [(name, attn) for name, (_, _, attns) in MODELS.items() for attn in attns]
-# torch.export runs on the default attention only, to keep this module under a minute (export and
-# run_decompositions take several seconds a model); "eager" attention exports prim-only as well.
-DEFAULT_CASES = [(name, attns[0]) for name, (_, _, attns) in MODELS.items()]
+# torch.export runs on the default attention of a few models only, to keep this module short (export
+# and run_decompositions take several seconds a model); the others export prim-only as well.
+EXPORT_CASES = [("gpt2", "sdpa"), ("bert", "sdpa"), ("resnet", None), ("llama", None), ("t5", None)]
 
 
 def case_id(case):
@@ -101,7 +118,7 @@ class Positional(torch.nn.Module):
         self.model, self.names = model, tuple(names)
 
     def forward(self, *args):
-        return self.model(**dict(zip(self.names, args))).to_tuple()
+        return output_tensors(self.model(**dict(zip(self.names, args))))
 
 
 @pytest.fixture(scope="module", params=CASES, ids=case_id)
@@ -126,7 +143,7 @@ def model_case(case, device_dtype):
     model = build(attn).to(device=device, dtype=dtype).eval()
     inputs = {k: v.to(dtype) if v.is_floating_point() else v for k, v in make_inputs(device).items()}
     with torch.no_grad():
-        expected = model(**inputs).to_tuple()
+        expected = output_tensors(model(**inputs))
     return model, inputs, expected, dtype
 
 
@@ -145,8 +162,15 @@ def test_trace(model_case):
         assert_close_tree(gm(*inputs.values()), expected, dtype)
 
 
-def test_make_fx_with_table(model_case):
+def test_make_fx_with_table(model_case, request):
     model, inputs, expected, dtype = model_case
+    if "bart" in request.node.callspec.id:
+        # BART makes its decoder's inputs by shifting the tokens into a fresh tensor through writes
+        # into its views (shift_tokens_right: shifted[:, 1:] = ids[:, :-1]). Prims own their
+        # storage, so without functionalization (which trace and AOTAutograd apply, and plain
+        # make_fx does not) those writes never reach the tensor: the decoder reads zeros.
+        request.applymarker(pytest.mark.xfail(strict=True, raises=AssertionError,
+                                              reason="make_fx without functionalization loses writes into views"))
     # Fake tensors: transformers reads the attention mask's values (to drop a mask that hides no
     # token) unless it sees a fake or dynamo-traced tensor; in make_fx's real mode that read is
     # data-dependent control flow and fails.
@@ -157,10 +181,13 @@ def test_make_fx_with_table(model_case):
         assert_close_tree(gm(*inputs.values()), expected, dtype)
 
 
-@pytest.mark.parametrize("case", DEFAULT_CASES, ids=case_id, indirect=True)
+@pytest.mark.parametrize("case", EXPORT_CASES, ids=case_id, indirect=True)
 def test_export_run_decompositions(model_case):
     model, inputs, expected, dtype = model_case
-    ep = torch.export.export(model, (), inputs).run_decompositions(get_decompositions())
+    # Through Positional, which returns the cache's tensors: torch.export refuses a DynamicCache
+    # output (not a pytree type) whether or not the graph is decomposed.
+    program = Positional(model, inputs)
+    ep = torch.export.export(program, tuple(inputs.values())).run_decompositions(get_decompositions())
     check_prim_only(ep.graph_module)
     with torch.no_grad():
-        assert_close_tree(ep.module()(**inputs).to_tuple(), expected, dtype)
+        assert_close_tree(ep.module()(*inputs.values()), expected, dtype)
