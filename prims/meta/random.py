@@ -77,6 +77,7 @@ def randperm(prim, n, seed, offset, dtype, device):
 
 @meta_rule("bernoulli_p", constraints=("C1", "C2"))
 def bernoulli_p(prim, self, p, dtype):
+    dtype = self.dtype if dtype is None else dtype
     check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dt.short(dtype)} is not supported, expected one of "
           f"{{{', '.join(sorted(dt.short(d) for d in prim.dtypes))}}}")
     check(0 <= p <= 1, prim, "C2", lambda: f"p is {p}, expected 0 <= p <= 1")
@@ -87,6 +88,7 @@ def bernoulli_p(prim, self, p, dtype):
 
 @meta_rule("exponential_p", constraints=("C1", "C2"))
 def exponential_p(prim, self, lambd, dtype):
+    dtype = self.dtype if dtype is None else dtype
     check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dt.short(dtype)} is not supported, expected one of "
           f"{{{', '.join(sorted(dt.short(d) for d in prim.dtypes))}}}")
     check(lambd > 0, prim, "C2", lambda: f"lambd is {lambd}, expected lambd > 0")

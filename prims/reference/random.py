@@ -112,11 +112,11 @@ def randperm(n, seed, offset, *, dtype, device):
 # ---- generator prims: torch's own kernels, so they draw (and advance the generator) as eager does --
 
 
-def bernoulli_p(self, p, *, dtype):
+def bernoulli_p(self, p, dtype=None):
     return torch.empty_like(self, dtype=dtype).bernoulli_(p)
 
 
-def exponential_p(self, lambd, *, dtype):
+def exponential_p(self, lambd, dtype=None):
     return torch.empty_like(self, dtype=dtype).exponential_(lambd)
 
 
