@@ -1,0 +1,78 @@
+"""torch.compile backends: ``backend="primkit"`` and ``backend="primkit_inductor"``.
+
+    model = torch.compile(model, backend="primkit")            # prim graphs on the executor
+    model = torch.compile(model, backend="primkit_inductor")   # prim graphs fused by Inductor
+
+Both decompose each graph dynamo captures (graph breaks give several) through AOTAutograd with
+``get_decompositions()``: forward and backward graphs of prims, dynamic shapes as dynamo traces
+them. ``primkit`` runs them on the executor (decompositions.executor). ``primkit_inductor`` lowers
+each prim graph back to ATen (each prim node becomes the ATen ops of its reference implementation,
+traced under the graph's fake tensors) and hands it to Inductor, which fuses it as it fuses its own
+decompositions.
+
+torch finds them by name through the ``torch_dynamo_backends`` entry points in pyproject.toml
+(``torch._dynamo.list_backends()`` lists them once primkit is installed).
+"""
+from __future__ import annotations
+
+import functools
+
+import torch
+
+__all__ = ["primkit", "primkit_inductor", "to_aten"]
+
+
+@functools.cache
+def _table():
+    """get_decompositions() without aten.copy_: AOTAutograd writes mutated graph inputs (batch
+    norm's running statistics) back with aten.copy_ nodes at the end of the graph, the one mutation
+    its functional-graph check admits (a copy_to there fails it); the executor and Inductor run
+    them as they are."""
+    from decompositions import get_decompositions
+    return {op: fn for op, fn in get_decompositions().items() if op is not torch.ops.aten.copy_.default}
+
+
+def _executor_compiler(gm: torch.fx.GraphModule, example_inputs):
+    from functorch.compile import make_boxed_func
+    from decompositions import executor
+    return make_boxed_func(executor.compile(gm).forward)
+
+
+def primkit(gm: torch.fx.GraphModule, example_inputs, **kwargs):
+    """The ``primkit`` torch.compile backend: AOTAutograd with primkit's table, graphs on the executor."""
+    from torch._dynamo.backends.common import aot_autograd
+    backend = aot_autograd(fw_compiler=_executor_compiler, bw_compiler=_executor_compiler,
+                           decompositions=_table(), keep_inference_input_mutations=True)
+    return backend(gm, example_inputs, **kwargs)
+
+
+def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
+    """The prim graph gm as a graph of ATen ops: make_fx of the executor's graph (each prim's
+    reference implementation) under the fake tensors gm was compiled for."""
+    from torch._guards import detect_fake_mode
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from decompositions import executor
+    compiled = executor.compile(gm)
+    fake_mode = detect_fake_mode(example_inputs)
+    if fake_mode is None:
+        return make_fx(compiled, tracing_mode="fake")(*example_inputs)
+    with fake_mode:
+        return make_fx(compiled, tracing_mode="real")(*example_inputs)
+
+
+def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):
+    from functorch.compile import make_boxed_func
+    from torch._inductor.compile_fx import compile_fx
+    compiled = compile_fx(to_aten(gm, example_inputs), example_inputs)
+    # compile_fx of a graph that dynamo did not capture is called with the inputs unpacked
+    return make_boxed_func(lambda *args: compiled(*args))
+
+
+def primkit_inductor(gm: torch.fx.GraphModule, example_inputs, **kwargs):
+    """The ``primkit_inductor`` torch.compile backend: AOTAutograd with primkit's table, each prim
+    graph lowered back to ATen and compiled by Inductor (its public entry, compile_fx)."""
+    from functorch.compile import min_cut_rematerialization_partition
+    from torch._dynamo.backends.common import aot_autograd
+    backend = aot_autograd(fw_compiler=_inductor_compiler, bw_compiler=_inductor_compiler, decompositions=_table(),
+                           partition_fn=min_cut_rematerialization_partition, keep_inference_input_mutations=True)
+    return backend(gm, example_inputs, **kwargs)

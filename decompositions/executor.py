@@ -1,0 +1,138 @@
+"""The executor: a prim graph compiled to straight-line calls of torch kernels.
+
+    from decompositions import executor, trace
+    gm = trace(model, x)
+    run = executor.compile(gm)       # a GraphModule: same nodes, each calling its kernel
+    run(x)                           # the values and strides of gm(x), at eager's speed
+
+The reference backend (``torch.ops.primkit.*``) runs, on every call of every prim, the dispatcher,
+the meta rule and a copy of every output that shares storage with an input (``unalias``). The graph
+was traced under fake tensors with those meta rules, so its checks already ran: the executor calls
+each prim's reference implementation directly. A view prim returns a real view where that cannot
+be observed, that is unless a write (``copy_to``, or any op whose schema writes an argument) into
+the storage it views comes after it; there, and for an op whose result is written into, the
+executor makes the reference backend's copy. Everything else (placeholders, ``get_attr`` module
+state, SymInt bookkeeping, ATen ops left in a graph) runs as it is, so writes into graph inputs and
+module state reach their targets as under the reference backend.
+
+A graph from ``trace`` keeps its call guard (the compiled module checks its arguments as the traced
+one does); a graph from make_fx, export or AOTAutograd is called with its flat inputs.
+"""
+from __future__ import annotations
+
+import functools
+
+import torch
+import torch.fx as fx
+
+import prims
+from prims.loader import resolve_impl
+from prims.registration import unalias
+
+__all__ = ["compile", "kernel_of"]
+
+
+def compile(gm: fx.GraphModule) -> fx.GraphModule:   # noqa: A001  (the module's verb, as torch.compile)
+    """A GraphModule with gm's nodes, each prim node calling its torch kernel instead of the prim op."""
+    graph = fx.Graph()
+    env: dict = {}
+    owned = _owned_nodes(gm.graph)
+    for node in gm.graph.nodes:
+        new = graph.node_copy(node, lambda n: env[n])
+        if node.op == "call_function" and prims.is_prim(node.target):
+            prim = prims.get(node.target._opname)
+            args, kwargs = _schema_call(node.target, new.args, new.kwargs)
+            new.target = kernel_of(prim.name, owned=node in owned)
+            new.args, new.kwargs = args, kwargs
+        env[node] = new
+    out = fx.GraphModule(gm, graph, class_name="ExecutorGraphModule")
+    out.meta = dict(getattr(gm, "meta", {}))
+    guard = gm.__dict__.get("_primkit_guard")
+    if guard is not None:
+        from decompositions import guards
+        out = guards.wrap(out, guard)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_of(name: str, owned: bool = False):
+    """The callable the executor runs for prim ``name``: its reference implementation; with
+    ``owned``, followed by the reference backend's copy of a result that shares an input's storage."""
+    impl = resolve_impl(prims.get(name).impl)
+    if not owned:
+        return impl
+
+    def kernel(*args, **kwargs):
+        return unalias(impl(*args, **kwargs), args, kwargs)
+    kernel.__name__ = kernel.__qualname__ = f"{name}_owned"
+    return kernel
+
+
+def _schema_call(op, args, kwargs):
+    """The call as the dispatcher hands it to a Python kernel: positional arguments in schema
+    order, keyword-only ones as keywords."""
+    schema = op._schema
+    if not kwargs:
+        return args, {}
+    pos, kw = list(args), {}
+    for i, a in enumerate(schema.arguments):
+        if a.kwarg_only:
+            if a.name in kwargs:
+                kw[a.name] = kwargs[a.name]
+        elif i >= len(args):
+            pos.append(kwargs[a.name])
+    return tuple(pos), kw
+
+
+def _written_args(node) -> list:
+    """The graph values node writes into (an argument its schema annotates ``(a!)``)."""
+    if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+        return []
+    schema = node.target._schema
+    if not schema.is_mutable:
+        return []
+    out = []
+    for i, a in enumerate(schema.arguments):
+        if a.alias_info is not None and a.alias_info.is_write:
+            v = node.args[i] if i < len(node.args) else node.kwargs.get(a.name)
+            out += [x for x in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(x, fx.Node)]
+    return out
+
+
+def _is_view(node) -> bool:
+    return prims.is_prim(node.target) and "view" in prims.get(node.target._opname).tags
+
+
+def _owned_nodes(graph: fx.Graph) -> set:
+    """The prim nodes whose result must own its storage, as under the reference backend.
+
+    A node's result may share storage with its tensor arguments (a view prim's does; so may a
+    torch kernel's that returns its input, e.g. ``reshape``): its *roots* are the placeholders,
+    ``get_attr`` nodes and owned results it may alias. A written value is made a root of its own
+    (a written view or result is owned), so each write names one root. A node is owned when it
+    reads, through its arguments' roots, a root written after it: eager-style aliasing would let it
+    (or what it returns) see the write, which the reference backend's copies do not."""
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    owned = set()
+    last_write: dict = {}
+    for node in graph.nodes:
+        for dst in _written_args(node):
+            if dst.op == "call_function":
+                owned.add(dst)
+            last_write[dst] = max(last_write.get(dst, -1), order[node])
+    roots: dict = {}
+    for node in graph.nodes:
+        if node.op in ("placeholder", "get_attr"):
+            roots[node] = {node}
+            continue
+        if node.op != "call_function":
+            continue
+        mine = set().union(*(roots.get(a, ()) for a in node.all_input_nodes))
+        if _written_args(node):
+            # a write returns its destination: it aliases what it writes
+            roots[node] = set().union(*(roots.get(a, {a}) for a in _written_args(node)))
+            continue
+        if prims.is_prim(node.target) and any(last_write.get(r, -1) > order[node] for r in mine):
+            owned.add(node)
+        roots[node] = {node} if node in owned else mine
+    return owned
