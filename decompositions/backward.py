@@ -564,8 +564,11 @@ def _attention_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is_causal,
     """(grad_q, grad_k, grad_v, grad_scores) of out = softmax(q k^T * scale + mask) v, the
     probabilities recomputed from the forward's logsumexp; grouped key/value heads are summed."""
     if dropout_p > 0:
+        # Only the fused kernels' backwards come here; with dropout their mask lives inside the kernel (redrawn
+        # from the philox seed and offset), and their forwards refuse dropout too. SDPA with dropout on CPU
+        # decomposes through eager's math path, whose backward reads the saved mask.
         raise RuntimeError(f"scaled_dot_product_attention backward: dropout_p={dropout_p} > 0 is not supported by "
-                           f"primkit (it needs the forward's random mask)")
+                           f"primkit for the fused attention kernels (their mask is drawn inside the kernel)")
     (qf, kf, vf, gf, of), orig = upcast(q, k, v, grad_out, out)
     groups = q.shape[1] // k.shape[1]
     if groups > 1:
