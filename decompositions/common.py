@@ -60,6 +60,17 @@ def scalar(value, dtype, device):
     return P.scalar_tensor(value, dtype=dtype, device=device)
 
 
+def wrapped(value, dtype):
+    """An int as C++ converts it to an integer dtype: modulo 2**bits (int8: 200 -> -56, 1000 -> -24).
+    Eager's elementwise kernels read a scalar operand so (``int8_tensor + 200``, ``int8_tensor == 1000``);
+    its fills (where, masked_fill, fill_) refuse such a value, as the prims do (full C3,
+    scalar_tensor C2). Floats need nothing: the prims round them (+-inf beyond the range)."""
+    if type(value) is int and dtype in dt.INT:
+        info = torch.iinfo(dtype)
+        return (value - info.min) % (1 << info.bits) + info.min
+    return value
+
+
 def tensor_device(*args):
     """The device elementwise ops run on: that of a dimensioned tensor, else of any tensor."""
     tensors = [a for a in args if isinstance(a, torch.Tensor)]
@@ -114,6 +125,8 @@ def elementwise(prim, *args, kind="default", upcast=True, scalar_in_opmath=False
     ops = []
     for i, a in enumerate(args):
         original = scalar_in_opmath and i == 1 and _is_single(a) and compute != common
+        if is_number(a):
+            a = wrapped(a, compute if original else common)
         ops.append(prepare(a, compute, shape, device, common=None if original else common))
     return to_dtype(prim(*ops), result)
 

@@ -61,21 +61,33 @@ CREATION_SHAPES = ((), (0,), (3,), (2, 3), (1, 4, 1), (2, 0, 3))
 def samples_full(op, device, dtype):
     for shape in CREATION_SHAPES:
         yield SampleInput(list(shape), (_fill_value(dtype),), {"dtype": dtype, "device": device}, name=f"{shape}")
+    if dtype.is_floating_point:
+        yield SampleInput([2], (-1e300,), {"dtype": dtype, "device": device}, name="beyond the range: rounds to -inf")
+    if dtype == torch.uint8:
+        yield SampleInput([2], (-1,), {"dtype": dtype, "device": device}, name="unsigned -1 wraps to 255")
 
 
 def errors_full(op, device):
     kw = {"dtype": torch.float32, "device": device}
     yield _error(op, "C1", "negative size", [2, -1], 1.0, **kw)
     yield _error(op, "C2", "unsupported dtype", [2], 1, dtype=_unsupported_dtype(op.prim), device=device)
+    yield _error(op, "C3", "int8 fill 200", [2], 200, dtype=torch.int8, device=device)
+    yield _error(op, "C3", "uint8 fill -256", [2], -256, dtype=torch.uint8, device=device)
+    yield _error(op, "C3", "int32 fill inf", [2], float("inf"), dtype=torch.int32, device=device)
+    yield _error(op, "C3", "float32 fill 1j", [2], 1j, dtype=torch.float32, device=device)
 
 
 def samples_scalar_tensor(op, device, dtype):
     yield SampleInput(_fill_value(dtype), (), {"dtype": dtype, "device": device}, name="value")
     yield SampleInput(False if dtype == torch.bool else 0, (), {"dtype": dtype, "device": device}, name="zero")
+    if dtype.is_floating_point:
+        yield SampleInput(1e300, (), {"dtype": dtype, "device": device}, name="beyond the range: rounds to inf")
 
 
 def errors_scalar_tensor(op, device):
     yield _error(op, "C1", "unsupported dtype", 1, dtype=_unsupported_dtype(op.prim), device=device)
+    yield _error(op, "C2", "int32 value 2**40", 2 ** 40, dtype=torch.int32, device=device)
+    yield _error(op, "C2", "int8 value nan", float("nan"), dtype=torch.int8, device=device)
 
 
 def samples_iota(op, device, dtype):
@@ -89,6 +101,8 @@ def errors_iota(op, device):
     yield _error(op, "C1", "negative length", -1, step=1, dtype=torch.int64, **kw)
     yield _error(op, "C2", "unsupported dtype", 3, step=1, dtype=_unsupported_dtype(op.prim), **kw)
     yield _error(op, "C3", "zero step", 3, step=0, dtype=torch.int64, **kw)
+    yield _error(op, "C4", "int8 values past 127", 200, step=1, dtype=torch.int8, **kw)
+    yield _error(op, "C4", "bound past int64", 4, start=3, step=-2 ** 63, dtype=torch.float32, device=device)
 
 
 def samples_empty_strided(op, device, dtype):
@@ -194,6 +208,8 @@ def errors_broadcast_in_dim(op, device):
     yield _error(op, "C2", "not increasing", t, [4, 3, 3], [2, 1])
     yield _error(op, "C2", "beyond target rank", t, [3, 4], [0, 2])
     yield _error(op, "C3", "size mismatch", t, [4, 4], [0, 1])
+    yield _error(op, "C4", "negative size of a broadcast dim", t, [3, -1], [0, 1])
+    yield _error(op, "C4", "negative size of a new dim", t, [-2, 3, 1], [1, 2])
 
 
 def samples_reshape(op, device, dtype):
@@ -272,6 +288,7 @@ def errors_pad(op, device):
     yield _error(op, "C1", "one entry short", t, 0.0, [0], [0], [0])
     yield _error(op, "C2", "negative interior", t, 0.0, [0, 0], [0, 0], [-1, 0])
     yield _error(op, "C2", "negative output size", t, 0.0, [-2, 0], [-2, 0], [0, 0])
+    yield _error(op, "C3", "int8 padding_value 200", make((3, 4), device, torch.int8), 200, [1, 0], [0, 0], [0, 0])
 
 
 def samples_cat(op, device, dtype):
@@ -318,6 +335,10 @@ def samples_as_strided(op, device, dtype):
                        ("transposed base", make((5, 4), device, dtype).t())):
         for size, stride, offset in cases:
             yield SampleInput(base, (list(size), list(stride), offset), name=f"{name} {size} {stride} +{offset}")
+    base = make((4, 5), device, dtype)
+    yield SampleInput(base[1:2], ([4, 5], [5, 1], 0), name="a slice's whole storage")
+    yield SampleInput(base, ([0, 3], [3, 1], 100), name="empty view far past the end (reads nothing)")
+    yield SampleInput(base, ([], [], 19), name="last element")
 
 
 def errors_as_strided(op, device):
@@ -325,6 +346,9 @@ def errors_as_strided(op, device):
     yield _error(op, "C1", "lengths differ", t, [2, 3], [1], 0)
     yield _error(op, "C2", "negative stride", t, [2, 3], [1, -1], 4)
     yield _error(op, "C2", "negative offset", t, [2, 3], [3, 1], -1)
+    yield _error(op, "C3", "past the storage's end", t, [10, 10], [10, 1], 0)
+    yield _error(op, "C3", "offset at the storage's end", t, [], [], 20)
+    yield _error(op, "C3", "past the end of a slice's storage", make((4, 5), device, torch.float32)[1:2], [4, 5], [5, 1], 1)
 
 
 SPECIFIC.update({
@@ -433,6 +457,10 @@ def errors_convolution(op, device):
     other = _other_device(device)
     if other:
         yield _error(op, "C5", "devices differ", *conv((2, 4, 9), (6, 4, 3), w_device=other))
+    yield _error(op, "C6", "output_padding not below stride or dilation",
+                 *conv((2, 4, 5), (4, 3, 3), stride=(2,), transposed=True, output_padding=(2,)))
+    yield _error(op, "C6", "negative output_padding",
+                 *conv((2, 4, 5), (4, 3, 3), stride=(2,), transposed=True, output_padding=(-1,)))
 
 
 SPECIFIC.update({
@@ -558,6 +586,8 @@ def errors_device_put(op, device):
     """C1: a dtype in none of the prim's classes (device_put also takes the target device)."""
     yield ErrorInput(SampleInput(torch.zeros(3, dtype=ODD_DTYPE, device=device), (device,),
                                  name="C1: unsupported dtype"), PrimConstraintError, f"{op.prim.name}: C1:")
+    yield ErrorInput(SampleInput(torch.zeros(3, device="meta"), (device,), name="C2: from the meta device"),
+                     PrimConstraintError, f"{op.prim.name}: C2:")
 
 
 def samples_device_put(op, device, dtype):

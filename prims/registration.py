@@ -7,13 +7,17 @@ an autograd rule built from the formulas (prims/autograd.py).
 """
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
 from torch.utils._pytree import tree_flatten
 
 from prims import autograd
 from prims.loader import PrimDef, resolve_impl
-from prims.meta import RULES, TensorMeta
+from prims.errors import check
+from prims.meta import RULES, TensorMeta, is_tensor_like
+from prims.meta.common import check_addressable
 
 NAMESPACE = "primkit"
 _LIB = None
@@ -56,7 +60,36 @@ def _fake_mode_of(args):
 
 
 def run_meta(prim: PrimDef, args, kwargs):
-    return RULES[prim.meta].fn(prim, *prim.bind(args, kwargs))
+    bound = prim.bind(args, kwargs)
+    check_tensor_args(prim, bound)
+    out = RULES[prim.meta].fn(prim, *bound)
+    for o in out if isinstance(out, tuple) else (out,):
+        if isinstance(o, TensorMeta):
+            check_addressable(prim, o.shape, o.strides, o.dtype)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _tensor_params(schema: str) -> tuple:
+    """(index, name, is_list) of each argument the signature declares Tensor or Tensor[]."""
+    parsed = torch._C.parse_schema(f"{NAMESPACE}::{schema}")
+    out = []
+    for i, a in enumerate(parsed.arguments):
+        if isinstance(a.type, torch._C.TensorType):
+            out.append((i, a.name, False))
+        elif isinstance(a.type, torch._C.ListType) and isinstance(a.type.getElementType(), torch._C.TensorType):
+            out.append((i, a.name, True))
+    return tuple(out)
+
+
+def check_tensor_args(prim: PrimDef, bound) -> None:
+    """The signature's typing, which torch's dispatcher does not enforce for None (it passes None
+    for an undefined Tensor to both kernels): a Tensor argument is a tensor, under fake and real alike."""
+    for i, name, is_list in _tensor_params(prim.schema):
+        values = bound[i] if is_list else (bound[i],)
+        for v in values:
+            check(is_tensor_like(v), prim, "signature", lambda v=v: f"argument '{name}' must be a Tensor"
+                  f"{' list of tensors' if is_list else ''}, got {type(v).__name__}")
 
 
 def _fake_kernel(prim):

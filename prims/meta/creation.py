@@ -5,28 +5,34 @@ import torch
 
 from prims.errors import check
 from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import shape_str
+from prims.meta.common import check_fits, fits, shape_str
 from prims.meta.strides import contiguous_strides, strides_from_perm
 
 
-@meta_rule("full", constraints=("C1", "C2"))
+@meta_rule("full", constraints=("C1", "C2", "C3"))
 def full(prim, shape, fill_value, dtype, device):
     check(all(s >= 0 for s in shape), prim, "C1", lambda: f"shape {shape_str(shape)} has a negative size")
     check(dtype in prim.dtypes, prim, "C2", lambda: f"dtype {dtype} is not supported")
+    check_fits(prim, "C3", "fill_value", fill_value, dtype)
     return TensorMeta(tuple(shape), contiguous_strides(shape), dtype, torch.device(device))
 
 
-@meta_rule("scalar_tensor", constraints=("C1",))
+@meta_rule("scalar_tensor", constraints=("C1", "C2"))
 def scalar_tensor(prim, value, dtype, device):
     check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dtype} is not supported")
+    check_fits(prim, "C2", "value", value, dtype)
     return TensorMeta((), (), dtype, torch.device(device))
 
 
-@meta_rule("iota", constraints=("C1", "C2", "C3"))
+@meta_rule("iota", constraints=("C1", "C2", "C3", "C4"))
 def iota(prim, length, start, step, dtype, device):
     check(length >= 0, prim, "C1", lambda: f"length {length} must be >= 0")
     check(dtype in prim.dtypes, prim, "C2", lambda: f"dtype {dtype} is not supported")
     check(step != 0, prim, "C3", "step must be non-zero")
+    if all(type(v) is int for v in (length, start, step)) and length > 0:
+        last, bound = start + (length - 1) * step, start + length * step
+        check(fits(start, dtype) and fits(last, dtype) and fits(bound, torch.int64), prim, "C4",
+              lambda: f"values {start} .. {last} (bound {bound}) do not fit {dtype} and int64")
     return TensorMeta((length,), (1,), dtype, torch.device(device))
 
 

@@ -10,7 +10,7 @@ import torch
 from prims import dtypes as dt
 from prims.errors import check
 from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import check_dtype, check_same_device, shape_str
+from prims.meta.common import check_addressable, check_dtype, check_same_device, shape_str
 from prims.meta.strides import contiguous_strides
 
 
@@ -68,6 +68,7 @@ def _check_int64_vector(prim, x, what):
 def bincount(prim, a, minlength):
     _check_int64_vector(prim, a, "a")
     check(minlength >= 0, prim, "C3", lambda: f"minlength is {minlength}, expected minlength >= 0")
+    check_addressable(prim, (minlength,), (1,), torch.int64)     # the least size: addressable
     # max(a) + 1 is not bounded by a's length: only minlength bounds the size, from below
     return _contiguous((data_dependent_size(prim, least=minlength),), torch.int64, a.device)
 

@@ -27,7 +27,7 @@ def _channels_last(t) -> bool:
     return len(t.shape) == 4 and is_channels_last(t.shape, t.stride()) and not is_contiguous(t.shape, t.stride())
 
 
-@meta_rule("convolution", constraints=("C1", "C2", "C3", "C4", "C5"))
+@meta_rule("convolution", constraints=("C1", "C2", "C3", "C4", "C5", "C6"))
 def convolution(prim, x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     n = len(x.shape) - 2
     check(n >= 1 and len(weight.shape) == n + 2, prim, "C1", lambda: f"input {shape_str(x.shape)} and weight "
@@ -39,6 +39,9 @@ def convolution(prim, x, weight, bias, stride, padding, dilation, transposed, ou
           f"{list(stride)}, {list(dilation)}, {list(padding)}")
     cin = x.shape[1]
     if transposed:
+        check(all(0 <= p < max(s, d) for p, s, d in zip(output_padding, stride, dilation)), prim, "C6",
+              lambda: f"output_padding {list(output_padding)} must be >= 0 and smaller than stride {list(stride)} "
+              f"or dilation {list(dilation)} in each dim")
         check(weight.shape[0] == cin and cin % groups == 0, prim, "C3", lambda: f"transposed weight "
               f"{shape_str(weight.shape)} needs {cin} input channels (divisible by groups={groups})")
         cout = weight.shape[1] * groups

@@ -25,10 +25,12 @@ def copy_to(prim, dst, src):
     return dst
 
 
-@meta_rule("device_put", constraints=("C1",))
+@meta_rule("device_put", constraints=("C1", "C2"))
 def device_put(prim, a, device):
     import torch
     check_dtype(prim, "C1", a, prim.dtypes)
+    check(torch.device(a.device).type != "meta" or torch.device(device).type == "meta", prim, "C2",
+          lambda: f"a is on the meta device, which holds no data to copy to {device}")
     return TensorMeta(tuple(a.shape), elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]),
                       a.dtype, torch.device(device))
 

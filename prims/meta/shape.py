@@ -10,7 +10,7 @@ import torch
 from prims import dtypes as dt
 from prims.errors import PrimIndexError, check
 from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import canonical_dim, canonical_dims, check_dtype, check_same_device, shape_str
+from prims.meta.common import canonical_dim, canonical_dims, check_dtype, check_fits, check_same_device, shape_str
 from prims.meta.strides import contiguous_strides, elementwise_strides, itemsize, memory_format_strides
 
 
@@ -18,8 +18,9 @@ def _meta(a, shape, strides, dtype=None):
     return TensorMeta(tuple(shape), tuple(strides), dtype or a.dtype, a.device)
 
 
-@meta_rule("broadcast_in_dim", constraints=("C1", "C2", "C3"))
+@meta_rule("broadcast_in_dim", constraints=("C1", "C2", "C3", "C4"))
 def broadcast_in_dim(prim, a, shape, broadcast_dimensions):
+    check(all(s >= 0 for s in shape), prim, "C4", lambda: f"shape {shape_str(shape)} has a negative size")
     bd = list(broadcast_dimensions)
     check(len(bd) == len(a.shape), prim, "C1", lambda: f"broadcast_dimensions has {len(bd)} entries but the "
           f"operand has rank {len(a.shape)}")
@@ -124,8 +125,9 @@ def rev(prim, a, dims):
     return _meta(a, a.shape, elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]))
 
 
-@meta_rule("pad", constraints=("C1", "C2"))
+@meta_rule("pad", constraints=("C1", "C2", "C3"))
 def pad(prim, a, padding_value, low, high, interior):
+    check_fits(prim, "C3", "padding_value", padding_value, a.dtype)
     n = len(a.shape)
     check(len(low) == n and len(high) == n and len(interior) == n, prim, "C1",
           lambda: f"low, high and interior need {n} entries each (the operand's rank), got "
@@ -161,11 +163,18 @@ def cat(prim, tensors, dim):
     return _meta(first, shape, memory_format_strides(shape, [(t.shape, t.stride()) for t in tensors]))
 
 
-@meta_rule("as_strided", constraints=("C1", "C2"))
+@meta_rule("as_strided", constraints=("C1", "C2", "C3"))
 def as_strided(prim, a, size, stride, storage_offset):
     check(len(size) == len(stride), prim, "C1", lambda: f"size has {len(size)} entries but stride has {len(stride)}")
     check(all(s >= 0 for s in size) and all(s >= 0 for s in stride) and storage_offset >= 0, prim, "C2",
           lambda: f"sizes {list(size)}, strides {list(stride)} and storage_offset {storage_offset} must be >= 0")
+    # Real and fake tensors know their storage's size (symbolic specs do not); sizes known only
+    # symbolically are left to the backend rather than guarded on.
+    available = a.untyped_storage().nbytes() // itemsize(a.dtype) if hasattr(a, "untyped_storage") else None
+    if all(type(v) is int for v in (*size, *stride, storage_offset, available)):
+        needed = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+        check(needed <= available, prim, "C3", lambda: f"sizes {list(size)}, strides {list(stride)} and "
+              f"storage_offset {storage_offset} reach element {needed - 1} but a's storage holds {available} elements")
     return _meta(a, size, stride)
 
 

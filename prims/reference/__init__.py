@@ -103,6 +103,7 @@ def slice(a, start_indices, limit_indices, strides):
 
 
 def pad(a, padding_value, low, high, interior):
+    padding_value = _rounded(padding_value, a.dtype)
     out = a
     for d in range(a.dim()):
         n = out.shape[d]
@@ -165,12 +166,23 @@ def index_select(a, dim, index):
     return torch.index_select(a, dim, index).contiguous()
 
 
+def _rounded(value, dtype):
+    """value in a floating or complex dtype as IEEE rounding gives it (+-inf beyond its range), which
+    torch.full refuses to do for some dtypes; other dtypes take value as it is (the meta rule checked it)."""
+    if isinstance(value, builtins.complex) and not dtype.is_complex:
+        value = value.real      # C3: no imaginary part
+    if dtype.is_floating_point or dtype.is_complex:
+        wide = torch.complex128 if dtype.is_complex else torch.float64
+        return torch.tensor(value, dtype=wide).to(dtype).item()
+    return value
+
+
 def full(shape, fill_value, *, dtype, device):
-    return torch.full(shape, fill_value, dtype=dtype, device=device)
+    return torch.full(shape, _rounded(fill_value, dtype), dtype=dtype, device=device)
 
 
 def scalar_tensor(value, *, dtype, device):
-    return torch.scalar_tensor(value, dtype=dtype, device=device)
+    return torch.scalar_tensor(_rounded(value, dtype), dtype=dtype, device=device)
 
 
 def iota(length, *, start, step, dtype, device):

@@ -23,8 +23,8 @@ def _windows(a, fill, window_dimensions, window_strides, padding_low, padding_hi
     dims = list(zip(a.shape, window_dimensions, window_strides, padding_low, padding_high, window_dilation))
     out_shape = [window_output_size(*d) for d in dims]
     count = math.prod(window_dimensions)
-    if 0 in out_shape:
-        return a.new_empty(out_shape + [count])
+    if 0 in out_shape:     # no windows: their size need not be addressable (a window may exceed int64)
+        return a.new_empty(out_shape + [min(count, 1)])
     padded = torch.full([n + lo + hi for n, _, _, lo, hi, _ in dims], fill, dtype=a.dtype, device=a.device)
     padded[tuple(slice(lo, lo + n) for n, _, _, lo, _, _ in dims)] = a
     w = padded
