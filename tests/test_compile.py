@@ -1,0 +1,159 @@
+"""torch.compile with primkit's backends: ``backend="primkit"`` (prim graphs on the executor) and
+``backend="primkit_inductor"`` (prim graphs fused by Inductor).
+
+A training step (forward, backward, optimizer step) through the compiled model equals eager's:
+a small MLP (dropout on), a CNN with batch norm (running statistics updated), GPT-2 from
+transformers (tiny sizes, its defaults: dropout on, compared under the same torch.manual_seed).
+Also: the backends are found by name, graph breaks and dynamic shapes compile, and the graphs the
+executor runs are prim graphs.
+"""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch.nn as nn
+
+from models import CNN, MLP
+
+# float32 on CPU: the prim graphs sum in another order than eager's kernels in a few places
+# (as tests/training.py): a few ulps per layer.
+ATOL, RTOL = 1e-5, 1e-4
+SEED = 1234
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _train(model, inputs, steps=2, loss_of=None):
+    """Losses and the state after ``steps`` SGD steps, each forward after manual_seed(SEED + step).
+    SGD, not Adam: a convolution's bias before batch norm has a gradient of rounding noise (~1e-9,
+    batch norm removes the mean), which Adam's step normalizes to the learning rate."""
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    loss_of = loss_of or (lambda m: m(*inputs).square().mean())
+    losses = []
+    for step in range(steps):
+        opt.zero_grad()
+        torch.manual_seed(SEED + step)
+        loss = loss_of(model)
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    state = getattr(model, "_orig_mod", model).state_dict()    # torch.compile's wrapper prefixes the names
+    return losses, {k: v.detach().clone() for k, v in state.items()}
+
+
+def _check_training(model, inputs, backend, loss_of=None):
+    eager, compiled = model, copy.deepcopy(model)
+    expected_losses, expected_state = _train(eager, inputs, loss_of=loss_of)
+    actual_losses, actual_state = _train(torch.compile(compiled, backend=backend), inputs, loss_of=loss_of)
+    torch.testing.assert_close(actual_losses, expected_losses, atol=ATOL, rtol=RTOL)
+    assert actual_state.keys() == expected_state.keys()
+    for name in expected_state:
+        torch.testing.assert_close(actual_state[name], expected_state[name], atol=ATOL, rtol=RTOL,
+                                   msg=lambda m, name=name: f"{name} after training: {m}")
+
+
+def test_backends_are_found_by_name():
+    from decompositions import compile as backends
+    assert torch._dynamo.lookup_backend("primkit") is backends.primkit
+    assert torch._dynamo.lookup_backend("primkit_inductor") is backends.primkit_inductor
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_training_step_equals_eager(name):
+    torch.manual_seed(0)
+    model, x = {"mlp": (MLP(), torch.randn(5, 16)), "cnn": (CNN(), torch.randn(2, 3, 12, 12))}[name]
+    _check_training(model.train(), (x,), "primkit")
+
+
+def test_transformers_gpt2_training_step_equals_eager():
+    pytest.importorskip("transformers")
+    import transformers_zoo
+    torch.manual_seed(0)
+    model, inputs = transformers_zoo.gpt2()
+    assert model.config.resid_pdrop > 0   # dropout on, as users train it
+    _check_training(model.train(), (), "primkit", loss_of=lambda m: m(**inputs).loss)
+
+
+def _recording(graphs):
+    """The primkit backend's executor compiler, recording each graph it compiles."""
+    from decompositions import compile as backends
+    real = backends._executor_compiler
+
+    def compiler(gm, example_inputs):
+        graphs.append(gm)
+        return real(gm, example_inputs)
+    return compiler
+
+
+def test_graphs_are_prims(monkeypatch):
+    from decompositions import compile as backends
+    from decompositions import non_prim_ops
+    graphs = []
+    monkeypatch.setattr(backends, "_executor_compiler", _recording(graphs))
+    model = CNN().train()
+    torch.compile(model, backend="primkit")(torch.randn(2, 3, 12, 12)).sum().backward()
+    assert len(graphs) == 2   # forward and backward
+    # aten.copy_ writes the running statistics back (AOTAutograd's epilogue, see decompositions.compile)
+    assert [non_prim_ops(g) for g in graphs] == [["aten::copy_"], []]
+
+
+def test_graph_break_and_dynamic_shapes(monkeypatch):
+    from decompositions import compile as backends
+    graphs = []
+    monkeypatch.setattr(backends, "_executor_compiler", _recording(graphs))
+
+    def f(x, w):
+        y = torch.tanh(x @ w)
+        print("a graph break")      # dynamo splits the program here
+        return (y * y.shape[0]).sum(-1)
+    w = torch.randn(4, 3)
+    compiled = torch.compile(f, backend="primkit", dynamic=True)
+    for n in (5, 7, 9):
+        x = torch.randn(n, 4)
+        torch.testing.assert_close(compiled(x, w), f(x, w))
+    # two graphs (one each side of the break), each compiled once for every size
+    assert len(graphs) == 2
+    assert any(isinstance(n.meta.get("val"), torch.SymInt) for g in graphs for n in g.graph.nodes
+               if n.op == "placeholder")
+
+
+def test_inference_input_mutation():
+    def f(x):
+        x.mul_(2)
+        return x + 1
+    x = torch.randn(3)
+    expected_x = x.clone()
+    expected = f(expected_x)
+    actual = torch.compile(f, backend="primkit")(x)
+    torch.testing.assert_close(actual, expected, atol=0, rtol=0)
+    torch.testing.assert_close(x, expected_x, atol=0, rtol=0)
+
+
+class _ConvBN(nn.Module):   # no dropout: Inductor draws random numbers its own way unless fallback_random
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn, self.fc = nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.Linear(4 * 6 * 6, 3)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.bn(self.conv(x))).flatten(1))
+
+
+def test_primkit_inductor_training_step_equals_eager():
+    pytest.importorskip("torch._inductor")
+    torch.manual_seed(0)
+    _check_training(_ConvBN().train(), (torch.randn(2, 3, 8, 8),), "primkit_inductor")
+
+
+def test_primkit_inductor_dropout_with_eager_random_numbers():
+    # With Inductor's fallback_random, its random ops call eager's kernels: dropout draws eager's masks.
+    import torch._inductor.config as inductor_config
+    torch.manual_seed(0)
+    with inductor_config.patch(fallback_random=True):
+        _check_training(MLP().train(), (torch.randn(5, 16),), "primkit_inductor")
