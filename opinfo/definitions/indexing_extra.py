@@ -15,6 +15,7 @@ import torch
 
 from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from opinfo.definitions.indexing import _indices, _layouts
+from opinfo.definitions.nn import out_entry
 from opinfo.definitions.reductions import SUM_TOLERANCES, _tuple_out, sample_inputs_reduction
 from opinfo.dtypes import ALL, COMPLEX, FLOAT32_64, FLOATING, NUMERIC
 from opinfo.samples import layouts, make
@@ -439,6 +440,64 @@ def _histc_errors(op, device):
                      "not implemented for")
 
 
+def _histogram_samples(op, device, dtype):
+    """torch.histogram: bin counts over the data's range and a given one, weights, density, edges
+    given as a tensor; edge values, nan and inf (outside any range); constant and empty data."""
+    for shape in ((20,), (4, 5), (), (0,)):
+        for name, t in layouts(shape, device, dtype):
+            yield SampleInput(t, (5,), name=f"{shape} {name} data's range")
+            yield SampleInput(t, (4,), {"range": (-1.0, 1.5)}, name=f"{shape} {name} range [-1, 1.5]")
+    t = make((4, 5), device, dtype)
+    w = make((4, 5), device, dtype, low=0, high=2)
+    yield SampleInput(t, (3,), {"weight": w}, name="weights")
+    yield SampleInput(t, (3,), {"weight": w, "density": True}, name="weights, density")
+    yield SampleInput(t, (6,), {"range": (-2.0, 2.0), "density": True}, name="range, density")
+    edges = torch.tensor([-3.0, -0.5, 0.0, 0.25, 4.0], device=device, dtype=dtype)
+    yield SampleInput(t, (edges,), name="edges tensor")
+    yield SampleInput(t, (edges,), {"weight": w, "density": True}, name="edges tensor, weights, density")
+    special = torch.tensor([1.0, 2.0, 3.0, 3.0, NAN, math.inf, -math.inf, 5.0], device=device, dtype=dtype)
+    yield SampleInput(special, (4,), {"range": (1.0, 3.0)}, name="on the edges, nan, inf")
+    yield SampleInput(special, (edges,), name="nan, inf against an edges tensor")
+    yield SampleInput(torch.full((5,), 2.0, device=device, dtype=dtype), (3,), name="constant data")
+    yield SampleInput(make((6,), device, dtype), (2,), {"range": (1.0, 1.0)}, name="empty range: widened")
+
+
+def _histogram_errors(op, device):
+    a = make((5,), device, torch.float32)
+    yield ErrorInput(SampleInput(a, (0,)), RuntimeError, "bins must be > 0")
+    yield ErrorInput(SampleInput(a, (4,), {"range": (2.0, 1.0)}), RuntimeError, "min should not exceed max")
+    yield ErrorInput(SampleInput(a, (4,), {"range": (0.0, math.inf)}), RuntimeError, "is not finite")
+    yield ErrorInput(SampleInput(a, (torch.tensor([0.0, 1.0], device=device, dtype=torch.float64),)), RuntimeError,
+                     "should have the same dtype")
+    yield ErrorInput(SampleInput(torch.ones(3, device=device, dtype=torch.int64), (4,)), NotImplementedError,
+                     "not implemented for")
+
+
+def _histogramdd_samples(op, device, dtype):
+    """torch.histogramdd: points as the rows of the last dim (2-d and 3-d inputs, non-contiguous),
+    bins per dim or one for all, a range, weights, density, edges tensors; no points."""
+    for shape in ((10, 2), (2, 5, 3)):
+        for name, t in layouts(shape, device, dtype):
+            d = shape[-1]
+            yield SampleInput(t, ([3] * (d - 1) + [4],), name=f"{shape} {name} bins per dim")
+            yield SampleInput(t, (3,), {"range": [-1.0, 1.0] * d}, name=f"{shape} {name} one bin count, range")
+    t = make((10, 2), device, dtype)
+    w = make((10,), device, dtype, low=0, high=2)
+    yield SampleInput(t, ([2, 3],), {"weight": w, "density": True}, name="weights, density")
+    edges = [torch.tensor([-3.0, 0.0, 0.5, 4.0], device=device, dtype=dtype),
+             torch.tensor([-1.0, 1.0], device=device, dtype=dtype)]
+    yield SampleInput(t, (edges,), name="edges tensors")
+    yield SampleInput(t, (edges,), {"weight": w, "density": True}, name="edges tensors, weights, density")
+    yield SampleInput(make((0, 2), device, dtype), ([2, 2],), name="no points")
+
+
+def _histogramdd_errors(op, device):
+    a = make((5, 2), device, torch.float32)
+    yield ErrorInput(SampleInput(a, ([3],)), RuntimeError, "size of bins must be equal to the innermost dimension")
+    yield ErrorInput(SampleInput(a, ([3, 0],)), RuntimeError, "bins must be > 0")
+    yield ErrorInput(SampleInput(a, (3,), {"range": [0.0, 1.0]}), RuntimeError, "range should have 4 elements")
+
+
 def _bincount_samples(op, device, dtype):
     high = 6
     for n in (10, 1):
@@ -695,6 +754,21 @@ ENTRIES = [
            supports_autograd=False, sample_kwargs={"static": True}),
     _entry("histc", torch.histc, ("aten::histc", "aten::histc.out"), _histc_samples, _histc_errors,
            dtypes=FLOATING, supports_out=True, supports_autograd=False),   # eager: derivative not implemented
+    # No gradients: eager's histogram and histogramdd have no derivative.
+    _entry("histogram", torch.histogram, ("aten::histogram.bin_ct", "aten::histogram.bins_tensor"), _histogram_samples,
+           _histogram_errors, dtypes=FLOAT32_64, supports_autograd=False),
+    out_entry(aten.histogram.bin_ct_out, aten.histogram.bin_ct,
+              lambda op, device, dtype: (s for s in _histogram_samples(op, device, dtype) if not
+                                         isinstance(s.args[0], torch.Tensor)), dtypes=FLOAT32_64,
+              family="indexing_extra"),
+    out_entry(aten.histogram.bins_tensor_out, aten.histogram.bins_tensor,
+              lambda op, device, dtype: (s for s in _histogram_samples(op, device, dtype) if
+                                         isinstance(s.args[0], torch.Tensor)), dtypes=FLOAT32_64,
+              family="indexing_extra"),
+    _entry("histogramdd", torch.histogramdd,
+           ("aten::histogramdd", "aten::histogramdd.int_bins", "aten::histogramdd.TensorList_bins",
+            "aten::_histogramdd_bin_edges", "aten::_histogramdd_from_bin_cts", "aten::_histogramdd_from_bin_tensors"),
+           _histogramdd_samples, _histogramdd_errors, dtypes=FLOAT32_64, supports_autograd=False),
     # The packet: torch.bincount takes no out=.
     _entry("bincount", _positional_out(aten.bincount.out), ("aten::bincount", "aten::bincount.out"),
            _bincount_samples, _bincount_errors, dtypes={torch.int64, torch.int32, torch.uint8}, supports_out=True,
