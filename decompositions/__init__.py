@@ -5,6 +5,8 @@
     decompositions.trace(fn_or_module, *args, dynamic=False, **kwargs)  # prim-only GraphModule
     decompositions.tracing()   # context: libraries see a trace (torch.compiler.is_compiling()) under AOTAutograd
     decompositions.DecompositionError
+    decompositions.requirements(fn, *args, target=None, keep=None)   # the prims (and kept ops) a program needs
+    decompositions.expand_kept(gm)   # kept ATen ops (trace(keep=...)) replaced by their prims
     decompositions.canonicalize(gm), decompositions.graph_hash(gm), decompositions.group_by_module(gm)
 """
 from __future__ import annotations
@@ -13,6 +15,7 @@ import prims  # noqa: F401  (defines torch.ops.primkit before any decomposition 
 from decompositions.registry import DecompositionError, get_decompositions, register, registered
 from decompositions.trace import check_prim_only, non_prim_ops, trace, tracing
 from decompositions.canonicalize import ModuleGroup, canonicalize, graph_hash, group_by_module
+from decompositions.backend import expand_kept, requirements
 
 # Each module registers its decompositions on import; one module per op family.
 from decompositions import (  # noqa: E402,F401
@@ -21,4 +24,5 @@ from decompositions import (  # noqa: E402,F401
 )
 
 __all__ = ["get_decompositions", "trace", "DecompositionError", "register", "registered",
-           "check_prim_only", "non_prim_ops", "tracing", "canonicalize", "graph_hash", "group_by_module", "ModuleGroup"]
+           "check_prim_only", "non_prim_ops", "tracing", "canonicalize", "graph_hash", "group_by_module", "ModuleGroup",
+           "requirements", "expand_kept"]

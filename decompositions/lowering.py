@@ -6,7 +6,8 @@ outside SET (make_fx applies table entries to primkit ops as to ATen ops), after
 every prim reaches SET transitively; otherwise it raises DecompositionError listing the prims
 that cannot. Which prims a lowering reaches is read off a trace of the lowering itself.
 
-``MINIMAL_PRIMS`` is the smallest closure: the prims that have no lowering.
+``MINIMAL_PRIMS`` is the smallest closure: the prims that have no lowering valid at every dtype
+they take.
 
 Lowerings keep eager's numerics where a naive formula would not: log1p and expm1 use the
 u = 1 + x correction (Goldberg), tanh is computed from expm1 of -2x on the half plane
@@ -20,24 +21,32 @@ import math
 from collections.abc import Iterable
 
 import torch
-from torch.fx.experimental.proxy_tensor import make_fx
+import torch.utils._pytree as pytree
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import prims
+from prims import dtypes as dt
 from decompositions.registry import DecompositionError
 
 P = torch.ops.primkit
 LOWERINGS: dict = {}     # prim name -> (function, example-args factory)
 
 
-def lowers(name, example=None):
-    """Register a lowering of prim ``name``; ``example`` builds arguments to trace it with
-    (default: one float32 tensor of shape (3,) per Tensor argument)."""
+def lowers(name, example=None, dtypes=None):
+    """Register a lowering of prim ``name``. ``dtypes``: a dtype class of ``prims.dtypes`` ("float",
+    "real", ...) or a set of dtypes, where the formula is valid (default: every dtype the prim takes);
+    elsewhere the prim is left to the backend or to another lowering. ``example(dtype)`` builds the
+    arguments to trace it with at a dtype (default: one tensor of shape (3,) per Tensor argument)."""
     prims.get(name)
+    if isinstance(dtypes, str):
+        dtypes = dt.resolve([dtypes])
+    elif dtypes is not None:
+        dtypes = dt.resolve(dtypes) if all(isinstance(d, str) for d in dtypes) else frozenset(dtypes)
 
     def deco(fn):
         if name in LOWERINGS:
             raise ValueError(f"prim '{name}' has two lowerings")
-        LOWERINGS[name] = (fn, example)
+        LOWERINGS[name] = (fn, example, dtypes)
         return fn
     return deco
 
@@ -162,8 +171,7 @@ def ne(a, b):
     return P.logical_not(P.eq(a, b))
 
 
-@lowers("var", example=lambda: [(torch.randn(4, 3, dtype=d), [0], 1.0)
-                                 for d in (torch.float32, torch.bfloat16, torch.complex64)])
+@lowers("var", example=lambda dtype: (torch.ones(4, 3, dtype=dtype), [0], 1.0))
 @_in_opmath
 def var(a, dims, correction):
     dims = [d + a.dim() if d < 0 else d for d in dims]
@@ -181,42 +189,135 @@ def var(a, dims, correction):
     return P.div(total, _splat(max(n - correction, 0), total))   # eager: no negative degrees of freedom
 
 
-# One dtype of each kind a lowering may branch on.
-_KINDS = (torch.float32, torch.bfloat16, torch.complex64, torch.int64, torch.bool)
+def _never(x):
+    """False everywhere x is (an integer or bool is never nan nor inf)."""
+    return P.logical_not(P.eq(x, x))
 
 
-def _examples(name, example) -> list:
-    """Argument tuples to trace the lowering with: one per dtype kind the prim supports."""
+@lowers("isnan", dtypes=["bool", "real"])
+def isnan(x):
+    return P.logical_not(P.eq(x, x))     # nan is the one value unequal to itself
+
+
+@lowers("isinf", dtypes=["bool", "real"])
+def isinf(x):
+    if not x.dtype.is_floating_point:
+        return _never(x)
+    return P.logical_or(P.eq(x, _splat(math.inf, x)), P.eq(x, _splat(-math.inf, x)))
+
+
+@lowers("isfinite", dtypes=["bool", "real"])
+def isfinite(x):
+    if not x.dtype.is_floating_point:
+        return P.eq(x, x)
+    return P.eq(P.sub(x, x), _splat(0, x))    # x - x is 0 when x is finite, nan for inf and nan
+
+
+def _dtype_of(args):
+    """The dtype a lowering branches on: that of its first tensor argument."""
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            return a.dtype
+    return None
+
+
+def valid_dtypes(name) -> frozenset:
+    """The operand dtypes for which the lowering of ``name`` is valid (its ``dtypes`` class, within the prim's)."""
+    dtypes = LOWERINGS[name][2]
+    return prims.get(name).dtypes if dtypes is None else frozenset(dtypes) & prims.get(name).dtypes
+
+
+def _example(name, example, dtype) -> tuple:
+    """Arguments to trace the lowering with at ``dtype`` (meta tensors): ``example(dtype)``, or one
+    tensor of shape (3,) per Tensor argument."""
     if example is not None:
-        return example()
+        return pytree.tree_map_only(torch.Tensor, lambda t: t.to("meta"), example(dtype))
     prim = prims.get(name)
     n = sum(isinstance(a.type, torch.TensorType) for a in prim.op._schema.arguments)
-    return [tuple(torch.ones(3, dtype=dtype) for _ in range(n)) for dtype in _KINDS if dtype in prim.dtypes]
+    return tuple(torch.ones(3, dtype=dtype, device="meta") for _ in range(n))
+
+
+def _first_tensor_dtype(args, result):
+    for a in pytree.tree_leaves(args):
+        if isinstance(a, torch.Tensor):
+            return a.dtype
+    return result.dtype if isinstance(result, torch.Tensor) else None
+
+
+def _node_dtype(node):
+    """The dtype a prim node works at: its first tensor argument's (its result's for a creation prim)."""
+    for a in node.args:
+        if isinstance(a, torch.fx.Node) and isinstance(a.meta.get("val"), torch.Tensor):
+            return a.meta["val"].dtype
+    val = node.meta.get("val")
+    return val.dtype if isinstance(val, torch.Tensor) else None
+
+
+class _PrimCalls(TorchDispatchMode):
+    """Records (prim, operand dtype) of every prim called under it (on meta tensors: no compute)."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        if prims.is_prim(func):
+            self.calls.add((func._opname, _first_tensor_dtype(args, result)))
+        return result
 
 
 @functools.lru_cache(maxsize=None)
-def reaches(name) -> frozenset:
-    """The prims the lowering of ``name`` calls directly (read off traces of it, one per dtype kind)."""
-    fn, example = LOWERINGS[name]
-    used = set()
-    for args in _examples(name, example):
-        gm = make_fx(fn, tracing_mode="fake")(*args)
-        used |= {n.target._opname for n in gm.graph.nodes if n.op == "call_function" and prims.is_prim(n.target)}
-    return frozenset(used)
+def reaches_at(name, dtype) -> frozenset:
+    """The (prim, dtype) pairs the lowering of ``name`` calls directly on ``dtype`` operands, read off
+    a run of it at that dtype on meta tensors; empty where the lowering is not valid for ``dtype``."""
+    if dtype not in valid_dtypes(name):
+        return frozenset()
+    fn = LOWERINGS[name][0]
+    with _PrimCalls() as calls:
+        fn(*_example(name, LOWERINGS[name][1], dtype))
+    return frozenset(calls.calls)
 
 
-def unreachable(target) -> set:
-    """The prims that cannot reach ``target``: outside it and without a lowering whose prims all
-    reach it. A cycle of lowerings reaches nothing."""
-    ok = set(target)
+def reaches(name, dtype=None) -> frozenset:
+    """The prims the lowering of ``name`` calls directly: at ``dtype``, or at any dtype it is valid for."""
+    dtypes = [dtype] if dtype is not None else sorted(valid_dtypes(name), key=str)
+    return frozenset(p for d in dtypes for p, _ in reaches_at(name, d))
+
+
+def _reachable_pairs(target: frozenset) -> frozenset:
+    """The (prim, dtype) pairs that reach ``target``: a prim in it (any dtype), or one whose lowering
+    is valid at that dtype and calls only pairs that reach it. A cycle of lowerings reaches nothing."""
+    ok = {(p.name, d) for p in prims.catalog() if p.name in target for d in p.dtypes}
+    pending = {(name, d) for name in LOWERINGS if name not in target for d in valid_dtypes(name)}
     changed = True
     while changed:
         changed = False
-        for name in LOWERINGS:
-            if name not in ok and reaches(name) <= ok:
-                ok.add(name)
+        for pair in list(pending):
+            if all(p in target or (p, d) in ok for p, d in reaches_at(*pair)):
+                ok.add(pair)
+                pending.discard(pair)
                 changed = True
-    return {p.name for p in prims.catalog()} - ok
+    return frozenset(ok)
+
+
+@functools.lru_cache(maxsize=64)
+def reachable_pairs(target: frozenset) -> frozenset:
+    return _reachable_pairs(frozenset(target))
+
+
+def unreachable(target, dtypes=None) -> set:
+    """The prims that cannot reach ``target`` at some dtype of ``dtypes`` they take (default: every
+    dtype): outside it and without a lowering valid there whose prims all reach it. A float-only
+    backend passes its float dtypes (``dtypes={torch.float32}``) and is not asked for complex
+    lowerings."""
+    ok = reachable_pairs(frozenset(target))
+    out = set()
+    for p in prims.catalog():
+        wanted = p.dtypes if dtypes is None else p.dtypes & set(dtypes)
+        if p.name not in target and any((p.name, d) not in ok for d in wanted):
+            out.add(p.name)
+    return out
 
 
 def prim_set(target, context: str = "get_decompositions(target=...)") -> frozenset:
@@ -246,16 +347,30 @@ def prim_set(target, context: str = "get_decompositions(target=...)") -> frozens
 
 
 def lower_to(table, target) -> dict:
+    """``table`` plus, for every prim outside ``target`` that has a lowering, that lowering, applied
+    to the operand dtypes at which it reaches ``target`` (elsewhere the prim stays in the graph;
+    ``trace(target=...)`` reports the prims a graph still holds outside the target). Never raises
+    for an unreachable prim: reachability is a property of a graph, not of the catalog."""
     target = prim_set(target)
-    names = {p.name for p in prims.catalog()}
-    bad = unreachable(target)
-    if bad:
-        raise DecompositionError([f"primkit::{p}" for p in bad], "get_decompositions(target=...): ",
-                                 "are outside the target and have no lowering that reaches it")
+    ok = reachable_pairs(target)
     out = dict(table)
-    for name in names - target:
-        out[prims.get(name).op] = LOWERINGS[name][0]
+    for name in sorted(set(LOWERINGS) - target):
+        out[prims.get(name).op] = _applied_where_valid(name, LOWERINGS[name][0], ok)
     return out
 
 
-MINIMAL_PRIMS = frozenset(p.name for p in prims.catalog() if p.name not in LOWERINGS)
+def _applied_where_valid(name, fn, ok):
+    """The lowering of ``name`` as a table entry: it runs where (name, operand dtype) reaches the
+    target; elsewhere it returns NotImplemented, which make_fx reads as "keep the op"."""
+    def lowered(*args, **kwargs):
+        if (name, _dtype_of(args)) not in ok:
+            return NotImplemented
+        return fn(*args, **kwargs)
+    lowered.__name__ = lowered.__qualname__ = f"lower_{name}"
+    lowered.__module__ = fn.__module__
+    lowered.__wrapped__ = fn
+    return lowered
+
+
+MINIMAL_PRIMS = frozenset(p.name for p in prims.catalog() if p.name not in LOWERINGS or valid_dtypes(p.name) != p.dtypes)
+"""The smallest closed set: the prims with no lowering valid for every dtype they take."""

@@ -48,12 +48,16 @@ def registered() -> dict:
     return dict(_REGISTRY)
 
 
-def get_decompositions(ops=None, *, target=None) -> dict:
+def get_decompositions(ops=None, *, target=None, keep=None) -> dict:
     """A decomposition table for make_fx / torch.export / AOTAutograd.
 
     ``ops``: OpOverloads or packets; a packet expands to its covered overloads. An op (or a
     packet with no covered overload) that has no decomposition raises DecompositionError.
-    ``target``: a set of prim names a backend implements (see ``decompositions.lowering``).
+    ``target``: a set of prim names a backend implements; the table also lowers the prims outside
+    it, where a lowering reaches it (see ``decompositions.lowering``; never raises for a prim that
+    cannot: ``trace(target=...)`` checks each graph). ``keep``: ATen ops left out of the table (a
+    backend runs them natively); a CompositeImplicitAutograd one stays whole only under ``trace``
+    (``keep=``), since make_fx runs torch's composite before any table.
     """
     if ops is None:
         table = dict(_REGISTRY)
@@ -73,4 +77,8 @@ def get_decompositions(ops=None, *, target=None) -> dict:
     if target is not None:
         from decompositions.lowering import lower_to
         table = lower_to(table, target)
+    if keep is not None:
+        from decompositions.backend import kept_ops
+        kept = kept_ops(keep, "get_decompositions(keep=...)")
+        table = {op: fn for op, fn in table.items() if op not in kept}
     return table

@@ -31,11 +31,12 @@ def is_allowed_target(target) -> bool:
     return prims.is_prim(target) or target in _SYM_OPS
 
 
-def non_prim_ops(gm: torch.fx.GraphModule) -> list[str]:
-    """Names of the call targets in gm that are neither prims nor bookkeeping."""
+def non_prim_ops(gm: torch.fx.GraphModule, allowed=()) -> list[str]:
+    """Names of the call targets in gm that are neither prims nor bookkeeping (nor in ``allowed``:
+    ATen ops kept whole)."""
     bad = []
     for node in gm.graph.nodes:
-        if node.op == "call_function" and not is_allowed_target(node.target):
+        if node.op == "call_function" and not is_allowed_target(node.target) and node.target not in allowed:
             t = node.target
             bad.append(t.name() if isinstance(t, torch._ops.OpOverload) else getattr(t, "__name__", str(t)))
         elif node.op in ("call_method", "call_module"):
@@ -43,8 +44,8 @@ def non_prim_ops(gm: torch.fx.GraphModule) -> list[str]:
     return sorted(set(bad))
 
 
-def check_prim_only(gm: torch.fx.GraphModule, context: str = "", note: str = "") -> torch.fx.GraphModule:
-    bad = non_prim_ops(gm)
+def check_prim_only(gm: torch.fx.GraphModule, context: str = "", note: str = "", allowed=()) -> torch.fx.GraphModule:
+    bad = non_prim_ops(gm, allowed)
     if bad:
         error = DecompositionError(bad, context)
         if note:
@@ -168,22 +169,31 @@ def _serialized(fn):
 
 @_serialized
 def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool = True, target=None,
-          **kwargs) -> torch.fx.GraphModule:
+          keep=None, **kwargs) -> torch.fx.GraphModule:
     """Trace ``fn(*args, **kwargs)`` (a function or nn.Module) to a prim-only GraphModule.
 
     Runs under fake tensors (no real compute); ``dynamic=True`` keeps sizes symbolic. The graph
     is canonical (``decompositions.canonicalize``) unless ``canonical=False``; on a module, every
     node records the module it came from in ``node.meta["nn_module_stack"]``. ``target``: a set
-    of prim names; the graph then holds only those (see ``get_decompositions(target=...)``).
+    of prim names; prims outside it are lowered where they can be (``decompositions.lowering``),
+    and DecompositionError names each prim the graph still needs outside it, with the ATen op and
+    module it came from. ``keep``: ATen ops (OpOverloads or packets) left whole, one node each,
+    carrying their decomposition in ``node.meta["decomposition"]`` (``decompositions.backend``).
+    Every node made by a decomposition records its ATen op in ``node.meta["aten_op"]``.
     Raises DecompositionError listing every op that has no decomposition to prims.
     """
+    from decompositions import backend
+    report_outside = kwargs.pop("_report_outside", False)   # decompositions.requirements: record, do not raise
     if target is not None:
         from decompositions.lowering import prim_set
         target = prim_set(target, "trace(target=...)")
+    kept = backend.kept_ops(keep)
     if decompositions is None:
         table = get_decompositions(target=target)
     else:
         table = decompositions
+    table = backend.stamped({op: f for op, f in table.items() if op not in kept})
+    composite_table = {**table, **backend.kept_composites(kept)}
     program = fn
     name = getattr(fn, "__name__", type(fn).__name__)
     # Tensors (keyword tensors too) and, with dynamic=True, ints are graph inputs; every other
@@ -196,11 +206,11 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         return program(*a, **k)
 
     def scopes():
-        return _module_scopes(program) if isinstance(program, torch.nn.Module) else contextlib.nullcontext()
+        return _module_scopes(program) if isinstance(program, torch.nn.Module) else fx_traceback.preserve_node_meta()
     mode = "symbolic" if dynamic else "fake"
     # Inference graphs (training graphs go through AOTAutograd); the table's entries for
     # CompositeImplicitAutograd ops run instead of torch's composites (see decompositions.composite).
-    with torch.no_grad(), scopes(), composites(table), _data_dependence_named(name), tracing():
+    with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing():
         gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
     read_after_write = guards.read_after_write_pairs(gm)
     undecomposed = non_prim_ops(gm)
@@ -211,7 +221,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         # the graph computes each written base anew (and writes an input back at the end). An
         # in-place view op (x.t_()) becomes its out-of-place view there.
         try:
-            with torch.no_grad(), scopes(), composites(table), _data_dependence_named(name), tracing():
+            with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing():
                 gm = make_fx(torch.func.functionalize(fn, remove="mutations"), decomposition_table=table,
                              tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
         except RuntimeError as e:
@@ -236,12 +246,16 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
                                      "do (prims are functional); apply the op out of place (t() rather than t_())")
     if isinstance(program, torch.nn.Module):
         _mark_module_state(gm, program)
-    check_prim_only(gm, f"trace({name}): ", _READS_DATA if "aten::_local_scalar_dense" in non_prim_ops(gm) else "")
+    backend.take_stamps(gm)
+    backend.mark_kept(gm, kept)
+    check_prim_only(gm, f"trace({name}): ", _READS_DATA if "aten::_local_scalar_dense" in non_prim_ops(gm) else "",
+                    allowed=kept)
     if target is not None:
-        outside = sorted({n.target.name() for n in gm.graph.nodes if n.op == "call_function"
-                          and prims.is_prim(n.target) and n.target._opname not in target})
-        if outside:
-            raise DecompositionError(outside, f"trace({name}): ", "are outside the target prim set")
+        gm.graph.eliminate_dead_code()   # a prim whose value nothing uses is no requirement
+        outside = backend.outside_target(gm, target)
+        if outside and not report_outside:
+            raise backend.target_error(name, outside)
+        gm.meta["outside_target"] = outside
     if canonical:
         from decompositions.canonicalize import canonicalize
         gm = canonicalize(gm, inplace=True)

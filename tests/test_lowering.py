@@ -1,5 +1,6 @@
 """Lowering to a backend's prim set: every lowering matches its prim, the model zoo lowers to the
-minimal closure and still equals eager, and a target that cannot be reached is refused."""
+minimal closure and still equals eager; reachability is per graph and per dtype; kept ATen ops stay
+whole and expand to their prims; ``requirements`` reports what a program needs."""
 from __future__ import annotations
 
 import pytest
@@ -7,8 +8,9 @@ import torch
 
 import opinfo
 import prims
-from decompositions import DecompositionError, get_decompositions, trace
-from decompositions.lowering import LOWERINGS, MINIMAL_PRIMS, reaches, unreachable
+import decompositions
+from decompositions import DecompositionError, expand_kept, get_decompositions, requirements, trace
+from decompositions.lowering import LOWERINGS, MINIMAL_PRIMS, reaches, unreachable, valid_dtypes
 from models import zoo
 
 P = torch.ops.primkit
@@ -40,7 +42,7 @@ PRIM_ENTRIES = {e.name.removeprefix("primkit."): e for e in opinfo.op_db if e.is
 
 
 @pytest.mark.parametrize("name,dtype", [(n, d) for n in sorted(LOWERINGS)
-                                        for d in sorted(PRIM_ENTRIES[n].supported_dtypes("cpu"), key=str)])
+                                        for d in sorted(PRIM_ENTRIES[n].supported_dtypes("cpu") & valid_dtypes(n), key=str)])
 def test_lowering_matches_prim_on_its_samples(name, dtype):
     # every dtype the prim takes (a lowering may branch on complex or integer inputs), on the
     # prim's OpInfo samples: non-contiguous, empty, 0-d, extreme values
@@ -55,7 +57,7 @@ def test_lowering_matches_prim_on_its_samples(name, dtype):
 
 def test_minimal_set_is_closed():
     assert MINIMAL_PRIMS and not unreachable(MINIMAL_PRIMS)
-    assert all(n not in MINIMAL_PRIMS for n in LOWERINGS)
+    assert all(n not in MINIMAL_PRIMS for n in LOWERINGS if valid_dtypes(n) == prims.get(n).dtypes)
     for name in LOWERINGS:     # no lowering reaches its own prim (no cycles of one)
         assert name not in reaches(name)
 
@@ -74,10 +76,103 @@ def test_model_zoo_lowers_to_minimal_set(name, model, args):
         torch.testing.assert_close(a, e, atol=1e-5, rtol=1e-5)
 
 
-def test_unreachable_target_is_refused():
-    with pytest.raises(DecompositionError, match="outside the target and have no lowering") as info:
-        get_decompositions(target={"add", "mul"})
-    assert "primkit::exp" in info.value.missing and "primkit::add" not in info.value.missing
+# A small accelerator's prim set: arithmetic, a few transcendental functions, comparisons, shapes,
+# reductions, matmul / convolution, indexing, creation; float dtypes only.
+SMALL = {"add", "sub", "mul", "div", "neg", "abs", "maximum", "minimum", "pow", "exp", "log", "sqrt", "rsqrt",
+         "erf", "sin", "cos", "eq", "lt", "le", "logical_not", "logical_and", "logical_or", "where",
+         "convert_element_type", "broadcast_in_dim", "reshape", "permute", "squeeze", "expand_dims", "slice", "cat",
+         "pad", "sum", "amax", "amin", "argmax", "matmul", "convolution", "gather", "index_select", "scatter_add",
+         "full", "iota", "scalar_tensor", "clone", "copy_to"}
+FLOATS = {torch.float16, torch.bfloat16, torch.float32, torch.float64}
+
+
+def _used(gm):
+    return {n.target._opname for n in gm.graph.nodes if n.op == "call_function" and prims.is_prim(n.target)}
+
+
+def test_small_target_gets_a_table():
+    # reachability is a property of a graph: the table lowers what it can and never refuses
+    table = get_decompositions(target=SMALL)
+    assert P.sigmoid.default in table and torch.ops.aten.add.Tensor in table
+
+
+def test_float_only_target_reaches_lowerings_valid_for_floats():
+    # tanh, expm1, var, sigmoid lower for real floats (their complex paths need real / imag / complex)
+    assert not {"tanh", "expm1", "var", "sigmoid", "log1p", "reciprocal"} & unreachable(SMALL, FLOATS)
+    assert {"tanh", "expm1", "var"} <= unreachable(SMALL)   # complex64 / complex128 cannot be reached
+
+
+def test_float_model_lowers_to_small_set():
+    def fn(x):
+        return torch.tanh(x) + torch.sigmoid(x) * torch.expm1(x) + x.var(0) + torch.log1p(x.abs())
+    x = torch.randn(5, 4)
+    gm = trace(fn, x, target=SMALL)
+    assert _used(gm) <= SMALL
+    torch.testing.assert_close(gm(x), fn(x), atol=1e-6, rtol=1e-5)   # formulas of several prims: a few ulps
+
+
+def test_graph_needs_prim_outside_target():
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = torch.nn.Tanh()
+
+        def forward(self, x):
+            return self.inner(x) * 2
+    x = torch.randn(3, dtype=torch.complex64)
+    with pytest.raises(DecompositionError, match="outside the target prim set") as info:
+        trace(Block(), x, target=SMALL)
+    # the complex tanh has no lowering inside SMALL: the error names the prim, dtype, ATen op and module
+    assert info.value.missing == ["primkit::tanh [complex64] from aten::tanh in inner"]
+
+
+def test_dead_code_needs_nothing():
+    def fn(x):
+        torch.exp2(x).sort()          # unused: removed before the check
+        return x + 1
+    x = torch.randn(4)
+    gm = trace(fn, x, target={"add", "broadcast_in_dim", "scalar_tensor", "convert_element_type"})
+    torch.testing.assert_close(gm(x), x + 1)
+
+
+def test_requirements_names_missing_and_origin():
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Softplus())
+    need = requirements(model, torch.randn(2, 4), target=SMALL - {"log"})
+    assert need["prims"]["matmul"] == 1 and not need["kept"]
+    # softplus needs log1p, whose lowering needs log: log1p is what this graph lacks
+    assert need["missing"] == [{"prim": "log1p", "dtype": "float32", "aten": "aten::softplus", "module": "1"}]
+    assert requirements(model, torch.randn(2, 4))["missing"] == []
+
+
+def test_kept_ops_stay_whole_and_expand():
+    model, x = next((m, a) for n, m, a in MODELS if n == "encoder")
+    kept = [torch.ops.aten.scaled_dot_product_attention, torch.ops.aten.layer_norm.default]
+    gm = trace(model, *x, keep=kept)
+    nodes = [n for n in gm.graph.nodes if n.op == "call_function" and not prims.is_prim(n.target)
+             and n.target in (torch.ops.aten.scaled_dot_product_attention.default, torch.ops.aten.layer_norm.default)]
+    assert sorted(n.target.name() for n in nodes) == ["aten::layer_norm", "aten::layer_norm",
+                                                     "aten::scaled_dot_product_attention"]
+    assert all(n.meta["decomposition"] is decompositions.registered()[n.target] for n in nodes)
+    with torch.no_grad():
+        expected = model(*x)
+    torch.testing.assert_close(gm(*x), expected)
+    expanded = expand_kept(gm)
+    decompositions.check_prim_only(expanded)
+    torch.testing.assert_close(expanded(*x), expected)
+    need = requirements(model, *x, target=SMALL, keep=kept)
+    assert need["kept"] == {"aten::layer_norm": 2, "aten::scaled_dot_product_attention": 1}
+
+
+def test_get_decompositions_leaves_kept_ops_out():
+    table = get_decompositions(keep=[torch.ops.aten.gelu])
+    assert torch.ops.aten.gelu.default not in table and torch.ops.aten.add.Tensor in table
+    gm = trace(torch.nn.GELU(), torch.randn(3), keep=[torch.ops.aten.gelu])
+    assert [n.target for n in gm.graph.nodes if n.op == "call_function"] == [torch.ops.aten.gelu.default]
+
+
+def test_keep_names_aten_ops():
+    with pytest.raises(TypeError, match="is a prim; keep names ATen ops"):
+        trace(lambda x: x + 1, torch.randn(2), keep=[P.add.default])
 
 
 def test_unknown_target_prim():
