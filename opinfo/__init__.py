@@ -1,7 +1,9 @@
-"""The OpInfo test database: one record per operator (and one per prim).
+"""The OpInfo test database: one record per operator (and one per prim), and the ModuleInfo
+database: one record per torch.nn module.
 
     import opinfo
     opinfo.op_db        # list[OpInfo]
+    opinfo.module_db    # list[ModuleInfo]
 """
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from opinfo.core import ALL_TESTS, DEFAULT_TOLERANCES, ErrorInput, OpInfo, Sampl
 from opinfo.definitions import ENTRIES as _ENTRIES
 from opinfo.prims import prim_entries
 from opinfo import gradients as _gradients
+from opinfo.module_db import ModuleInfo, ModuleXFail, T, check_unique as _check_unique
+from opinfo.modules import RECORDS as _MODULE_RECORDS
 
 op_db: list[OpInfo] = list(_ENTRIES) + prim_entries()
 _gradients.apply(op_db)   # which entries test_gradients checks, and its known failures
@@ -19,4 +23,7 @@ _dupes = sorted({n for n in _names if _names.count(n) > 1})
 if _dupes:
     raise ValueError(f"opinfo: duplicate entry names {_dupes}")
 
-__all__ = ["op_db", "OpInfo", "SampleInput", "ErrorInput", "XFail", "ALL_TESTS", "DEFAULT_TOLERANCES"]
+module_db: list[ModuleInfo] = _check_unique(list(_MODULE_RECORDS))
+
+__all__ = ["op_db", "module_db", "OpInfo", "SampleInput", "ErrorInput", "XFail", "ALL_TESTS", "DEFAULT_TOLERANCES",
+           "ModuleInfo", "ModuleXFail", "T"]

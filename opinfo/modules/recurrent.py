@@ -1,0 +1,47 @@
+"""Recurrent layers and cells: RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell."""
+import torch
+from torch import nn
+
+from decompositions import DecompositionError
+from opinfo.module_db import ModuleInfo, f, fwd, variant, xfail
+
+
+# Sequences of 3 steps (2 for the stacked bidirectional layers): the graphs unroll every step.
+def _rnn(cls, *extra, state=None, xfails=()):
+    seq = [fwd("batched", f(3, 2, 3)), fwd("no_batch", f(3, 3))]
+    if state is not None:
+        seq.append(fwd("with_state", f(3, 2, 3), state))
+    return ModuleInfo(cls, (
+        variant("default", 3, 4, forwards=seq),
+        variant("2layers_bidirectional_batch_first", 3, 4, num_layers=2, bidirectional=True, batch_first=True,
+                forwards=[fwd("batched", f(2, 2, 3))]),
+        *extra), family="recurrent", xfails=xfails)
+
+
+def _cell(cls, n_states, xfails=()):
+    h = f(2, 4) if n_states == 1 else (f(2, 4), f(2, 4))
+    return ModuleInfo(cls, (
+        variant("default", 3, 4, forwards=[fwd("batched", f(2, 3)), fwd("no_batch", f(3)),
+                                           fwd("with_state", f(2, 3), h)]),
+        variant("no_bias", 3, 4, bias=False, forwards=[fwd("batched", f(2, 3))]),
+    ), family="recurrent", xfails=xfails)
+
+
+def _written_through_view(cls):
+    # (gru_cell, lstm_cell: CompositeImplicitAutograd kernels; under autograd they are not taken)
+    return (xfail("eval", DecompositionError, f"{cls}: the cell's inference kernel writes in place (add_, "
+                  "sigmoid_, mul_) into the chunks of aten::unsafe_split, which functionalization does not track "
+                  "as views; trace refuses the writes through primkit.slice that remain"),)
+
+
+MODULES = [
+    _rnn(nn.RNN, variant("relu_no_bias", 3, 4, nonlinearity="relu", bias=False,
+                         forwards=[fwd("with_state", f(3, 2, 3), f(1, 2, 4))])),
+    _rnn(nn.LSTM, variant("proj_size", 3, 4, proj_size=2, forwards=[
+        fwd("with_state", f(3, 2, 3), (f(1, 2, 2), f(1, 2, 4)))]), xfails=(
+        xfail("eval", DecompositionError, "float32 LSTM inference on CPU runs aten::mkldnn_rnn_layer, which has "
+              "no decomposition", dtypes=[torch.float32], variants=["default", "2layers_bidirectional_batch_first"]),)),
+    _rnn(nn.GRU, state=f(1, 2, 4)),
+    _cell(nn.RNNCell, 1), _cell(nn.LSTMCell, 2, _written_through_view("LSTMCell")),
+    _cell(nn.GRUCell, 1, _written_through_view("GRUCell")),
+]
