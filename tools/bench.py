@@ -1,0 +1,230 @@
+"""``python -m tools.bench``: how fast prim graphs run and trace, against torch's own paths.
+
+Per model, side by side in one run (interleaved repetitions, the median of each):
+
+- executor / eager: ``trace(model)`` compiled by decompositions.executor, against the model's forward;
+- reference / eager: the same traced graph on the reference backend (torch.ops.primkit);
+- primkit_inductor / inductor: torch.compile with backend="primkit_inductor" against the default
+  backend ("inductor"), both after their compile (``--skip-inductor`` leaves them out: Inductor
+  compiles for minutes on a small machine);
+- trace / make_fx: ``trace(model)`` against ``make_fx(model, tracing_mode="fake")`` (ATen graph, no
+  decomposition table): the cost of decomposing to prims and canonicalizing over capturing ATen.
+
+The models: small configurations of transformers models (GPT-2, BERT, Llama, Mistral, T5's encoder,
+ViT, ResNet, ConvNeXt, Whisper's encoder), batch 2, in evaluation mode under no_grad, on CPU and on
+CUDA where a GPU is present. The geometric mean of each ratio closes the table.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+
+import torch
+
+BATCH = 2
+
+
+def _tokens(seq=64, vocab=512):
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(1, vocab, (BATCH, seq), generator=g)
+    return {"input_ids": ids, "attention_mask": torch.ones(BATCH, seq, dtype=torch.long)}
+
+
+def _decoder_sizes(**extra):
+    return dict(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=4, num_attention_heads=8,
+                **extra)
+
+
+def _models():
+    """name -> builder of (model, keyword inputs)."""
+    import transformers as tf
+
+    def gpt2():
+        return tf.GPT2Model(tf.GPT2Config(vocab_size=512, n_positions=128, n_embd=256, n_layer=4, n_head=8)), _tokens()
+
+    def bert():
+        return tf.BertModel(tf.BertConfig(vocab_size=512, hidden_size=256, num_hidden_layers=4, num_attention_heads=8,
+                                          intermediate_size=512), add_pooling_layer=False), _tokens()
+
+    def llama():
+        return tf.LlamaModel(tf.LlamaConfig(**_decoder_sizes())), _tokens()
+
+    def mistral():
+        return tf.MistralModel(tf.MistralConfig(**_decoder_sizes(num_key_value_heads=2))), _tokens()
+
+    def t5_encoder():
+        return tf.T5EncoderModel(tf.T5Config(vocab_size=512, d_model=256, d_kv=32, d_ff=512, num_layers=4,
+                                             num_heads=8)), _tokens()
+
+    def vit():
+        config = tf.ViTConfig(hidden_size=256, num_hidden_layers=4, num_attention_heads=8, intermediate_size=512,
+                              image_size=64, patch_size=8)
+        return tf.ViTModel(config, add_pooling_layer=False), {"pixel_values": torch.randn(BATCH, 3, 64, 64)}
+
+    def resnet():
+        config = tf.ResNetConfig(embedding_size=32, hidden_sizes=[32, 64, 128, 256], depths=[1, 1, 1, 1])
+        return tf.ResNetModel(config), {"pixel_values": torch.randn(BATCH, 3, 64, 64)}
+
+    def convnext():
+        config = tf.ConvNextConfig(hidden_sizes=[32, 64, 128, 256], depths=[1, 1, 2, 1])
+        return tf.ConvNextModel(config), {"pixel_values": torch.randn(BATCH, 3, 64, 64)}
+
+    def whisper_encoder():
+        config = tf.WhisperConfig(d_model=256, encoder_layers=4, encoder_attention_heads=8, encoder_ffn_dim=512,
+                                  decoder_layers=1, decoder_attention_heads=8, decoder_ffn_dim=512,
+                                  num_mel_bins=80, max_source_positions=100)
+        return tf.WhisperModel(config).get_encoder(), {"input_features": torch.randn(BATCH, 80, 200)}
+
+    return {f.__name__.replace("_", "-"): f for f in
+            (gpt2, bert, llama, mistral, t5_encoder, vit, resnet, convnext, whisper_encoder)}
+
+
+class _Outputs(torch.nn.Module):
+    """model with its output as a tuple of tensors (a transformers cache object is not a graph output)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, **inputs):
+        return _tensors(self.model(**inputs))
+
+
+def _positional(model, inputs):
+    """(fn, args): model(**inputs) as a function of the input tensors, for make_fx."""
+    names = list(inputs)
+
+    def fn(*values):
+        return model(**dict(zip(names, values)))
+    return fn, [inputs[n] for n in names]
+
+
+def _tensors(out) -> tuple:
+    """The tensors of a model's output (a ModelOutput, tuple, or transformers cache), which make_fx
+    can return (it cannot return a cache object)."""
+    if isinstance(out, torch.Tensor):
+        return (out,)
+    if hasattr(out, "layers") and all(hasattr(layer, "keys") for layer in out.layers):
+        return tuple(t for layer in out.layers for t in (layer.keys, layer.values))
+    if isinstance(out, dict):
+        out = tuple(out.values())
+    if isinstance(out, (tuple, list)):
+        return tuple(t for o in out for t in _tensors(o))
+    return ()
+
+
+def _timed(fn, device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    fn()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
+def _close(a, b) -> bool:
+    la, lb = _tensors(a), _tensors(b)
+    return len(la) == len(lb) and all(torch.allclose(x, y, atol=1e-4, rtol=1e-3) for x, y in zip(la, lb))
+
+
+def bench_model(name, build, device, repeat, inductor, trace_repeat):
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from decompositions import executor, trace
+    torch.manual_seed(0)
+    model, inputs = build()
+    model = _Outputs(model).eval().to(device)
+    inputs = {k: v.to(device) for k, v in inputs.items()}
+    row = {}
+    with torch.no_grad():
+        gm = trace(model, **inputs)
+        run = executor.compile(gm)
+        expected = model(**inputs)
+        assert _close(run(**inputs), gm(**inputs)), f"{name}: the executor differs from the reference backend"
+        runs = {"eager": lambda: model(**inputs), "reference": lambda: gm(**inputs), "executor": lambda: run(**inputs)}
+        if inductor:
+            torch._dynamo.reset()
+            default = torch.compile(model, backend="inductor")
+            prim = torch.compile(model, backend="primkit_inductor")
+            for f in (default, prim):   # compile, and warm up
+                f(**inputs)
+            assert _close(prim(**inputs), expected), f"{name}: primkit_inductor differs from eager"
+            runs.update({"inductor": lambda: default(**inputs), "primkit_inductor": lambda: prim(**inputs)})
+        for f in runs.values():
+            f()
+        times = {k: [] for k in runs}
+        for _ in range(repeat):
+            for k, f in runs.items():
+                times[k].append(_timed(f, device))
+    fn, args = _positional(model, inputs)
+    tracers = {"trace": lambda: trace(model, **inputs),
+               "make_fx": lambda: make_fx(fn, tracing_mode="fake", _allow_non_fake_inputs=True)(*args)}
+    ttimes = {k: [] for k in tracers}
+    with torch.no_grad():
+        for _ in range(trace_repeat):
+            for k, f in tracers.items():
+                ttimes[k].append(_timed(f, device))
+    med = {k: statistics.median(v) for k, v in {**times, **ttimes}.items()}
+    row["eager_ms"] = med["eager"] * 1e3
+    row["executor"] = med["executor"] / med["eager"]
+    row["reference"] = med["reference"] / med["eager"]
+    if inductor:
+        row["primkit_inductor"] = med["primkit_inductor"] / med["inductor"]
+    row["trace"] = med["trace"] / med["make_fx"]
+    row["trace_s"] = med["trace"]
+    return row
+
+
+COLUMNS = [("eager_ms", "eager ms", "{:.2f}"), ("executor", "executor/eager", "{:.2f}x"),
+           ("reference", "reference/eager", "{:.2f}x"), ("primkit_inductor", "primkit_inductor/inductor", "{:.2f}x"),
+           ("trace", "trace/make_fx", "{:.2f}x"), ("trace_s", "trace s", "{:.2f}")]
+
+
+def _table(rows: dict) -> str:
+    cols = [c for c in COLUMNS if any(c[0] in r for r in rows.values())]
+    lines = ["| model | " + " | ".join(c[1] for c in cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for name, r in rows.items():
+        lines.append(f"| {name} | " + " | ".join(c[2].format(r[c[0]]) if c[0] in r else "-" for c in cols) + " |")
+    geo = []
+    for key, _, fmt in cols:
+        vals = [r[key] for r in rows.values() if key in r]
+        geo.append(fmt.format(math.exp(sum(map(math.log, vals)) / len(vals))) if vals and key not in
+                   ("eager_ms", "trace_s") else "")
+    lines.append("| geomean | " + " | ".join(geo) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    models = _models()
+    p = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--models", default=",".join(models), help=f"comma-separated, of: {', '.join(models)}")
+    p.add_argument("--repeat", type=int, default=7, help="timed runs of each graph (median)")
+    p.add_argument("--trace-repeat", type=int, default=3, help="timed traces of each model (median)")
+    p.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
+    p.add_argument("--skip-inductor", action="store_true", help="leave out the Inductor columns")
+    p.add_argument("--device", choices=["cpu", "cuda", "all"], default="all",
+                   help="cpu, cuda, or all: cpu and, where a GPU is present, cuda")
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    import decompositions  # noqa: F401  (defines the prims before any timing)
+    chosen = [m.strip() for m in args.models.split(",") if m.strip()]
+    unknown = [m for m in chosen if m not in models]
+    if unknown:
+        p.error(f"unknown models {unknown}; choose from {', '.join(models)}")
+    devices = ["cpu", "cuda"] if args.device == "all" else [args.device]
+    for device in devices:
+        if device == "cuda" and not torch.cuda.is_available():
+            continue
+        rows = {}
+        for name in chosen:
+            rows[name] = bench_model(name, models[name], torch.device(device), args.repeat,
+                                     not args.skip_inductor, args.trace_repeat)
+            print(f"{name}: " + ", ".join(f"{k} {v:.3g}" for k, v in rows[name].items()), flush=True)
+        print(f"\n{device}, {args.threads} thread(s), median of {args.repeat} (tracing: {args.trace_repeat}):\n")
+        print(_table(rows), flush=True)
+
+
+if __name__ == "__main__":
+    main()
