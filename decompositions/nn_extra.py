@@ -957,6 +957,79 @@ def multilabel_margin_loss(a, target, reduction=MEAN):
 register_out(aten.multilabel_margin_loss.out, multilabel_margin_loss)
 
 
+# ----------------------------------------------------------------------------- unfold / fold (im2col / col2im)
+# F.unfold and F.fold: the windowed prims on a batch of images (3-d / 2-d inputs are a batch of one),
+# after eager's argument checks.
+
+
+def _check_window_args(kernel_size, dilation, padding, stride):
+    for what, (h, w), ok, rule in (("kernel size", kernel_size, lambda v: v > 0, "greater than zero"),
+                                   ("dilation", dilation, lambda v: v > 0, "greater than zero"),
+                                   ("padding", padding, lambda v: v >= 0, "non-negative"),
+                                   ("stride", stride, lambda v: v > 0, "greater than zero")):
+        if not (ok(h) and ok(w)):
+            names = {"kernel size": "kernel", "dilation": "dilation", "padding": "pad", "stride": "stride"}[what]
+            raise RuntimeError(f"{what} should be {rule}, but got {names}_height: {h} {names}_width: {w}")
+
+
+def _blocks(size, kernel, dilation, padding, stride):
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _check_unfold_dtype(name, a):
+    if a.dtype in dt.INT:
+        raise RuntimeError(f'"{name}_out_cpu" not implemented for {dt.short(a.dtype)}')
+
+
+@register(aten.im2col.default)
+def im2col(a, kernel_size, dilation, padding, stride):
+    _check_window_args(kernel_size, dilation, padding, stride)
+    _check_unfold_dtype("im2col", a)
+    if a.dim() not in (3, 4) or any(s == 0 for s in a.shape[-3:]):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(a.shape)}")
+    blocks = [_blocks(a.shape[-2 + i], kernel_size[i], dilation[i], padding[i], stride[i]) for i in range(2)]
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size ({a.shape[-2]}, {a.shape[-1]}), kernel_size="
+                           f"({kernel_size[0]}, {kernel_size[1]}), dilation=({dilation[0]}, {dilation[1]}), padding="
+                           f"({padding[0]}, {padding[1]}), calculated shape of the array of sliding blocks as "
+                           f"({blocks[0]}, {blocks[1]}), but its components must be at least one.")
+    batched = a if a.dim() == 4 else P.expand_dims(a, [0])
+    out = P.im2col(batched, list(kernel_size), list(dilation), list(padding), list(stride))
+    return out if a.dim() == 4 else P.squeeze(out, [0])
+
+
+@register(aten.col2im.default)
+def col2im(a, output_size, kernel_size, dilation, padding, stride):
+    _check_window_args(kernel_size, dilation, padding, stride)
+    _check_unfold_dtype("col2im", a)
+    if a.dim() not in (2, 3) or any(s == 0 for s in a.shape[-2:]):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+                           f"non-zero dimensions for input, but got: {list(a.shape)}")
+    window = kernel_size[0] * kernel_size[1]
+    if a.shape[-2] % window:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+                           f"got input.size(1)={a.shape[-2]} and kernel_size=({kernel_size[0]}, {kernel_size[1]}).")
+    blocks = [_blocks(output_size[i], kernel_size[i], dilation[i], padding[i], stride[i]) for i in range(2)]
+    if blocks[0] * blocks[1] != a.shape[-1]:
+        raise RuntimeError(f"Given output_size=({output_size[0]}, {output_size[1]}), kernel_size=({kernel_size[0]}, "
+                           f"{kernel_size[1]}), dilation=({dilation[0]}, {dilation[1]}), padding=({padding[0]}, "
+                           f"{padding[1]}), stride=({stride[0]}, {stride[1]}), expected size of input's dimension 2 "
+                           f"to match the calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={a.shape[-1]}.")
+    batched = _contiguous(a if a.dim() == 3 else P.expand_dims(a, [0]))
+    # bool: eager's += of overlapping blocks is a logical or; the prim sums numbers
+    x = to_dtype(batched, torch.int64) if a.dtype == torch.bool else batched
+    (x,), orig = upcast(x) if a.dtype != torch.bool else ((x,), a.dtype)
+    out = P.col2im(x, list(output_size), list(kernel_size), list(dilation), list(padding), list(stride))
+    out = P.ne(out, _like(out, 0)) if a.dtype == torch.bool else to_dtype(out, orig)
+    return out if a.dim() == 3 else P.squeeze(out, [0])
+
+
+register_out(aten.im2col.out, im2col)
+register_out(aten.col2im.out, col2im)
+
+
 # ----------------------------------------------------------------------------- other nn
 
 

@@ -579,6 +579,67 @@ def error_inputs_affine_grid_generator(op, device):
                      "AffineGridGenerator needs 4d \\(spatial\\) or 5d \\(volumetric\\) inputs")
 
 
+# ----------------------------------------------------------------------------- unfold / fold
+
+UNFOLD_GEOMETRIES = (   # (image size, kwargs of F.unfold / F.fold)
+    ((6, 6), {"kernel_size": 2, "stride": 2}),
+    ((7, 6), {"kernel_size": (2, 3), "dilation": (1, 2), "padding": 1, "stride": (2, 1)}),
+    ((5, 5), {"kernel_size": 3, "padding": 1}),             # overlapping blocks: fold sums them
+    ((4, 5), {"kernel_size": (1, 5)}),
+)
+
+
+def sample_inputs_unfold(op, device, dtype):
+    for size, kwargs in UNFOLD_GEOMETRIES:
+        for name, t in layouts((2, 3) + size, device, dtype):
+            yield SampleInput(t, kwargs=dict(kwargs), name=f"{name} {size} {kwargs}")
+        yield SampleInput(make((3,) + size, device, dtype), kwargs=dict(kwargs), name=f"unbatched {size} {kwargs}")
+    yield SampleInput(make((0, 3, 6, 6), device, dtype), kwargs={"kernel_size": 2}, name="empty batch")
+
+
+def sample_inputs_fold(op, device, dtype):
+    for size, kwargs in UNFOLD_GEOMETRIES:
+        cols = F.unfold(make((2, 3) + size, device, torch.float32), **kwargs)
+        for name, t in layouts(tuple(cols.shape), device, dtype):
+            yield SampleInput(t, (size,), dict(kwargs), name=f"{name} {size} {kwargs}")
+        yield SampleInput(make(tuple(cols.shape[1:]), device, dtype), (size,), dict(kwargs),
+                          name=f"unbatched {size} {kwargs}")
+    yield SampleInput(make((0, 12, 9), device, dtype), ((6, 6),), {"kernel_size": 2, "stride": 2}, name="empty batch")
+
+
+def sample_inputs_im2col(op, device, dtype):
+    """aten.im2col(self, kernel_size, dilation, padding, stride), every argument a list."""
+    for name, t in layouts((2, 3, 7, 6), device, dtype):
+        for k, d, p, s in (((2, 3), (1, 2), (1, 1), (2, 1)), ((2, 2), (1, 1), (0, 0), (2, 2))):
+            yield SampleInput(t, ([*k], [*d], [*p], [*s]), name=f"{name} kernel {k}")
+
+
+def sample_inputs_col2im(op, device, dtype):
+    """aten.col2im(self, output_size, kernel_size, dilation, padding, stride): overlapping 3x3 blocks."""
+    for name, t in layouts((2, 27, 25), device, dtype):
+        yield SampleInput(t, ([5, 5], [3, 3], [1, 1], [1, 1], [1, 1]), name=name)
+
+
+def error_inputs_unfold(op, device):
+    x = make((2, 3, 6, 6), device, torch.float32)
+    yield ErrorInput(SampleInput(x, kwargs={"kernel_size": (0, 2)}), RuntimeError, "kernel size should be greater than zero")
+    yield ErrorInput(SampleInput(x, kwargs={"kernel_size": 2, "stride": 0}), RuntimeError, "stride should be greater")
+    yield ErrorInput(SampleInput(x, kwargs={"kernel_size": 7}), RuntimeError, "must be at least one")
+    yield ErrorInput(SampleInput(make((2, 0, 6, 6), device, torch.float32), kwargs={"kernel_size": 2}), RuntimeError,
+                     "Expected 3D or 4D")
+    yield ErrorInput(SampleInput(torch.ones(1, 2, 4, 4, dtype=torch.int64, device=device), kwargs={"kernel_size": 2}),
+                     RuntimeError, "not implemented for 'Long'")
+
+
+def error_inputs_fold(op, device):
+    y = make((2, 12, 9), device, torch.float32)
+    yield ErrorInput(SampleInput(y, ((6, 6),), {"kernel_size": 3, "stride": 2}), RuntimeError, "divisible by the product")
+    yield ErrorInput(SampleInput(y, ((8, 8),), {"kernel_size": 2, "stride": 2}), RuntimeError,
+                     "calculated number of sliding blocks")
+    yield ErrorInput(SampleInput(y, ((6, 6),), {"kernel_size": 2, "padding": -1}), RuntimeError,
+                     "padding should be non-negative")
+
+
 # ----------------------------------------------------------------------------- other nn
 
 
@@ -653,7 +714,20 @@ BICUBIC_TOLERANCES = {
 WINDOW_TOLERANCES = {torch.float32: (2e-6, 2e-6), torch.float64: (1e-13, 1e-13), torch.float16: (1e-3, 1e-3),
                      torch.bfloat16: (8e-3, 8e-3)}
 
+# eager's CPU im2col / col2im take floating, complex and bool tensors. Fold sums up to 9 overlapping
+# blocks in float16/bfloat16 one by one, rounding each partial sum; the decomposition sums in float32
+# and rounds once: a few ulps of the sum apart (float16 ulp ~1e-3 relative, bfloat16 ~8e-3).
+FOLD_TOLERANCES = {torch.float16: (1e-2, 5e-3), torch.bfloat16: (1e-1, 2e-2)}
+
 ENTRIES = [
+    entry("nn.functional.unfold", F.unfold, ("aten::im2col",), sample_inputs_unfold, errors=error_inputs_unfold,
+          dtypes=FLOATING | {torch.complex64, torch.bool}),
+    entry("nn.functional.fold", F.fold, ("aten::col2im",), sample_inputs_fold, errors=error_inputs_fold,
+          dtypes=FLOATING | {torch.complex64, torch.bool},
+          tolerances=FOLD_TOLERANCES),
+    entry("aten.im2col", aten.im2col, ("aten::im2col", "aten::im2col.out"), sample_inputs_im2col, out=True),
+    entry("aten.col2im", aten.col2im, ("aten::col2im", "aten::col2im.out"), sample_inputs_col2im,
+          tolerances=FOLD_TOLERANCES, out=True),
     entry("nn.functional.celu", aten.celu, ("aten::celu", "aten::celu.out"), _activation_samples({}, {"alpha": 0.5}),
           errors=_errors_long, inplace=aten.celu_, out=True),
     entry("nn.functional.selu", F.selu, ("aten::selu", "aten::selu_"), _activation_samples({}),
