@@ -157,7 +157,7 @@ class ModuleInfo:
     tolerances: dict = field(default_factory=dict)        # eval: dtype -> (atol, rtol), reason beside it
     train_tolerances: dict = field(default_factory=dict)  # train: dtype -> (atol, rtol), reason beside it
     xfails: tuple = ()
-    random_in_train: bool = False                 # draws random numbers in train mode (dropout, RReLU, ...)
+    random_in_train: bool = False                 # may draw random numbers in train mode (dropout, RReLU, ...)
     name: str = ""                                # defaults to the class name
 
     def __post_init__(self):

@@ -7,7 +7,8 @@
   and backward graphs are prim-only, and one forward and backward gives eager's outputs,
   parameter gradients, input gradients (floating inputs) and updated buffers (running statistics,
   num_batches_tracked). Both runs start from the same torch.manual_seed, so a random module
-  (dropout, RReLU, fractional pooling) draws in the graph what it draws in eager.
+  (dropout, RReLU, fractional pooling) draws in the graph what it draws in eager; the generator
+  ends the forward in eager's state, and only the records marked random_in_train draw at all.
 
 Samples are tiny (a few elements per dim): the time is tracing and compiling.
 """
@@ -84,7 +85,8 @@ def _cotangents(outputs, seed=0):
 
 
 def _step(module, s, wants_grad, cotangents=None):
-    """One forward and backward from SEED: (outputs, cotangents, input grads, param grads, buffers).
+    """One forward and backward from SEED: (outputs, cotangents, input grads, param grads, buffers,
+    the generator's state after the forward).
     The floating inputs that ask for it are leaves requiring grad; the module gets clones of them
     (non-leaves), so in-place modules (ReLU(inplace=True)) run as they do inside a network."""
     leaves, wants = [], iter(wants_grad)
@@ -99,6 +101,7 @@ def _step(module, s, wants_grad, cotangents=None):
     module.zero_grad(set_to_none=True)
     torch.manual_seed(SEED)
     outputs = module(*args, **kwargs)
+    rng = torch.get_rng_state()
     if cotangents is None:
         cotangents = _cotangents(outputs)
     terms = [(o * c).sum() for o, c in zip(_tensors(outputs), cotangents) if c is not None and o.requires_grad]
@@ -107,7 +110,7 @@ def _step(module, s, wants_grad, cotangents=None):
     params = {n: p.grad for n, p in module.named_parameters() if p.requires_grad}
     buffers = {n: b.detach().clone() for n, b in module.named_buffers()}
     return (pytree.tree_map(lambda x: x.detach() if isinstance(x, torch.Tensor) else x, outputs), cotangents,
-            [leaf.grad for leaf in leaves], params, buffers)
+            [leaf.grad for leaf in leaves], params, buffers, rng)
 
 
 def _recording_compiler(graphs, kind):
@@ -124,13 +127,13 @@ def test_train(info, v, dtype):
         s, wants_grad = fw.make(dtype), fw.wants_grad()
         eager_module = info.build(v, dtype).train()
         aot_source = copy.deepcopy(eager_module)
-        out, cotangents, in_grads, p_grads, buffers = _step(eager_module, s, wants_grad)
+        out, cotangents, in_grads, p_grads, buffers, rng = _step(eager_module, s, wants_grad)
 
         graphs = {}
         compiled = aot_module(aot_source, fw_compiler=_recording_compiler(graphs, "forward"),
                               bw_compiler=_recording_compiler(graphs, "backward"),
                               decompositions=get_decompositions())
-        a_out, _, a_in_grads, _, _ = _step(compiled, s, wants_grad, cotangents)
+        a_out, _, a_in_grads, _, _, a_rng = _step(compiled, s, wants_grad, cotangents)
         a_p_grads = {n: p.grad for n, p in aot_source.named_parameters() if p.requires_grad}
         a_buffers = {n: b.detach().clone() for n, b in aot_source.named_buffers()}
 
@@ -147,3 +150,9 @@ def test_train(info, v, dtype):
             assert (a_p_grads[n] is None) == (p_grads[n] is None), f"{fw.name}: grad of {n}"
         _assert_same(a_p_grads, p_grads, atol, rtol, f"{fw.name} parameter grads")
         _assert_same(a_buffers, buffers, atol, rtol, f"{fw.name} buffers")
+        # The graph draws as many numbers as eager (the next draw after it is eager's), and only a
+        # module the record calls random draws at all (a random one may not: Dropout(p=1)).
+        assert torch.equal(a_rng, rng), f"{fw.name}: the generator's state after the forward differs from eager's"
+        if not info.random_in_train:
+            assert torch.equal(rng, torch.manual_seed(SEED).get_state()), \
+                f"{fw.name}: eager's forward drew random numbers, but the record says random_in_train=False"
