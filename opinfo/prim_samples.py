@@ -289,6 +289,8 @@ def errors_pad(op, device):
     yield _error(op, "C2", "negative interior", t, 0.0, [0, 0], [0, 0], [-1, 0])
     yield _error(op, "C2", "negative output size", t, 0.0, [-2, 0], [-2, 0], [0, 0])
     yield _error(op, "C3", "int8 padding_value 200", make((3, 4), device, torch.int8), 200, [1, 0], [0, 0], [0, 0])
+    yield _error(op, "C3", "uint8 padding_value -1.5 (only an int wraps)", make((3, 4), device, torch.uint8), -1.5,
+                 [1, 0], [0, 0], [0, 0])
 
 
 def samples_cat(op, device, dtype):
@@ -448,6 +450,7 @@ def errors_convolution(op, device):
     yield _error(op, "C2", "zero stride", *conv((2, 4, 9), (6, 4, 3), stride=(0,)))
     yield _error(op, "C2", "negative padding", *conv((2, 4, 9), (6, 4, 3), padding=(-1,)))
     yield _error(op, "C2", "zero groups", *conv((2, 4, 9), (6, 4, 3), groups=0))
+    yield _error(op, "C2", "transposed, stride 2**40", *conv((2, 4, 5), (4, 3, 3), stride=(2 ** 40,), transposed=True))
     yield _error(op, "C3", "input channels differ", *conv((2, 5, 9), (6, 4, 3)))
     yield _error(op, "C3", "groups do not divide", *conv((2, 4, 9), (6, 2, 3), groups=3))
     yield _error(op, "C3", "bias size", *conv((2, 4, 9), (6, 4, 3), bias=make((5,), device, torch.float32)))
@@ -461,6 +464,7 @@ def errors_convolution(op, device):
                  *conv((2, 4, 5), (4, 3, 3), stride=(2,), transposed=True, output_padding=(2,)))
     yield _error(op, "C6", "negative output_padding",
                  *conv((2, 4, 5), (4, 3, 3), stride=(2,), transposed=True, output_padding=(-1,)))
+    yield _error(op, "C6", "negative output_padding, not transposed", *conv((2, 4, 9), (6, 4, 3), output_padding=(-1,)))
 
 
 SPECIFIC.update({

@@ -342,3 +342,11 @@ def test_mvlgamma_of_an_order_near_int64_max():
     s = SampleInput(torch.full((5,), 1e30), (2 ** 63 - 1,), name="p = 2**63 - 1")
     real, fake = run_real(P.mvlgamma, s), run_fake(P.mvlgamma, s)
     assert real[0] == "error" and real[1] == ("constraint", "mvlgamma", "storage") and agree(real, fake), (real, fake)
+
+
+def test_transposed_convolution_with_a_stride_past_32_bits():
+    """Found by the fuzz: torch's transposed kernels read stride 2**40 as 0 (and refuse it); C2 bounds it."""
+    s = SampleInput(torch.randn(2, 4, 5), (torch.randn(4, 3, 3), None, [2 ** 40], [1], [1], True, [1], 1),
+                    name="stride 2**40")
+    real, fake = run_real(P.convolution, s), run_fake(P.convolution, s)
+    assert real[0] == "error" and real[1] == ("constraint", "convolution", "C2") and agree(real, fake), (real, fake)

@@ -56,8 +56,8 @@ def check_addressable(prim, shape, strides, dtype) -> None:
 
 def fits(value, dtype) -> bool:
     """Whether a number converts to dtype without overflow: any number for bool; for an integer
-    dtype a finite value in its range (and, for an unsigned one, down to -max, which wraps as torch.full
-    wraps it); for a real dtype no imaginary part; a floating dtype takes any real value (beyond its range
+    dtype a finite value in its range (and, for an unsigned one, an int down to -max, which wraps as
+    torch.full wraps it); for a real dtype no imaginary part; a floating dtype takes any real value (beyond its range
     it rounds to +-inf). A symbolic value (SymInt, SymFloat) is unknown here and passes."""
     if not isinstance(value, numbers.Number) or dtype == torch.bool:
         return True
@@ -72,7 +72,7 @@ def fits(value, dtype) -> bool:
     if isinstance(value, float) and not math.isfinite(value):
         return False
     info = torch.iinfo(dtype)
-    low = -info.max if info.min == 0 else info.min
+    low = -info.max if info.min == 0 and not isinstance(value, float) else info.min   # only an int wraps
     return low <= value <= info.max
 
 

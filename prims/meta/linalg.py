@@ -37,10 +37,15 @@ def convolution(prim, x, weight, bias, stride, padding, dilation, transposed, ou
     check(groups >= 1 and all(s >= 1 for s in stride) and all(d >= 1 for d in dilation) and all(p >= 0 for p in padding),
           prim, "C2", lambda: f"need groups >= 1, stride >= 1, dilation >= 1, padding >= 0; got {groups}, "
           f"{list(stride)}, {list(dilation)}, {list(padding)}")
+    if transposed:      # torch's transposed kernels hold these in 32 bits (stride 2**40 reads as 0)
+        check(all(v < 2 ** 31 for v in (*stride, *padding, *dilation, *output_padding)), prim, "C2",
+              lambda: f"transposed: stride {list(stride)}, padding {list(padding)}, dilation {list(dilation)} and "
+              f"output_padding {list(output_padding)} must be below 2**31")
     cin = x.shape[1]
+    check(all(p >= 0 for p in output_padding), prim, "C6", lambda: f"output_padding {list(output_padding)} must be >= 0")
     if transposed:
-        check(all(0 <= p < max(s, d) for p, s, d in zip(output_padding, stride, dilation)), prim, "C6",
-              lambda: f"output_padding {list(output_padding)} must be >= 0 and smaller than stride {list(stride)} "
+        check(all(p < max(s, d) for p, s, d in zip(output_padding, stride, dilation)), prim, "C6",
+              lambda: f"output_padding {list(output_padding)} must be smaller than stride {list(stride)} "
               f"or dilation {list(dilation)} in each dim")
         check(weight.shape[0] == cin and cin % groups == 0, prim, "C3", lambda: f"transposed weight "
               f"{shape_str(weight.shape)} needs {cin} input channels (divisible by groups={groups})")

@@ -81,4 +81,5 @@ def slice_update(a, update, start_indices, limit_indices, strides):
 def roll(a, shifts, dims):
     if a.dim() == 0:    # dims 0 or -1 of a 0-d operand: one element, nothing moves
         return a.clone(memory_format=torch.contiguous_format)
-    return torch.roll(a, list(shifts), list(dims)).contiguous()
+    # A shift modulo its dim's size moves the same (and stays within what torch's SymInt arguments hold).
+    return torch.roll(a, [s % a.shape[d] if a.shape[d] else 0 for s, d in zip(shifts, dims)], list(dims)).contiguous()

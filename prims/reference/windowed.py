@@ -29,8 +29,11 @@ def _windows(a, fill, window_dimensions, window_strides, padding_low, padding_hi
     padded[tuple(slice(lo, lo + n) for n, _, _, lo, _, _ in dims)] = a
     w = padded
     for d, (_, size, stride, _, _, dilation) in enumerate(dims):
-        # unfold appends the window dim last; keep every dilation-th element of the dilated extent
-        w = w.unfold(d, (size - 1) * dilation + 1, stride)[..., ::dilation]
+        # unfold appends the window dim last; keep every dilation-th element of the dilated extent.
+        # One window: its stride moves nothing (and may not fit unfold's int64 arithmetic).
+        extent = (size - 1) * dilation + 1
+        w = w.unfold(d, extent, 1).narrow(d, 0, 1) if out_shape[d] == 1 else w.unfold(d, extent, stride)
+        w = w[..., ::dilation]
     return w.reshape(out_shape + [count])
 
 
