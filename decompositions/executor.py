@@ -37,7 +37,15 @@ def compile(gm: fx.GraphModule) -> fx.GraphModule:   # noqa: A001  (the module's
     graph = fx.Graph()
     env: dict = {}
     owned = _owned_nodes(gm.graph)
+    constants = _constants(gm.graph, owned)
+    values: dict = {}
     for node in gm.graph.nodes:
+        if node in constants:
+            values[node] = _evaluate(node, values)
+            if constants[node]:
+                env[node] = graph.get_attr(f"_primkit_constant_{len(values)}")
+                env[node].meta = dict(node.meta)
+            continue
         new = graph.node_copy(node, lambda n: env[n])
         if node.op == "call_function" and prims.is_prim(node.target):
             prim = prims.get(node.target._opname)
@@ -45,7 +53,10 @@ def compile(gm: fx.GraphModule) -> fx.GraphModule:   # noqa: A001  (the module's
             new.target = kernel_of(prim.name, owned=node in owned)
             new.args, new.kwargs = args, kwargs
         env[node] = new
-    out = fx.GraphModule(gm, graph, class_name="ExecutorGraphModule")
+    # gm's attributes by reference (module state is read at each call), and the constants
+    root = {n.target: _get_path(gm, n.target) for n in gm.graph.nodes if n.op in ("get_attr", "call_module")}
+    root.update({f"_primkit_constant_{i}": values[node] for i, node in enumerate(values, 1) if constants[node]})
+    out = fx.GraphModule(root, graph, class_name="ExecutorGraphModule")
     out.meta = dict(getattr(gm, "meta", {}))
     guard = gm.__dict__.get("_primkit_guard")
     if guard is not None:
@@ -66,6 +77,53 @@ def kernel_of(name: str, owned: bool = False):
         return unalias(impl(*args, **kwargs), args, kwargs)
     kernel.__name__ = kernel.__qualname__ = f"{name}_owned"
     return kernel
+
+
+# Families whose kernels always return a new tensor: a hoisted constant may feed them (a view or a
+# kernel that can return its input, e.g. reshape, would let a graph output alias the constant).
+_ALLOCATING_FAMILIES = {"elementwise_binary", "elementwise_ternary", "linalg", "reductions"}
+_NOT_CONSTANT_TAGS = {"random", "stateful", "nondeterministic", "mutates", "data_dependent"}
+
+
+def _constants(graph: fx.Graph, owned: set) -> dict:
+    """The prim nodes computed from constants alone (``scalar_tensor``, ``full``, a broadcast of
+    one): node -> whether the compiled graph reads it as a constant computed once at compile time
+    (the others feed only constants). A constant is read only by kernels that allocate their result,
+    so no graph output or write can reach its storage."""
+    const = {}
+    for node in graph.nodes:
+        if node.op != "call_function" or not prims.is_prim(node.target) or node in owned:
+            continue
+        prim = prims.get(node.target._opname)
+        if prim.tags & _NOT_CONSTANT_TAGS or not all(a in const for a in node.all_input_nodes):
+            continue
+        if not isinstance(node.meta.get("val"), torch.Tensor) or any(
+                not isinstance(s, int) for s in node.meta["val"].shape):
+            continue
+        const[node] = True
+
+    def safe(user):
+        return user in const or (user.op == "call_function" and prims.is_prim(user.target)
+                                 and prims.get(user.target._opname).family in _ALLOCATING_FAMILIES)
+    changed = True
+    while changed:
+        changed = False
+        for node in list(const):
+            if not all(safe(u) for u in node.users) or not all(a in const for a in node.all_input_nodes):
+                del const[node]
+                changed = True
+    return {n: any(u not in const for u in n.users) for n in const}
+
+
+def _evaluate(node, values):
+    args, kwargs = _schema_call(node.target, *fx.node.map_arg((node.args, node.kwargs), lambda n: values[n]))
+    return kernel_of(node.target._opname)(*args, **kwargs)
+
+
+def _get_path(module, name):
+    for part in name.split("."):
+        module = getattr(module, part)
+    return module
 
 
 def _schema_call(op, args, kwargs):
