@@ -7,8 +7,17 @@ swapped) run on real tensors and under FakeTensorMode. Both must succeed with th
 (shape, dtype, device, significant strides), or both fail: with the same constraint id where
 either fails citing one (PrimConstraintError), else with the same exception type.
 
-Bounded: at most SAMPLES samples per dtype over at most two dtypes, every error input, and
-MUTATIONS mutations per prim, drawn from a generator seeded by the prim's name.
+Two failures of the real kernel are not the meta rule's to foresee, and count as agreement (tallied
+in COUNTS): an allocation this machine cannot make, and a LinAlgError from the values (a matrix
+that is not positive-definite). A tensor moves to the meta device only where devices meet (beside
+a tensor that stays, or in a prim that takes a device): alone on meta, a data-dependent prim's real
+kernel cannot run, as eager's cannot.
+
+Bounded and deterministic: at most SAMPLES samples per dtype over at most two dtypes, every error
+input, and MUTATIONS mutations per prim (one of each kind first), drawn from a generator seeded by
+the prim's name; about 1,450 samples, 900 error inputs and 2,500 mutations, each run twice, in
+about 30 s of one core. A wider run (every mutation of every call) found the disagreements the
+one-off tests at the end keep.
 """
 from __future__ import annotations
 
@@ -45,10 +54,10 @@ SWAP_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int32, torch.int64, to
 # ---- outcomes --------------------------------------------------------------------------------
 
 def _geometry(x):
-    if isinstance(x, torch.Tensor):
+    if isinstance(x, torch.Tensor):     # an unbacked (data-dependent) size: dtype and device only
         static = all(type(s) is int for s in x.shape) and all(type(s) is int for s in x.stride())
-        return ("tensor", tuple(x.shape), x.dtype, x.device.type,
-                significant_strides(x) if static else "symbolic") if static else ("tensor", x.dtype, x.device.type)
+        return ("tensor", tuple(x.shape), x.dtype, x.device.type, significant_strides(x)) if static else \
+            ("tensor", x.dtype, x.device.type)
     if isinstance(x, (tuple, list)):
         return tuple(_geometry(y) for y in x)
     if isinstance(x, (bool, torch.SymBool)):
@@ -242,8 +251,10 @@ def check_prim(name):
 
 @pytest.mark.parametrize("name", sorted(ENTRIES))
 def test_fake_and_real_agree(name):
+    before = COUNTS["samples"]
     bad = check_prim(name)
     assert not bad, f"{name}: fake and real kernels disagree on {len(bad)} call(s):\n" + "\n".join(bad)
+    assert COUNTS["samples"] > before, f"{name}: no sample ran (add a sample generator in opinfo/prim_samples*.py)"
 
 
 # ---- what a careless program does (the issue's probes): one-offs the database cannot express --
