@@ -61,6 +61,8 @@ def _in_opmath(fn):
     def lowered(x, *rest):
         if x.dtype not in _LOW_PRECISION:
             return fn(x, *rest)
+        rest = [P.convert_element_type(r, torch.float32) if isinstance(r, torch.Tensor) and r.dtype == x.dtype else r
+                for r in rest]
         result = fn(P.convert_element_type(x, torch.float32), *rest)
         return P.convert_element_type(result, x.dtype)
     return lowered
@@ -211,6 +213,92 @@ def isfinite(x):
     if not x.dtype.is_floating_point:
         return P.eq(x, x)
     return P.eq(P.sub(x, x), _splat(0, x))    # x - x is 0 when x is finite, nan for inf and nan
+
+
+@lowers("square")
+def square(x):
+    return P.mul(x, x)
+
+
+@lowers("clamp")
+def clamp(a, lo, hi):
+    return P.minimum(P.maximum(a, lo), hi)     # max wins where lo > hi, as eager's clamp; nan propagates
+
+
+@lowers("ceil", dtypes="float")
+def ceil(x):
+    return P.neg(P.floor(P.neg(x)))             # keeps the sign of zero: ceil(-0.5) = -0.0
+
+
+@lowers("trunc", dtypes="float")
+def trunc(x):
+    return P.where(P.lt(x, _splat(0, x)), ceil(x), P.floor(x))
+
+
+@lowers("logical_xor", dtypes=["bool", "real"])
+def logical_xor(a, b):
+    return P.ne(P.logical_not(a), P.logical_not(b))
+
+
+@lowers("sign", dtypes=["float", "signed"])
+def sign(x):
+    # eager: 0 for zeros of either sign and for nan
+    return P.where(P.lt(_splat(0, x), x), _splat(1, x), P.where(P.lt(x, _splat(0, x)), _splat(-1, x), _splat(0, x)))
+
+
+@lowers("xlogy", dtypes="float")
+@_in_opmath
+def xlogy(a, b):
+    # 0 * log(b) is 0 even where log(b) is -inf or inf; a nan b stays nan
+    product = P.where(P.eq(a, _splat(0, a)), _splat(0, a), P.mul(a, P.log(b)))
+    return P.where(P.isnan(b), b, product)
+
+
+@lowers("tan", dtypes="float")
+@_in_opmath
+def tan(x):
+    return P.div(P.sin(x), P.cos(x))
+
+
+@lowers("sinh", dtypes="float")
+@_in_opmath
+def sinh(x):
+    # (e^x - e^-x) / 2 through expm1: no cancellation near 0
+    return P.mul(P.sub(P.expm1(x), P.expm1(P.neg(x))), _splat(0.5, x))
+
+
+@lowers("cosh", dtypes="float")
+@_in_opmath
+def cosh(x):
+    return P.mul(P.add(P.exp(x), P.exp(P.neg(x))), _splat(0.5, x))
+
+
+@lowers("logaddexp", dtypes="float")
+@_in_opmath
+def logaddexp(a, b):
+    # max + log1p(exp(-|a - b|)); equal infinities give themselves (a - b would be nan)
+    m = P.maximum(a, b)
+    r = P.add(m, P.log1p(P.exp(P.neg(P.abs(P.sub(a, b))))))
+    return P.where(P.logical_and(P.isinf(a), P.eq(a, b)), a, r)
+
+
+@lowers("floor_divide", dtypes="int")
+def floor_divide(a, b):
+    # the quotient rounded toward zero, one less where the signs differ and it was inexact
+    q = P.trunc_divide(a, b)
+    inexact = P.ne(P.sub(a, P.mul(q, b)), _splat(0, a))
+    signs_differ = P.ne(P.lt(a, _splat(0, a)), P.lt(b, _splat(0, b)))
+    return P.sub(q, P.convert_element_type(P.logical_and(inexact, signs_differ), a.dtype))
+
+
+@lowers("fmod", dtypes="int")
+def fmod(a, b):
+    return P.sub(a, P.mul(P.trunc_divide(a, b), b))
+
+
+@lowers("remainder", dtypes="int")
+def remainder(a, b):
+    return P.sub(a, P.mul(P.floor_divide(a, b), b))
 
 
 def _dtype_of(args):
