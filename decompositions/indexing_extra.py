@@ -536,6 +536,51 @@ def _histc_over_data(a, bins):
 register_overloads(histc, "histc", ("default", "out"))
 
 
+# as_strided_scatter: eager clones self keeping its geometry (strides, storage offset, storage) and
+# copies src into that clone's as_strided view. Here: self's elements written into a flat buffer at
+# their storage positions, src's over them at the view's positions, and self's positions read back.
+
+
+def _storage_positions(shape, strides, offset, device):
+    """The storage index of every element of a (shape, strides, offset) view, shaped like it."""
+    idx = P.full(list(shape), offset, dtype=INT64, device=device)
+    for d, (n, st) in enumerate(zip(shape, strides)):
+        if n > 1 and st:
+            idx = P.add(idx, P.broadcast_in_dim(P.iota(n, start=0, step=st, dtype=INT64, device=device),
+                                                list(shape), [d]))
+    return idx
+
+
+def _reach(shape, strides, offset):
+    return offset + sum((n - 1) * st for n, st in zip(shape, strides)) + 1 if all(shape) else 0
+
+
+def as_strided_scatter(a, src, size, stride, storage_offset=None):
+    offset = a.storage_offset() if storage_offset is None else storage_offset
+    if any(s < 0 for s in list(size) + list(stride)) or offset < 0:
+        raise RuntimeError(f"as_strided_scatter: Negative sizes, strides or storage offset are not supported: size "
+                           f"{list(size)}, stride {list(stride)}, storage_offset {offset}")
+    if tuple(src.shape) != tuple(size):
+        raise RuntimeError(f"as_strided_scatter: expected src to have the view's size {list(size)}, got "
+                           f"{list(src.shape)}")
+    own = _reach(a.shape, a.stride(), a.storage_offset())
+    if _reach(size, stride, offset) > own:
+        raise RuntimeError(f"as_strided_scatter: the view (size {list(size)}, stride {list(stride)}, storage offset "
+                           f"{offset}) reaches past self's storage of {own} elements")
+    if a.numel() == 0:
+        return P.clone(a)
+    flat = lambda t: P.reshape(t, [t.numel()])   # noqa: E731
+    self_pos = _storage_positions(a.shape, a.stride(), a.storage_offset(), a.device)
+    buffer = P.scatter(P.full([own], 0, dtype=a.dtype, device=a.device), 0, flat(self_pos), flat(contiguous(a)))
+    if src.numel():
+        view_pos = _storage_positions(size, stride, offset, a.device)
+        buffer = P.scatter(buffer, 0, flat(view_pos), flat(contiguous(to_dtype(src, a.dtype))))
+    return in_layout(P.reshape(P.take(buffer, flat(self_pos)), list(a.shape)), a.stride())
+
+
+register_overloads(as_strided_scatter, "as_strided_scatter", ("default", "out"))
+
+
 # histogram / histogramdd: the points are the rows of a (N, D) view of the input (D = 1 for
 # histogram); each dim's bin edges are given, or D linspaces over the range (given, else the data's
 # own min and max: values in the graph, not sizes). A point falls in the bin upper_bound(edges, x) - 1

@@ -498,6 +498,28 @@ def _histogramdd_errors(op, device):
     yield ErrorInput(SampleInput(a, (3,), {"range": [0.0, 1.0]}), RuntimeError, "range should have 4 elements")
 
 
+def _as_strided_scatter_samples(op, device, dtype):
+    """Views of self's own storage: a block, a strided row, the diagonal, with an offset; self
+    contiguous, transposed, non-dense (a slice: eager's result keeps its storage and offset),
+    channels-last; an empty view."""
+    for name, t in (("contiguous", make((3, 4), device, dtype)), ("transposed", make((4, 3), device, dtype).t()),
+                    ("strided slice", make((3, 8), device, dtype)[:, ::2]),
+                    ("offset slice", make((3, 6), device, dtype)[:, 1:5])):
+        for size, stride, offset in (((2, 2), (1, 2), None), ((3,), (5, ), 0), ((2, 3), (4, 1), 1), ((3,), (1,), None)):
+            if _reach_of(size, stride, t.storage_offset() if offset is None else offset) > _reach_of(
+                    t.shape, t.stride(), t.storage_offset()):
+                continue
+            yield SampleInput(t, (make(size, device, dtype), size, stride, offset),
+                              name=f"{name} self, view {size} {stride} offset {offset}")
+    cl = make((2, 3, 4, 5), device, dtype).contiguous(memory_format=torch.channels_last)
+    yield SampleInput(cl, (make((4, 2), device, dtype), (4, 2), (3, 1), 2), name="channels-last self")
+    yield SampleInput(make((6,), device, dtype), (make((0,), device, dtype), (0,), (1,), 0), name="empty view")
+
+
+def _reach_of(shape, strides, offset):
+    return offset + sum((n - 1) * st for n, st in zip(shape, strides)) + 1
+
+
 def _bincount_samples(op, device, dtype):
     high = 6
     for n in (10, 1):
@@ -754,6 +776,19 @@ ENTRIES = [
            supports_autograd=False, sample_kwargs={"static": True}),
     _entry("histc", torch.histc, ("aten::histc", "aten::histc.out"), _histc_samples, _histc_errors,
            dtypes=FLOATING, supports_out=True, supports_autograd=False),   # eager: derivative not implemented
+    _entry("as_strided_scatter", torch.as_strided_scatter, ("aten::as_strided_scatter",),
+           lambda op, device, dtype: (s for s in _as_strided_scatter_samples(op, device, dtype)
+                                      if s.input.is_contiguous()), dtypes=ALL,
+           xfails=[XFail("gradients", "eager's as_strided_scatter derivative for self is wrong (it fails "
+                                      "torch.autograd.gradcheck: it keeps the gradient at the view's positions, which src "
+                                      "overwrites, and zeroes it elsewhere); the traced graph's is the correct one")]),
+    # No gradients: eager's autograd refuses a non-contiguous self ("only supported for contiguous inputs").
+    _entry("as_strided_scatter.strided_self", torch.as_strided_scatter, ("aten::as_strided_scatter",),
+           lambda op, device, dtype: (s for s in _as_strided_scatter_samples(op, device, dtype)
+                                      if not s.input.is_contiguous()), dtypes=ALL, supports_autograd=False),
+    _entry("aten.as_strided_scatter", aten.as_strided_scatter,
+           ("aten::as_strided_scatter", "aten::as_strided_scatter.out"), _as_strided_scatter_samples,
+           dtypes=FLOAT32_64, supports_out=True, supports_autograd=False),
     # No gradients: eager's histogram and histogramdd have no derivative.
     _entry("histogram", torch.histogram, ("aten::histogram.bin_ct", "aten::histogram.bins_tensor"), _histogram_samples,
            _histogram_errors, dtypes=FLOAT32_64, supports_autograd=False),
