@@ -8,13 +8,19 @@
 
 status: ``prims`` (has a decomposition, and tracing its OpInfo samples reached only prims),
 ``partial`` (has a decomposition whose traces still reach ops without one, listed in
-``missing``), ``missing`` (no decomposition). ``prims`` lists the prims its samples' traces
-reach (empty when the op has no OpInfo entry to trace). ``tests`` is filled by a test run.
+``missing``), ``missing`` (no decomposition), ``bookkeeping`` (SymInt bookkeeping a prim graph may
+hold: ``sym_size``, ``sym_constrain_range``, ...; never missing). ``prims`` lists the prims its
+samples' traces reach (empty when the op has no OpInfo entry to trace); ``traced`` says whether a
+traced sample called it (otherwise its status is assumed from the table). ``tests`` is filled by a
+test run. ``programs`` (``program_view``) traces whole programs (the test zoo) and says which
+missing ops block which program; ``blocks`` ranks missing ops by what they block.
 """
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
+import sys
 import time
 import warnings
 
@@ -22,7 +28,8 @@ import torch
 
 import decompositions
 import prims
-from decompositions.trace import is_allowed_target
+from decompositions.composite import composites
+from decompositions.trace import _SYM_OPS, is_allowed_target
 
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
 
@@ -67,6 +74,15 @@ def op_tags(op) -> list[str]:
     return out
 
 
+def is_bookkeeping(name: str) -> bool:
+    """SymInt bookkeeping (``aten::sym_size.int``, ``aten::sym_constrain_range``, ...): a prim graph
+    may hold it (``trace`` allows it), so it is never a missing op."""
+    return name.split("::")[-1].startswith("sym_") or name in _ALLOWED_NAMES
+
+
+_ALLOWED_NAMES = {t.name() for t in _SYM_OPS if isinstance(t, torch._ops.OpOverload)}
+
+
 def family_of(fn) -> str:
     module = getattr(fn, "__module__", "") or ""
     return module.rsplit(".", 1)[-1] if module.startswith("decompositions") else "other"
@@ -86,8 +102,11 @@ class _Recorder:
         from torch.fx.experimental.proxy_tensor import get_proxy_mode
 
         def recorded(*args, **kwargs):
+            mode = get_proxy_mode()
+            if mode is None:      # an eager call (a sample's preparation) inside composites(): nothing to record
+                return fn(*args, **kwargs)
             top = self.depth == 0
-            graph = get_proxy_mode().tracer.graph if top else None
+            graph = mode.tracer.graph if top else None
             before = len(graph.nodes) if top else 0
             self.depth += 1
             try:
@@ -122,16 +141,37 @@ def trace_entry(entry, recorder: _Recorder):
     recorder.seen = seen = {}
     if not dtypes:
         return seen, 0
-    samples = list(entry.samples("cpu", dtypes[0]))
-    calls = [(entry.op, s, False) for s in samples[:MAX_SAMPLES]]
-    if samples and entry.inplace is not None:
-        calls.append((entry.inplace, clone_sample(samples[-1]), False))
-    if samples and entry.supports_out:
-        calls.append((entry.op, samples[-1], True))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # deprecation notices of the sampled ops are not the report's
+    # torch's warnings about the sampled ops (stft, cross, frobenius_norm, ...) are not the report's,
+    # whether the samples' construction or their trace raises them
+    with warnings.catch_warnings(), _quiet_stderr():
+        warnings.simplefilter("ignore")
+        samples = list(entry.samples("cpu", dtypes[0]))
+        calls = [(entry.op, s, False) for s in samples[:MAX_SAMPLES]]
+        if samples and entry.inplace is not None:
+            calls.append((entry.inplace, clone_sample(samples[-1]), False))
+        if samples and entry.supports_out:
+            calls.append((entry.op, samples[-1], True))
         _trace_calls(calls, recorder.table, seen)
     return seen, len(samples)
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence file descriptor 2: torch's C++ warnings raised outside Python's handler (Cross.cpp's
+    ``[W ...] Warning: Using torch.cross without specifying the dim``) go straight to it."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _trace_calls(calls, recording, seen):
@@ -169,25 +209,41 @@ def _trace_calls(calls, recording, seen):
 
 
 def _make_fx(fn, tensors, recording):
-    from decompositions.composite import composites
     from torch.fx.experimental.proxy_tensor import make_fx
-    # the table's entries for CompositeImplicitAutograd ops, as trace runs them
-    with torch.no_grad(), composites(recording):
+    # inside composites(recording) (entered once per batch of entries: installing the kernels for
+    # every CompositeImplicitAutograd op costs more than tracing a small sample)
+    with torch.no_grad():
         return make_fx(fn, decomposition_table=recording, tracing_mode="fake")(*tensors)
 
 
-def analyze_entries(entries, jobs: int = 1) -> tuple[dict, dict, dict]:
+def analyze_entries(entries, jobs: int = 1, progress=None, meanwhile=None) -> tuple[dict, dict, dict]:
     """Trace the entries' samples through the table: ({overload: (prims, missing)},
     {entry name: sample count}, {overload: [entry names seen calling it]}). ``jobs`` > 1 splits
-    the entries over that many forked processes (tracing is CPU-bound and single-threaded)."""
+    the entries over that many forked processes (tracing is CPU-bound and single-threaded), in small
+    chunks so that ``progress(done, total)`` is called as they finish. ``meanwhile()`` runs in this
+    process while the workers trace (the program view)."""
     names = [e.name for e in entries]
+    progress = progress or (lambda done, total: None)
     if jobs > 1 and len(names) > 1 and hasattr(os, "fork"):
         import multiprocessing
-        chunks = [names[i::jobs] for i in range(jobs)]
+        size = max(1, min(16, len(names) // (jobs * 8) or 1))
+        chunks = [names[i:i + size] for i in range(0, len(names), size)]
+        parts, done = [], 0
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_analyze_names, chunks)
+            pending = pool.imap_unordered(_analyze_names, chunks)
+            if meanwhile is not None:
+                meanwhile()
+            for part in pending:
+                parts.append(part)
+                done += len(part[1])
+                progress(done, len(names))
     else:
-        parts = [_analyze_names(names)]
+        if meanwhile is not None:
+            meanwhile()
+        parts = []
+        for i in range(0, len(names), 16):
+            parts.append(_analyze_names(names[i:i + 16]))
+            progress(min(i + 16, len(names)), len(names))
     reach, counts, seen_by = {}, {}, collections.defaultdict(list)
     for part_reach, part_counts, part_seen in parts:
         _merge_reach(reach, part_reach)
@@ -205,61 +261,145 @@ def _merge_reach(into: dict, more: dict) -> None:
         into[name] = (r | reached, m | missing)
 
 
+_RECORDER = []   # one per process: wrapping the table costs more than tracing a small entry
+
+
 def _analyze_names(entry_names):
     import opinfo
     by_name = {e.name: e for e in opinfo.op_db}
-    recorder = _Recorder(decompositions.get_decompositions())
+    if not _RECORDER:
+        _RECORDER.append(_Recorder(decompositions.get_decompositions()))
+    recorder = _RECORDER[0]
     reach, counts, seen_by = {}, {}, collections.defaultdict(list)
+    with composites(recorder.table):   # the table's entries for CompositeImplicitAutograd ops, as trace runs them
+        _analyze_into(entry_names, by_name, recorder, reach, counts, seen_by)
+    return reach, counts, dict(seen_by)
+
+
+def _analyze_into(entry_names, by_name, recorder, reach, counts, seen_by):
     for entry_name in entry_names:
         seen, counts[entry_name] = trace_entry(by_name[entry_name], recorder)
         _merge_reach(reach, seen)
         for name in seen:
             seen_by[name].append(entry_name)
-    return reach, counts, dict(seen_by)
 
 
-def build_report(*, target=None, analyze=True, test_results=None, jobs: int | None = None) -> dict:
+def build_report(*, target=None, analyze=True, test_results=None, jobs: int | None = None, programs=None,
+                 progress=None) -> dict:
     """The report. ``analyze``: trace every entry's samples (prims reached, partial status);
-    ``jobs``: processes for that (default: one per core)."""
+    ``jobs``: processes for that (default: one per core); ``programs``: [(name, callable, args)]
+    traced whole for the per-program view (``program_view``), in this process while the workers
+    trace samples; ``progress(done, total)``: called as entries finish."""
     import opinfo
     start = time.time()
     table = decompositions.get_decompositions()
-    by_aten = collections.defaultdict(list)
+    declared = collections.defaultdict(list)
     for entry in opinfo.op_db:
         for name in entry.aten:
-            by_aten[name].append(entry.name)
-    reach, entry_samples = {}, {}
+            declared[name].append(entry.name)
+    reach, entry_samples, seen_by, views = {}, {}, {}, {}
+
+    def trace_programs():
+        if programs:
+            views["programs"] = program_view(programs, target)
     if analyze:
         entries = [e for e in opinfo.op_db if not e.is_prim]
-        reach, entry_samples, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1)
-        for name, entry_names in seen_by.items():
-            by_aten[name] += [e for e in entry_names if e not in by_aten[name]]
+        reach, entry_samples, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1, progress, trace_programs)
+    else:
+        trace_programs()
     names = set(aten_overload_names()) | {op.name() for op in table}
+    families = _families(names, table)
     rows = []
     for name in sorted(names):
         op = resolve(name)
         fn = table.get(op) if op is not None else None
         reached, missing = reach.get(name, (set(), set()))
-        if fn is None:
+        if is_bookkeeping(name):
+            status = "bookkeeping"
+        elif fn is None:
             status = "missing"
         elif missing:
             status = "partial"
         else:
             status = "prims"
-        entries = by_aten.get(name, [])
+        # the entries that call the overload themselves: declared, or seen calling it at top level and
+        # named for its operator (not a random op's sample that happens to call __and__)
+        entries = declared.get(name, []) + [e for e in seen_by.get(name, []) if e not in declared.get(name, [])
+                                            and _named_for(e, name)]
         rows.append({
             "name": name, "status": status, "prims": sorted(reached), "missing": sorted(missing),
             "opinfo": entries, "samples": sum(entry_samples.get(e, 0) for e in entries), "traced": name in reach,
-            "tests": _tests_for(entries, test_results), "tags": op_tags(op),
-            "family": family_of(fn) if fn is not None else None,
+            "tests": _tests_for(entries, test_results), "tags": op_tags(op), "family": families.get(name),
         })
-    summary = summarize(rows)
-    summary["opinfo_entries"] = len(opinfo.op_db)
-    report = {"torch_version": torch.__version__, "summary": summary, "ops": rows}
+    report = {"torch_version": torch.__version__, "summary": {}, "ops": rows}
+    if "programs" in views:
+        report["programs"] = views["programs"]
+    rank_blockers(report)
+    report["summary"] = summarize(rows)
+    report["summary"]["opinfo_entries"] = len(opinfo.op_db)
     if target is not None:
         apply_target(report, target)
     report["generated_in_s"] = round(time.time() - start, 1)
     return report
+
+
+def _named_for(entry_name: str, overload: str) -> bool:
+    """Whether an OpInfo entry is named for the operator of ``overload`` ('nn.functional.softmax'
+    for aten::softmax.int, 'add' for aten::add_.Tensor)."""
+    op = _operator(overload).strip("_")
+    return op == entry_name.rsplit(".", 1)[-1].strip("_") or op in entry_name.replace(".", "_").split("_") and len(op) > 3
+
+
+def _families(names, table) -> dict:
+    """overload -> the family of its decomposition; an overload without one gets the family of
+    another overload of its operator, else 'unassigned': every missing op is counted somewhere."""
+    by_name = {op.name(): family_of(fn) for op, fn in table.items()}
+    by_operator = {}
+    for name, family in sorted(by_name.items()):
+        by_operator.setdefault(_operator(name), family)
+    return {n: by_name.get(n) or by_operator.get(_operator(n), "unassigned") for n in names}
+
+
+def program_view(programs, target=None, keep=None) -> list[dict]:
+    """Per program: the prims its inference graph needs, and what blocks it: ATen ops without a
+    decomposition (``missing_ops``) or, for a target, prims it needs outside it (``missing_prims``)."""
+    out = []
+    for name, fn, args in programs:
+        row = {"name": name, "prims": {}, "kept": {}, "missing_ops": [], "missing_prims": [], "error": None}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                need = decompositions.requirements(fn, *args, target=target, keep=keep)
+            row.update(prims=need["prims"], kept=need["kept"], missing_prims=need["missing"])
+        except decompositions.DecompositionError as e:
+            row["missing_ops"] = [m for m in e.missing if not m.startswith("primkit")]
+            row["error"] = str(e).splitlines()[0]
+        except Exception as e:   # a program that does not trace is reported, not fatal
+            row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        row["status"] = "prims" if not (row["missing_ops"] or row["missing_prims"] or row["error"]) else "blocked"
+        out.append(row)
+    return out
+
+
+def rank_blockers(report) -> None:
+    """``ops[].blocks`` for each missing or partial overload: {core, programs, ops, score}: whether it is
+    core ATen, the programs that need it, the partial ops whose traces reach it; the score ranks them
+    (a program counts most, then core, then each op it blocks)."""
+    by_missing = collections.defaultdict(list)
+    for r in report["ops"]:
+        for m in r["missing"]:
+            by_missing[m].append(r["name"])
+    by_program = collections.defaultdict(list)
+    for p in report.get("programs", []):
+        for m in p["missing_ops"]:
+            by_program[m].append(p["name"])
+    for r in report["ops"]:
+        if r["status"] not in ("missing", "partial"):
+            continue
+        core = "core" in r["tags"]
+        programs, ops = by_program.get(r["name"], []), by_missing.get(r["name"], [])
+        r["blocks"] = {"core": core, "programs": programs, "ops": ops,
+                       "score": 10 * len(programs) + 5 * core + len(ops)}
 
 
 def apply_target(report: dict, target) -> dict:
@@ -267,12 +407,19 @@ def apply_target(report: dict, target) -> dict:
     prims' lowerings (``ops[].in_target``; ``trace(target=...)`` applies those lowerings), and add
     ``summary.target``; returns the report."""
     from decompositions.lowering import unreachable
+    from prims import dtypes as dt
     target = set(target)
-    outside = unreachable(target)
+    # the samples are traced in float32 where the op takes it (else its first dtype): real dtypes,
+    # so a lowering valid only for real inputs counts (tanh for a float-only backend)
+    outside = unreachable(target, dt.resolve(["bool", "real"]))
     for row in report["ops"]:
         row["in_target"] = row["status"] == "prims" and bool(row["prims"]) and not set(row["prims"]) & outside
+        row["outside_target"] = sorted(set(row["prims"]) & outside)
+    # the prims outside the set that block most ops: what the backend should implement next
+    blocking = collections.Counter(p for r in report["ops"] for p in r["outside_target"])
     report["summary"]["target"] = {"prims": sorted(target), "unreachable_prims": sorted(outside),
-                                   "reaching": sum(r["in_target"] for r in report["ops"])}
+                                   "reaching": sum(r["in_target"] for r in report["ops"]),
+                                   "blocking_prims": dict(blocking.most_common())}
     return report
 
 
@@ -314,17 +461,26 @@ def parse_junit(path) -> dict:
 
 
 def summarize(rows) -> dict:
+    """Counts over the rows; bookkeeping rows count in ``status`` only. Rows with status ``prims``
+    that no traced sample called are ``assumed`` (in ``per_family`` and ``per_tag`` too)."""
     status = collections.Counter(r["status"] for r in rows)
-    per_tag = {t: collections.Counter(r["status"] for r in rows if t in r["tags"]) for t in TAGS}
+    counted = [r for r in rows if r["status"] != "bookkeeping"]
+
+    def kind(r):
+        return "assumed" if r["status"] == "prims" and not r.get("traced") else r["status"]
+    per_tag = {t: collections.Counter(kind(r) for r in counted if t in r["tags"]) for t in TAGS}
     per_family = collections.defaultdict(collections.Counter)
-    for r in rows:
+    for r in counted:
         if r["family"]:
-            per_family[r["family"]][r["status"]] += 1
+            per_family[r["family"]][kind(r)] += 1
             per_family[r["family"]]["tested"] += bool(r["opinfo"])
     prim_use = collections.Counter(p for r in rows for p in r["prims"])
-    core = [r for r in rows if "core" in r["tags"]]
+    core = [r for r in counted if "core" in r["tags"]]
     reaching = [r for r in rows if r["status"] == "prims"]
+    blockers = sorted((r for r in rows if "blocks" in r), key=lambda r: (-r["blocks"]["score"], r["name"]))
     return {
+        "assumed": sum(kind(r) == "assumed" for r in rows),
+        "top_blockers": [r["name"] for r in blockers[:25]],
         "overloads": len(rows),
         "status": dict(status),
         "reach_prims": len(reaching),
@@ -355,35 +511,62 @@ def _operators_tested(rows) -> int:
 
 def to_markdown(report) -> str:
     s = report["summary"]
+    status = s["status"]
     lines = [
         f"# primkit op coverage (torch {report['torch_version']})", "",
         f"{s['catalog_prims']} prims in the catalog. {s['overloads']} ATen overloads: "
-        f"{s['status'].get('prims', 0)} decompose to prims ({s['reach_prims_tested']} of them tested by an OpInfo "
-        f"entry, {s.get('reach_prims_traced', '?')} seen reaching prims in a traced sample), "
-        f"{s['status'].get('partial', 0)} partially, {s['status'].get('missing', 0)} missing. "
+        f"{status.get('prims', 0)} decompose to prims ({s['reach_prims_tested']} of them tested by an OpInfo "
+        f"entry, {s.get('reach_prims_traced', '?')} seen reaching prims in a traced sample, {s.get('assumed', '?')} "
+        f"assumed from the table), {status.get('partial', 0)} partially, {status.get('missing', 0)} missing, "
+        f"{status.get('bookkeeping', 0)} SymInt bookkeeping. "
         f"{s['operators_reaching_prims']} distinct operators reach prims ({s['operators_tested']} through every "
         f"overload and tested). Core ATen: "
         f"{s['core']['prims']} / {s['core']['total']}.", "",
-        "## By family", "", "| family | prims | partial | tested |", "| --- | ---: | ---: | ---: |",
+        "## By family", "", "| family | traced | assumed | partial | missing | tested |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for fam, c in s["per_family"].items():
-        lines.append(f"| {fam} | {c.get('prims', 0)} | {c.get('partial', 0)} | {c.get('tested', 0)} |")
-    lines += ["", "## By tag", "", "| tag | prims | partial | missing |", "| --- | ---: | ---: | ---: |"]
+        lines.append(f"| {fam} | {c.get('prims', 0)} | {c.get('assumed', 0)} | {c.get('partial', 0)} | "
+                     f"{c.get('missing', 0)} | {c.get('tested', 0)} |")
+    lines += ["", "## By tag", "", "| tag | traced | assumed | partial | missing |", "| --- | ---: | ---: | ---: | ---: |"]
     for tag, c in s["per_tag"].items():
-        lines.append(f"| {tag} | {c.get('prims', 0)} | {c.get('partial', 0)} | {c.get('missing', 0)} |")
+        lines.append(f"| {tag} | {c.get('prims', 0)} | {c.get('assumed', 0)} | {c.get('partial', 0)} | "
+                     f"{c.get('missing', 0)} |")
+    rows = {r["name"]: r for r in report["ops"]}
+    lines += ["", "## What to build next (missing and partial ops, ranked by what they block)", "",
+              "| overload | status | core | programs | ops it blocks |", "| --- | --- | --- | --- | ---: |"]
+    for name in s.get("top_blockers", []):
+        b = rows[name]["blocks"]
+        lines.append(f"| `{name}` | {rows[name]['status']} | {'yes' if b['core'] else ''} | "
+                     f"{', '.join(b['programs'])} | {len(b['ops'])} |")
+    if report.get("programs"):
+        lines += ["", "## Programs (the test zoo, inference)", "", "| program | status | prims | blocked by |",
+                  "| --- | --- | ---: | --- |"]
+        for p in report["programs"]:
+            blocked = [f"`{m}`" for m in p["missing_ops"]] + sorted({f"`primkit::{m['prim']}` ({m['aten']})"
+                                                                    for m in p["missing_prims"]})
+            lines.append(f"| {p['name']} | {p['status']} | {len(p['prims'])} | "
+                         f"{', '.join(blocked) or (p['error'] or '')} |")
+    if s.get("target"):
+        t = s["target"]
+        lines += ["", f"## Target ({len(t['prims'])} prims): {t['reaching']} overloads reach it", "",
+                  "Prims outside it that block most overloads: " +
+                  (", ".join(f"`{p}` {n}" for p, n in list(t["blocking_prims"].items())[:30]) or "(none)")]
     lines += ["", "## Prim use (ops whose traced samples reach each prim)", "",
               ", ".join(f"`{p}` {n}" for p, n in s["prim_use"].items()) or "(none traced)", ""]
-    for status, title in (("partial", "Partial (decomposition reaches ops without one)"),
-                          ("prims", "Decomposes to prims"), ("missing", "Missing")):
-        rows = [r for r in report["ops"] if r["status"] == status]
-        lines += [f"## {title}: {len(rows)}", ""]
-        if status == "missing":
+    for status_name, title in (("partial", "Partial (decomposition reaches ops without one)"),
+                               ("prims", "Decomposes to prims"), ("missing", "Missing")):
+        section = [r for r in report["ops"] if r["status"] == status_name]
+        lines += [f"## {title}: {len(section)}", ""]
+        if status_name == "missing":
             lines += ["<details><summary>show</summary>", ""]
-        lines += ["| overload | family | OpInfo | prims | missing | tags |", "| --- | --- | --- | --- | --- | --- |"]
-        for r in rows:
-            lines.append(f"| `{r['name']}` | {r['family'] or ''} | {', '.join(r['opinfo'])} | "
-                         f"{' '.join(r['prims'])} | {' '.join(r['missing'])} | {' '.join(r['tags'])} |")
-        if status == "missing":
+        lines += ["| overload | family | seen | OpInfo | prims | missing | tags |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
+        for r in section:
+            lines.append(f"| `{r['name']}` | {r['family'] or ''} | {'traced' if r.get('traced') else 'assumed'} | "
+                         f"{', '.join(r['opinfo'])} | {' '.join(r['prims'])} | {' '.join(r['missing'])} | "
+                         f"{' '.join(r['tags'])} |")
+        if status_name == "missing":
             lines += ["", "</details>"]
         lines.append("")
     return "\n".join(lines)

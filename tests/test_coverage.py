@@ -11,7 +11,7 @@ import torch
 
 import decompositions
 import prims
-from opinfo.coverage import apply_target, aten_overload_names, parse_junit, to_markdown
+from opinfo.coverage import analyze_entries, apply_target, aten_overload_names, parse_junit, to_markdown
 from opinfo.report_html import to_html
 from tools import coverage as cli
 
@@ -41,6 +41,8 @@ def test_every_overload_is_a_row(report):
 def test_prims_status_means_in_the_table(report):
     table = {op.name() for op in decompositions.get_decompositions()}
     for r in report["ops"]:
+        if r["status"] == "bookkeeping":
+            continue
         assert (r["status"] != "missing") == (r["name"] in table), r["name"]
         if r["status"] == "partial":
             assert r["missing"], r["name"]
@@ -77,6 +79,62 @@ def test_target_counts_lowerings(report):
     assert "sigmoid" in rows["aten::sigmoid"]["prims"] and rows["aten::sigmoid"]["in_target"]   # sigmoid lowers
     rows = {x["name"]: x for x in apply_target(copy.deepcopy(report), everything - {"sigmoid", "exp"})["ops"]}
     assert not rows["aten::sigmoid"]["in_target"]           # its lowering needs exp, which has none
+
+
+def test_symint_bookkeeping_is_not_missing(report):
+    rows = {r["name"]: r for r in report["ops"]}
+    for name in ("aten::sym_size.int", "aten::sym_stride.int", "aten::sym_numel", "aten::sym_storage_offset",
+                 "aten::sym_constrain_range", "aten::sym_constrain_range_for_size"):
+        assert rows[name]["status"] == "bookkeeping", name
+    assert report["summary"]["status"]["bookkeeping"] >= 6
+
+
+def test_family_chart_counts_missing_ops(report):
+    # every missing overload is counted in some family (its operator's, else "unassigned")
+    s = report["summary"]
+    assert sum(c.get("missing", 0) for c in s["per_family"].values()) == s["status"]["missing"]
+
+
+def test_traced_and_assumed_apart(report):
+    s = report["summary"]
+    prims_rows = [r for r in report["ops"] if r["status"] == "prims"]
+    assert s["assumed"] == sum(not r["traced"] for r in prims_rows) > 0
+    assert sum(c.get("assumed", 0) for c in s["per_family"].values()) == s["assumed"]
+    assert "| traced | assumed |" in to_markdown(report)
+
+
+def test_opinfo_column_lists_callers_named_for_the_op(report):
+    # random ops' samples call __and__ internally; the column keeps the entries that call it themselves
+    rows = {r["name"]: r for r in report["ops"]}
+    assert len(rows["aten::__and__.Tensor"]["opinfo"]) <= 3
+    assert "nn.functional.softmax" in rows["aten::softmax.int"]["opinfo"]
+
+
+def test_programs_view_and_blockers(report):
+    assert [p["name"] for p in report["programs"]] == ["mlp", "cnn", "encoder", "decoder"]
+    assert all(p["status"] == "prims" and p["prims"] for p in report["programs"])
+    ranked = [r for r in report["ops"] if r["name"] in report["summary"]["top_blockers"]]
+    scores = [{r["name"]: r for r in ranked}[n]["blocks"]["score"] for n in report["summary"]["top_blockers"]]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 0
+    assert all("blocks" in r for r in report["ops"] if r["status"] in ("missing", "partial"))
+
+
+def test_float_target_counts_real_lowerings(report):
+    small = {"add", "sub", "mul", "div", "neg", "exp", "log", "lt", "eq", "where", "logical_not", "logical_or",
+             "broadcast_in_dim", "scalar_tensor", "convert_element_type", "sum", "abs"}
+    rows = {x["name"]: x for x in apply_target(copy.deepcopy(report), small)["ops"]}
+    assert rows["aten::tanh"]["in_target"]         # tanh -> expm1 -> exp for real floats
+    assert "blocking_prims" in apply_target(copy.deepcopy(report), small)["summary"]["target"]
+
+
+def test_tracing_samples_prints_nothing_and_reports_progress(capfd):
+    import opinfo
+    entries = [e for e in opinfo.op_db if e.name in ("stft", "cross", "norm", "add")]
+    seen = []
+    analyze_entries(entries, jobs=1, progress=lambda done, total: seen.append((done, total)))
+    out, err = capfd.readouterr()
+    assert not out and not err, err
+    assert seen and seen[-1] == (len(entries), len(entries))
 
 
 def test_from_rejects_a_file_that_is_no_report(tmp_path, capsys):
@@ -141,7 +199,8 @@ def test_formats_written(tmp_path, report_json):
 
 def test_markdown_lists_partial_and_missing(report):
     md = to_markdown(report)
-    assert "## Partial" in md and "## Missing" in md and "| tag | prims | partial | missing |" in md
+    assert "## Partial" in md and "## Missing" in md and "| tag | traced | assumed | partial | missing |" in md
+    assert "## What to build next" in md and "## Programs" in md
 
 
 def test_parse_junit(tmp_path):

@@ -1,11 +1,12 @@
 """python -m tools.coverage: write the op coverage report.
 
-    python -m tools.coverage [--format json|md|html] [-o FILE] [--target PRIMS] [--run-tests]
+    python -m tools.coverage [--format json|md|html] [-o FILE] [--target PRIMS] [--run-tests] [--no-programs]
     python -m tools.coverage --from reports/coverage.json --format html    # re-render a JSON report
 
 One row per ATen overload of the installed torch: its status (prims / partial / missing), the
 prims its OpInfo samples reach, its OpInfo entries and sample count, its tags, and with
---run-tests the pass / fail / xfail counts per dtype and device of a real pytest run.
+--run-tests the pass / fail / xfail counts per dtype and device of a real pytest run; and one row
+per program of the test zoo (tests/models.py): the prims it needs and what blocks it.
 """
 from __future__ import annotations
 
@@ -46,6 +47,33 @@ def run_tests(pytest_args) -> dict:
         if not os.path.exists(junit):
             raise SystemExit(f"tools.coverage: pytest wrote no results (exit code {proc.returncode})")
         return parse_junit(junit)
+
+
+def zoo_programs() -> list:
+    """The test zoo's models (tests/models.py), [(name, model, args)]; none outside a checkout."""
+    import importlib.util
+    path = ROOT / "tests" / "models.py"
+    if not path.exists():
+        return []
+    spec = importlib.util.spec_from_file_location("primkit_test_zoo", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.zoo()
+
+
+def progress_bar(stream=None):
+    """progress(done, total) drawing a bar on a terminal; nothing elsewhere."""
+    stream = stream or sys.stderr
+    if not stream.isatty():
+        return None
+
+    def progress(done, total):
+        bar = "#" * (done * 40 // max(total, 1))
+        stream.write(f"\rtracing OpInfo samples [{bar:<40}] {done}/{total} entries")
+        if done >= total:
+            stream.write("\n")
+        stream.flush()
+    return progress
 
 
 class UsageError(Exception):
@@ -123,12 +151,15 @@ def main(argv=None) -> int:
     parser.add_argument("--no-analyze", action="store_true", help="skip tracing OpInfo samples (no prims / partial)")
     parser.add_argument("--jobs", type=int, default=None,
                         help="processes that trace the OpInfo samples (default: one per core)")
+    parser.add_argument("--no-programs", action="store_true",
+                        help="skip the per-program view (tracing the test zoo's models)")
     parser.add_argument("--from", dest="source", default=None, metavar="JSON",
                         help="render this JSON report (written before by this tool) instead of building one")
     try:
         args = parser.parse_args(argv)
-        if args.source and (args.run_tests or args.no_analyze or args.jobs):
-            raise UsageError("--from renders an existing report: it takes no --run-tests, --no-analyze or --jobs")
+        if args.source and (args.run_tests or args.no_analyze or args.jobs or args.no_programs):
+            raise UsageError("--from renders an existing report: it takes no --run-tests, --no-analyze, --jobs or "
+                             "--no-programs")
         if args.jobs is not None and args.jobs < 1:
             raise UsageError(f"--jobs {args.jobs}: expected a positive number of processes")
         fmt, out = output_path(args.format, args.output)
@@ -144,6 +175,9 @@ def main(argv=None) -> int:
         try:
             if target is not None:
                 apply_target(report, target)
+                if report.get("programs"):
+                    print(f"{parser.prog}: note: the programs were traced for the report's own target; "
+                          f"build a report with --target to see them against this one", file=sys.stderr)
             text, line = render(report), summary_line(out, report)
         except (KeyError, TypeError, AttributeError) as e:
             print(f"{parser.prog}: error: --from {args.source}: not a complete coverage report "
@@ -151,7 +185,9 @@ def main(argv=None) -> int:
             return 2
     else:
         results = run_tests(args.pytest_args.split()) if args.run_tests else None
-        report = build_report(target=target, analyze=not args.no_analyze, test_results=results, jobs=args.jobs)
+        programs = [] if args.no_programs else zoo_programs()
+        report = build_report(target=target, analyze=not args.no_analyze, test_results=results, jobs=args.jobs,
+                              programs=programs, progress=progress_bar())
         text, line = render(report), summary_line(out, report)
     out.write_text(text)
     print(line, file=sys.stderr)
@@ -162,7 +198,8 @@ def summary_line(out, report) -> str:
     s = report["summary"]
     return (f"{out}: {s['overloads']} ATen overloads; {s['status'].get('prims', 0)} decompose to prims "
             f"({s['reach_prims_tested']} tested, {s.get('reach_prims_traced', '?')} traced), "
-            f"{s['status'].get('partial', 0)} partial, {s['status'].get('missing', 0)} missing; "
+            f"{s.get('assumed', '?')} assumed (no traced sample), {s['status'].get('partial', 0)} partial, "
+            f"{s['status'].get('missing', 0)} missing, {s['status'].get('bookkeeping', 0)} bookkeeping; "
             f"{s['operators_reaching_prims']} operators ({s.get('operators_tested', '?')} through every overload and "
             f"tested); {s['catalog_prims']} prims; {s['opinfo_entries']} OpInfo entries; "
             f"{report.get('generated_in_s', '?')} s")
