@@ -688,3 +688,33 @@ def meshgrid(tensors, *, indexing="ij"):
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
     return grids
+
+
+@register(aten._chunk_cat.default)
+def chunk_cat(tensors, dim, num_chunks):
+    """FSDP's flat-parameter copy: each tensor zero-padded along dim to a multiple of num_chunks, seen as
+    (its dims before dim, num_chunks, the rest flattened), and the tensors concatenated on the flat dim."""
+    if not tensors:
+        raise RuntimeError("_chunk_cat expects a non-empty input tensor list")
+    if num_chunks < 1:
+        raise RuntimeError("_chunk_cat expects positive num_chunks")
+    d = dim % tensors[0].dim() if -tensors[0].dim() <= dim < tensors[0].dim() else dim
+    pieces = []
+    for t in tensors:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("_chunk_cat expects all input tensors with the same dtype")
+        if t.numel() == 0:
+            raise RuntimeError("_chunk_cat expects non-empty tensor")
+        if not 0 <= d < t.dim():
+            raise IndexError(f"_chunk_cat: dim {dim} is out of range for a {t.dim()}-d tensor")
+        if tuple(t.shape[:d]) != tuple(tensors[0].shape[:d]):
+            raise RuntimeError("_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all tensors")
+        padded = -(-t.shape[d] // num_chunks) * num_chunks
+        if padded != t.shape[d]:
+            t = aten.constant_pad_nd.default(t, [0, 0] * (t.dim() - d - 1) + [0, padded - t.shape[d]], 0)
+        pieces.append(aten.reshape.default(t, list(t.shape[:d]) + [num_chunks, -1]))
+    return aten.cat.default(pieces, d + 1)
+
+
+register(aten._chunk_cat.out)(lambda tensors, dim, num_chunks, *, out:
+                              write_into(out, chunk_cat(tensors, dim, num_chunks), "_chunk_cat"))

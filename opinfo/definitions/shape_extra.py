@@ -427,3 +427,28 @@ ENTRIES += [
                     SampleInput([make((2, 2), device, torch.float32)], (), {"indexing": "ij"}), RuntimeError,
                     "Expected 0D or 1D tensor")])),
 ]
+
+
+def _chunk_cat_samples(op, device, dtype):
+    """aten._chunk_cat(tensors, dim, num_chunks): sizes that divide and that need padding, tensors of
+    other ranks after dim, a negative dim, layouts of the first tensor."""
+    for shapes, dim, chunks in ((((2, 6), (2, 4)), 1, 2), (((2, 5), (2, 3, 2)), 1, 2), (((5, 3),), 0, 3),
+                                (((2, 5),), -1, 4), (((3, 4, 5), (3, 2)), 1, 1), (((7,), (2,)), 0, 3)):
+        for name, first in layouts(shapes[0], device, dtype):
+            rest = [make(s, device, dtype) for s in shapes[1:]]
+            yield SampleInput([first, *rest], (dim, chunks), name=f"{name} {shapes} dim={dim} chunks={chunks}")
+
+
+def _chunk_cat_errors(op, device):
+    x = make((2, 5), device, torch.float32)
+    yield ErrorInput(SampleInput([], (0, 2)), RuntimeError, "expects a non-empty input tensor list")
+    yield ErrorInput(SampleInput([x], (1, 0)), RuntimeError, "expects positive num_chunks")
+    yield ErrorInput(SampleInput([x, x.double()], (1, 2)), RuntimeError, "with the same dtype")
+    yield ErrorInput(SampleInput([x, make((3, 5), device, torch.float32)], (1, 2)), RuntimeError,
+                     "same sizes of 0,...,dim-1 dimensions")
+    yield ErrorInput(SampleInput([make((2, 0), device, torch.float32)], (1, 2)), RuntimeError, "non-empty tensor")
+
+
+ENTRIES += [
+    entry("_chunk_cat", torch.ops.aten._chunk_cat, _chunk_cat_samples, errs=_chunk_cat_errors),
+]
