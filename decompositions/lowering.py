@@ -462,3 +462,37 @@ def _applied_where_valid(name, fn, ok):
 
 MINIMAL_PRIMS = frozenset(p.name for p in prims.catalog() if p.name not in LOWERINGS or valid_dtypes(p.name) != p.dtypes)
 """The smallest closed set: the prims with no lowering valid for every dtype they take."""
+
+
+CORE_PRIMS = frozenset({
+    # arithmetic and transcendental functions (the rest lower into these)
+    "add", "sub", "mul", "div", "neg", "abs", "maximum", "minimum", "pow", "exp", "log", "sqrt", "erf", "sin",
+    "cos", "atan2", "floor", "round", "trunc_divide",
+    # comparisons, logic, bits
+    "eq", "lt", "le", "logical_not", "logical_and", "logical_or", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "shift_left", "shift_right_arithmetic", "where",
+    # dtypes, complex numbers
+    "convert_element_type", "real", "imag", "complex",
+    # shapes and layout
+    "broadcast_in_dim", "reshape", "permute", "squeeze", "expand_dims", "slice", "rev", "pad", "cat", "as_strided",
+    "copy_strided",
+    # reductions, contractions, indexing
+    "sum", "prod", "amax", "amin", "argmax", "argmin", "matmul", "convolution", "gather", "scatter", "scatter_add",
+    "index_select",
+    # creation and memory
+    "full", "iota", "scalar_tensor", "clone", "copy_to",
+})
+"""The core set (64 prims) a backend implements to run every model of the test zoo, and into which
+every prim outside it is meant to lower, except the families in ``OPTIONAL_FAMILIES``. Not closed
+yet: ``core_gap()`` lists the prims that do not reach it."""
+
+OPTIONAL_FAMILIES = frozenset({"linalg_decomp", "fft", "sort", "data_dependent", "random"})
+"""Families a backend may leave out: linalg factorizations, fft, sorting and selection,
+data-dependent shapes, random draws (the generator's contract is the backend's own)."""
+
+
+def core_gap(dtypes=None) -> list[str]:
+    """The prims outside the optional families that do not reach ``CORE_PRIMS`` (at ``dtypes``)."""
+    return sorted(p.name for p in prims.catalog()
+                  if p.family not in OPTIONAL_FAMILIES and p.name in unreachable(CORE_PRIMS, dtypes))
+

@@ -210,9 +210,10 @@ def _trace_calls(calls, recording, seen):
 
 def _make_fx(fn, tensors, recording):
     from torch.fx.experimental.proxy_tensor import make_fx
-    # inside composites(recording) (entered once per batch of entries: installing the kernels for
-    # every CompositeImplicitAutograd op costs more than tracing a small sample)
-    with torch.no_grad():
+    # the table's entries for CompositeImplicitAutograd ops, as trace runs them (only around the
+    # trace: a sample's eager preparation must run torch's kernels, which the prims' reference
+    # kernels call in turn)
+    with torch.no_grad(), composites(recording):
         return make_fx(fn, decomposition_table=recording, tracing_mode="fake")(*tensors)
 
 
@@ -271,8 +272,7 @@ def _analyze_names(entry_names):
         _RECORDER.append(_Recorder(decompositions.get_decompositions()))
     recorder = _RECORDER[0]
     reach, counts, seen_by = {}, {}, collections.defaultdict(list)
-    with composites(recorder.table):   # the table's entries for CompositeImplicitAutograd ops, as trace runs them
-        _analyze_into(entry_names, by_name, recorder, reach, counts, seen_by)
+    _analyze_into(entry_names, by_name, recorder, reach, counts, seen_by)
     return reach, counts, dict(seen_by)
 
 
