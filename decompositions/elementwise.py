@@ -19,6 +19,7 @@ from decompositions.registry import register
 from decompositions.type_promotion import category, computation_dtype
 from decompositions.shape import in_layout
 from prims import dtypes as dt
+from prims.meta.common import fits
 from prims.meta.strides import elementwise_strides, itemsize
 
 INF, NAN = float("inf"), float("nan")
@@ -663,9 +664,13 @@ def _check_fits(value, dtype):
     """eager converts a Python bound to the result dtype and refuses a finite value beyond its range."""
     if is_number(value) and dtype in dt.FLOAT and math.isfinite(value) and abs(value) > torch.finfo(dtype).max:
         raise RuntimeError(f"value cannot be converted to type {_CPP_TYPES.get(dtype, dtype)} without overflow")
+    # An int bound is not wrapped as an elementwise operand is (common.wrapped): eager refuses it.
+    if type(value) is int and dtype in dt.INT and not fits(value, dtype):
+        raise RuntimeError(f"value cannot be converted to type {_CPP_TYPES.get(dtype, dtype)} without overflow")
 
 
-_CPP_TYPES = {torch.float16: "c10::Half", torch.bfloat16: "c10::BFloat16", torch.float32: "float"}
+_CPP_TYPES = {torch.float16: "c10::Half", torch.bfloat16: "c10::BFloat16", torch.float32: "float",
+              torch.uint8: "uint8_t", torch.int8: "int8_t", torch.int16: "int16_t", torch.int32: "int", torch.int64: "int64_t"}
 
 
 def _cast(x, dtype):
