@@ -361,3 +361,14 @@ def test_transposed_convolution_with_a_stride_past_32_bits():
                     name="stride 2**40")
     real, fake = run_real(P.convolution, s), run_fake(P.convolution, s)
     assert real[0] == "error" and real[1] == ("constraint", "convolution", "C2") and agree(real, fake), (real, fake)
+
+
+@pytest.mark.parametrize("prim", ["argmax_window", "reduce_window_max", "reduce_window_sum"])
+def test_window_strides_and_dilations_near_int64_max(prim):
+    """Found by the wider fuzz: a stride of a dim with one window, or a dilation of a window of one
+    element, moves nothing; the reference must not compute with it (unfold and slicing overflowed)."""
+    x = torch.randn(2, 3, 7, 8).to(memory_format=torch.channels_last)
+    for strides, dilation in (([1, 2 ** 63 - 1, 2, 2], [1, 1, 2, 2]), ([1, 1, 2, 2], [1, 2 ** 63 - 1, 2, 2])):
+        s = SampleInput(x, ([1, 1, 3, 3], strides, [0, 0, 1, 1], [0, 0, 1, 1], dilation))
+        real, fake = run_real(getattr(P, prim), s), run_fake(getattr(P, prim), s)
+        assert real[0] == "ok" and agree(real, fake), (real, fake)

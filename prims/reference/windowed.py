@@ -30,10 +30,11 @@ def _windows(a, fill, window_dimensions, window_strides, padding_low, padding_hi
     w = padded
     for d, (_, size, stride, _, _, dilation) in enumerate(dims):
         # unfold appends the window dim last; keep every dilation-th element of the dilated extent.
-        # One window: its stride moves nothing (and may not fit unfold's int64 arithmetic).
+        # One window: its stride moves nothing; a window of one element: its dilation spreads nothing
+        # (either may be too large for the int64 arithmetic of unfold and slicing).
         extent = (size - 1) * dilation + 1
         w = w.unfold(d, extent, 1).narrow(d, 0, 1) if out_shape[d] == 1 else w.unfold(d, extent, stride)
-        w = w[..., ::dilation]
+        w = w[..., ::dilation] if size > 1 else w
     return w.reshape(out_shape + [count])
 
 
