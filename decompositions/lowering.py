@@ -301,6 +301,17 @@ def remainder(a, b):
     return P.sub(a, P.mul(P.floor_divide(a, b), b))
 
 
+@lowers("stop_gradient")
+def stop_gradient(a):
+    # a view of a itself: a backend that does not differentiate runs it as one (the derivative rule is the prim's)
+    return P.as_strided(a, list(a.shape), list(a.stride()), a.storage_offset())
+
+
+@lowers("alias")
+def alias(a):
+    return P.as_strided(a, list(a.shape), list(a.stride()), a.storage_offset())
+
+
 def _dtype_of(args):
     """The dtype a lowering branches on: that of its first tensor argument."""
     for a in args:
