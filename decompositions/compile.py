@@ -52,12 +52,20 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
     from decompositions import executor
-    compiled = executor.compile(gm)
+    compiled = executor.compile(gm, constants=False)   # Inductor folds constants itself
     fake_mode = detect_fake_mode(example_inputs)
     if fake_mode is None:
-        return make_fx(compiled, tracing_mode="fake")(*example_inputs)
-    with fake_mode:
-        return make_fx(compiled, tracing_mode="real")(*example_inputs)
+        aten = make_fx(compiled, tracing_mode="fake")(*example_inputs)
+    else:
+        with fake_mode:
+            aten = make_fx(compiled, tracing_mode="real")(*example_inputs)
+    # torch.reshape records aten.view where the traced strides allow a view; Inductor propagates
+    # its own strides (e.g. for cat), under which the view may not exist: keep the reshape.
+    for node in aten.graph.nodes:
+        if node.op == "call_function" and node.target is torch.ops.aten.view.default:
+            node.target = torch.ops.aten.reshape.default
+    aten.recompile()
+    return aten
 
 
 def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):

@@ -32,12 +32,13 @@ from prims.registration import unalias
 __all__ = ["compile", "kernel_of"]
 
 
-def compile(gm: fx.GraphModule) -> fx.GraphModule:   # noqa: A001  (the module's verb, as torch.compile)
-    """A GraphModule with gm's nodes, each prim node calling its torch kernel instead of the prim op."""
+def compile(gm: fx.GraphModule, *, constants: bool = True) -> fx.GraphModule:   # noqa: A001  (as torch.compile)
+    """A GraphModule with gm's nodes, each prim node calling its torch kernel instead of the prim op.
+    ``constants``: compute values made from constants alone once, here (see ``_constants``)."""
     graph = fx.Graph()
     env: dict = {}
     owned = _owned_nodes(gm.graph)
-    constants = _constants(gm.graph, owned)
+    constants = _constants(gm.graph, owned) if constants else {}
     values: dict = {}
     for node in gm.graph.nodes:
         if node in constants:
@@ -116,8 +117,10 @@ def _constants(graph: fx.Graph, owned: set) -> dict:
 
 
 def _evaluate(node, values):
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
     args, kwargs = _schema_call(node.target, *fx.node.map_arg((node.args, node.kwargs), lambda n: values[n]))
-    return kernel_of(node.target._opname)(*args, **kwargs)
+    with unset_fake_temporarily():   # a real constant, also where a compiler runs under a fake mode
+        return kernel_of(node.target._opname)(*args, **kwargs)
 
 
 def _get_path(module, name):
