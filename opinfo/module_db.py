@@ -8,7 +8,7 @@ and made per dtype when a test runs, so collecting the tests builds no tensor.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.utils._pytree as pytree
@@ -25,9 +25,9 @@ TRAIN_TOLERANCES = {torch.float32: (1e-5, 1e-4), torch.float64: (1e-7, 1e-7)}
 
 
 # The dtype under which every variant runs every forward sample, in eval and train mode. Under the
-# others (float64) eval runs each variant's first forward sample, and train the first variant's: a
-# variant's code path is the same in every dtype (float64 checks the values to tighter tolerances),
-# and tracing and compiling are nearly all of the time (tests/test_modules.py has a 4-minute budget).
+# others (float64) both tests run the first variant's first forward sample: a variant's code path
+# is the same in every dtype (float64 checks the values to tighter tolerances), and tracing and
+# compiling are nearly all of the time (tests/test_modules.py has a 4-minute CPU budget).
 FULL_DTYPE = torch.float32
 
 
@@ -39,7 +39,8 @@ DISCRETE = ("sign", "binary")
 @dataclass(frozen=True)
 class T:
     """A tensor a test makes under the test's dtype. ``kind``: "float" (standard normal), "prob"
-    (uniform in (0.05, 0.95)), "positive" (uniform in (0.5, 1.5)), "sign" (+-1 of the dtype), "binary" (0 or 1 of the dtype),
+    (uniform in (0.05, 0.95)), "positive" (uniform in (0.5, 1.5)), "sign" (+-1 of the dtype),
+    "binary" (0 or 1 of the dtype),
     "long" (integers in [0, high)), "bool" (True with probability 1/2), or a callable
     ``(gen, dtype) -> Tensor`` for values only one module needs. ``grad``: whether the train test
     asks for its gradient (floating tensors only; False where eager's autograd refuses it)."""
@@ -187,7 +188,7 @@ class ModuleInfo:
 
     def variants_for(self, test, dtype) -> tuple:
         """The variants a test runs under ``dtype`` (see FULL_DTYPE)."""
-        return self.variants if dtype == FULL_DTYPE or test == "eval" else self.variants[:1]
+        return self.variants if dtype == FULL_DTYPE else self.variants[:1]
 
     def forwards(self, v: Variant, dtype) -> tuple:
         """The forward calls a test runs on the variant under ``dtype`` (see FULL_DTYPE)."""
