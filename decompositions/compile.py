@@ -38,6 +38,26 @@ def _executor_compiler(gm: torch.fx.GraphModule, example_inputs):
     return make_boxed_func(executor.compile(gm).forward)
 
 
+@functools.cache
+def _traceable(name: str, owned: bool):
+    """The executor's kernel for prim ``name``, or, where it reads storage (a data pointer, which a
+    fake tensor has not: e.g. pad's reference implementation), the prim op itself, which stays in
+    the ATen graph as a custom op Inductor calls."""
+    import prims
+    from decompositions import executor
+    kernel, op = executor.kernel_of(name, owned), prims.get(name).op
+
+    def run(*args, **kwargs):
+        try:
+            return kernel(*args, **kwargs)
+        except RuntimeError as e:
+            if "data pointer" not in str(e):
+                raise
+            return op(*args, **kwargs)
+    run.__name__ = run.__qualname__ = f"{name}_traceable"
+    return run
+
+
 def primkit(gm: torch.fx.GraphModule, example_inputs, **kwargs):
     """The ``primkit`` torch.compile backend: AOTAutograd with primkit's table, graphs on the executor."""
     from torch._dynamo.backends.common import aot_autograd
@@ -52,7 +72,7 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
     from decompositions import executor
-    compiled = executor.compile(gm, constants=False)   # Inductor folds constants itself
+    compiled = executor.compile(gm, constants=False, kernels=_traceable)   # Inductor folds constants itself
     fake_mode = detect_fake_mode(example_inputs)
     if fake_mode is None:
         aten = make_fx(compiled, tracing_mode="fake")(*example_inputs)

@@ -32,9 +32,11 @@ from prims.registration import unalias
 __all__ = ["compile", "kernel_of"]
 
 
-def compile(gm: fx.GraphModule, *, constants: bool = True) -> fx.GraphModule:   # noqa: A001  (as torch.compile)
+def compile(gm: fx.GraphModule, *, constants: bool = True, kernels=None) -> fx.GraphModule:   # noqa: A001
     """A GraphModule with gm's nodes, each prim node calling its torch kernel instead of the prim op.
-    ``constants``: compute values made from constants alone once, here (see ``_constants``)."""
+    ``constants``: compute values made from constants alone once, here (see ``_constants``).
+    ``kernels``: (prim name, owned) -> the callable to run, instead of ``kernel_of``."""
+    kernels = kernels or kernel_of
     graph = fx.Graph()
     env: dict = {}
     owned = _owned_nodes(gm.graph)
@@ -51,7 +53,7 @@ def compile(gm: fx.GraphModule, *, constants: bool = True) -> fx.GraphModule:   
         if node.op == "call_function" and prims.is_prim(node.target):
             prim = prims.get(node.target._opname)
             args, kwargs = _schema_call(node.target, new.args, new.kwargs)
-            new.target = kernel_of(prim.name, owned=node in owned)
+            new.target = kernels(prim.name, node in owned)
             new.args, new.kwargs = args, kwargs
         env[node] = new
     # gm's attributes by reference (module state is read at each call), and the constants
