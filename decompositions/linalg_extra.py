@@ -12,6 +12,7 @@ so their rounding, type promotion and output strides follow eager's.
 from __future__ import annotations
 
 import math
+import struct
 
 import torch
 
@@ -415,17 +416,84 @@ def pinverse(a, rcond=1e-15):
 
 
 # --- matrix exponential -------------------------------------------------------------------------------
-# Scaling and squaring: exp(A) = exp(A / 2^s)^(2^s), s the least with ||A / 2^s||_1 <= theta, and
-# exp of the scaled matrix by its Taylor polynomial of degree 18 (Horner). theta is eager's for that
-# degree (float32: 3.01, float64: 1.09; Bader, Blanes and Casas 2019), so s is eager's too. s
-# depends on the data: the graph holds MAX_SQUARINGS squarings, each kept only where it is due.
-# A matrix with a 1-norm above theta * 2^MAX_SQUARINGS (1.3e10 in float32, 4.7e9 in float64) would
-# need more: its result is nan, not a silently under-squared one (eager's, finite, has lost all
-# precision there: rounding errors grow with the norm).
+# Eager's algorithm (Bader, Blanes and Casas 2019), so that the values are eager's: a single matrix
+# takes the Taylor polynomial of the least degree in (1, 2, 4, 8, 12) whose bound theta its 1-norm is
+# within, each evaluated with eager's few products and coefficients; a larger norm, and every matrix
+# of a batch of several, takes degree 18 with scaling and squaring: exp(A) = T18(A / 2^s)^(2^s), s the
+# least with ||A / 2^s||_1 <= theta_18.
+# The degree and s depend on the data: the graph evaluates every polynomial and selects per matrix,
+# and holds MAX_SQUARINGS squarings, each kept only where it is due. A matrix with a 1-norm above
+# theta_18 * 2^MAX_SQUARINGS (1.3e10 in float32, 4.7e9 in float64) would need more: its result is
+# nan, not a silently under-squared one (eager's, finite, has lost all precision there).
 
-MATRIX_EXP_DEGREE = 18
-MATRIX_EXP_THETA = {torch.float32: 3.010066362817634, torch.float64: 1.090863719290036}
+MATRIX_EXP_THETAS = {   # bounds of degrees 1, 2, 4, 8, 12, 18
+    torch.float32: (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02, 5.800524627688768e-01,
+                    1.461661507209034e+00, 3.010066362817634e+00),
+    torch.float64: (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04, 4.991228871115323e-02,
+                    2.996158913811580e-01, 1.090863719290036e+00),
+}
 MAX_SQUARINGS = 32
+# Degree 12: B_i = sum_j T12_B[i][j] * A^j (j = 0..3); A6 = B_2 + B_3^2; T12 = B_0 + (B_1 + A6) A6.
+T12_B = ((9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740),
+         (5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031, 0.01108844528519167989),
+         (0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968, 0.00610700528898058230),
+         (-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079, -0.00675951846863086359))
+# Degree 18: B_i = sum_j T18_B[i][j] * (I, A, A^2, A^3, A^6)_j; A9 = B_0 B_4 + B_3; T18 = B_1 + (B_2 + A9) A9.
+T18_B = ((0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138498045729985177e-04, 0.),
+         (0., 3.97849749499645077844e-01, 1.36783778460411720168e+00, 4.98289622525382669416e-01,
+          -6.37898194594723280150e-04),
+         (-1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
+          -6.98210122488052056106e-03, 3.34975017086070470649e-05),
+         (-9.04316832390810593223e-02, -6.76404519071381882256e-02, 6.75961301770459654925e-02,
+          2.95552570429315521194e-02, -1.39180257516060693404e-05),
+         (0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02, -1.40086798182036094347e-05))
+
+
+def _rounded(value, real):
+    """A coefficient as eager holds it: rounded to the computation's real dtype."""
+    return struct.unpack("f", struct.pack("f", value))[0] if real == torch.float32 else value
+
+
+def _t8_coefficients(real):
+    """Degree 8's coefficients, computed as eager computes them (each rounded to ``real``)."""
+    r = lambda v: _rounded(v, real)   # noqa: E731
+    sqrt_177, x3 = r(0.1330413469565007072504e+2), r(2. / 3.)
+    return dict(x1=r(x3 * ((1. + sqrt_177) / 88.)), x2=r(x3 * ((1. + sqrt_177) / 352.)), x3=x3,
+                x4=r((-271. + 29. * sqrt_177) / (315. * x3)), x5=r((-11. + 11. * sqrt_177) / (1260. * x3)),
+                x6=r((-99. + 11. * sqrt_177) / (5040. * x3)), x7=r((89. - sqrt_177) / (5040. * x3)),
+                y2=r((857. - 58. * sqrt_177) / 630.))
+
+
+def _combination(mats, coefficients, real):
+    """sum_j c_j * M_j, term by term in order (eager's _compute_linear_combination)."""
+    total = None
+    for m, c in zip(mats, coefficients):
+        term = m * _rounded(c, real)
+        total = term if total is None else total + term
+    return total
+
+
+def _taylor_polynomials(x, real):
+    """exp(x) by the Taylor polynomials of degrees 1, 2, 4, 8, 12 and 18, as eager evaluates them."""
+    eye = _identity_like(x)
+    x2 = torch.matmul(x, x)
+    x3 = torch.matmul(x, x2)
+    t1 = eye + x
+    t2 = eye + x + x2 / 2.0
+    t4 = _combination((eye, x, x2, torch.matmul(x2, _combination((eye, x, x2), (1 / 2.0, 1 / 6.0, 1 / 24.0), real))),
+                      (1.0, 1.0, 0.0, 1.0), real)
+    c = _t8_coefficients(real)
+    x4 = torch.matmul(x2, _combination((x, x2), (c["x1"], c["x2"]), real))
+    x8 = torch.matmul(_combination((x2, x4), (c["x3"], 1.0), real),
+                      _combination((eye, x, x2, x4), (c["x4"], c["x5"], c["x6"], c["x7"]), real))
+    t8 = _combination((eye, x, x2, x4, x8), (1.0, 1.0, c["y2"], 0.0, 1.0), real)
+    b = [_combination((eye, x, x2, x3), row, real) for row in T12_B]
+    a6 = b[2] + torch.matmul(b[3], b[3])
+    t12 = b[0] + torch.matmul(b[1] + a6, a6)
+    b = [_combination((eye, x, x2, x3, torch.matmul(x3, x3)), row, real) for row in T18_B]
+    a9 = torch.matmul(b[0], b[4]) + b[3]
+    t18 = b[1] + torch.matmul(b[2] + a9, a9)
+    return t1, t2, t4, t8, t12, t18
 
 
 def linalg_matrix_exp(a):
@@ -435,27 +503,41 @@ def linalg_matrix_exp(a):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {dt.short(a.dtype)}")
     if a.numel() == 0:
         return contiguous(P.clone(a))
+    if a.shape[-1] == 1:
+        return contiguous(torch.exp(a))    # eager's 1x1 case
     compute = {torch.float16: torch.float32, torch.bfloat16: torch.float32}.get(a.dtype, a.dtype)
     x = to_dtype(a, compute)
     real = dt.to_real(compute)
-    theta = MATRIX_EXP_THETA[real]
-    norm = torch.amax(torch.sum(torch.abs(x), -2), -1)
-    squarings = torch.clamp(torch.ceil(torch.log2(norm / theta)), min=0)
-    scale = torch.exp2(-torch.clamp(squarings, max=MAX_SQUARINGS)).to(compute)
-    x = x * scale[..., None, None]
-    eye = _identity_like(x)
-    result = eye + x / MATRIX_EXP_DEGREE
-    for k in range(MATRIX_EXP_DEGREE - 1, 0, -1):
-        result = eye + torch.matmul(x, result) / k
-    due = squarings[..., None, None]
+    thetas = MATRIX_EXP_THETAS[real]
+    norm = torch.amax(torch.sum(torch.abs(x), -2), -1)[..., None, None]
+    # Degree 18 with scaling and squaring, for the norms from theta_12 on.
+    squarings = torch.clamp(torch.ceil(torch.log2(norm / thetas[5])), min=0)
+    scaled = x / torch.exp2(torch.clamp(squarings, max=MAX_SQUARINGS)).to(real)
+    result = _taylor_polynomials(scaled, real)[5]
     for i in range(MAX_SQUARINGS):
-        result = torch.where(due > i, torch.matmul(result, result), result)
-    result = torch.where(due > MAX_SQUARINGS, torch.full_like(result, float("nan")), result)
+        result = torch.where(squarings > i, torch.matmul(result, result), result)
+    result = torch.where(squarings > MAX_SQUARINGS, torch.full_like(result, float("nan")), result)
+    if math.prod(a.shape[:-2]) > 1:
+        return to_dtype(result, a.dtype)     # eager takes degree 18 for every matrix of a batch
+    # The lower degrees on their norm intervals (a nan norm is in none: the result is nan, as eager's).
+    result = torch.where(norm >= thetas[4], result, torch.full_like(result, float("nan")))
+    lower = (-1.0,) + thetas[:4]
+    for low, high, t in zip(lower, thetas[:5], _taylor_polynomials(x, real)[:5]):
+        result = torch.where((norm > low) & (norm <= high) & (norm < thetas[4]), t, result)
     return to_dtype(result, a.dtype)
 
 
 register_overloads(linalg_matrix_exp, "linalg_matrix_exp", ("default", "out"))
 register(aten.matrix_exp.default)(linalg_matrix_exp)
+
+
+@register(aten.matrix_exp_backward.default)
+def matrix_exp_backward(a, grad):
+    """The adjoint of exp at a applied to grad: the upper-right block of exp([[A^H, G], [0, A^H]])."""
+    n = a.shape[-1]
+    a_h = a.mH
+    block = torch.cat([torch.cat([a_h, grad], -1), torch.cat([torch.zeros_like(a), a_h], -1)], -2)
+    return linalg_matrix_exp(block)[..., :n, n:]     # eager's result is this view of the block's exp
 
 
 # --- products -----------------------------------------------------------------------------------------

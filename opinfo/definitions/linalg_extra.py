@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from decompositions.linalg_extra import MATRIX_EXP_THETAS
 from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from opinfo.definitions.linalg import LINALG_DTYPES, SQUARE_SHAPES, TALL_SHAPES, _matrices, _well_conditioned
 from opinfo.dtypes import ALL, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
@@ -357,6 +358,13 @@ def _matrix_exp_samples(op, device, dtype):
     # scaled so that none, a few and many (5-7) squarings are due
     for shape, scale in (((3, 3), 0.1), ((2, 3, 3), 1.0), ((1, 1), 20.0), ((2, 1, 4, 4), 20.0), ((3, 3), 20.0)):
         yield SampleInput(make(shape, device, dtype, low=-1, high=1) * scale, name=f"{shape} * {scale}")
+    # A single matrix takes the Taylor degree its 1-norm selects: norms inside and at each bound.
+    real = torch.float64 if dtype in (torch.float64, torch.complex128) else torch.float32
+    for degree, theta in zip((1, 2, 4, 8, 12, 18), MATRIX_EXP_THETAS[real]):
+        for where, norm in (("inside", theta / 2), ("at the bound", theta)):
+            a = make((4, 4), device, dtype, low=-1, high=1)
+            a = a * (norm / torch.linalg.matrix_norm(a, 1).item())
+            yield SampleInput(a, name=f"* degree {degree}: 1-norm {where} ({norm:.3g})")
     yield SampleInput(torch.zeros(3, 3, device=device, dtype=dtype), name="zero")
     yield SampleInput(torch.triu(make((4, 4), device, dtype), 1), name="nilpotent")
     yield SampleInput(make((3, 3), device, dtype, low=-1, high=1).mT, name="transposed")
@@ -368,11 +376,6 @@ def linalg_matrix_exp(a, *, out=None):
     return aten.linalg_matrix_exp.default(a) if out is None else aten.linalg_matrix_exp.out(a, out=out)
 
 
-# Degree-18 Taylor by Horner (17 products) against eager's evaluations of degrees 1-18 (fewer
-# products, other roundings); measured on these samples: up to 3.7e-5 relative in float32 and 1.9e-5
-# in complex64 (the 20x-scaled matrices, whose entries reach 3e7 after 5-7 squarings), 2.1e-13 in
-# float64.
-MATRIX_EXP_TOLERANCES = {F32: (1e-5, 5e-5), C64: (1e-5, 5e-5)}
 MATRIX_EXP_DTYPES = FLOATING | {C64}
 # Eager's CPU matrix_exp is wrong in float16/bfloat16: on these samples its diagonal holds -2.1e4
 # (float16) or -1.3e30 (bfloat16) where the float32 result is ~1; primkit computes in float32 and
@@ -406,14 +409,20 @@ ENTRIES += [
                                      for s in ((4, 3), (2, 3, 5)) for kw in ({}, {"rcond": 1e-3})),
           errors=lambda op, device: [ErrorInput(SampleInput(_m((3,), device)), RuntimeError, "2 or more dimensions")]),
     entry("linalg.matrix_exp", linalg_matrix_exp, ("aten::linalg_matrix_exp", "aten::linalg_matrix_exp.out"),
-          _matrix_exp_samples, dtypes=MATRIX_EXP_DTYPES, supports_out=True, tolerances=MATRIX_EXP_TOLERANCES,
+          _matrix_exp_samples, dtypes=MATRIX_EXP_DTYPES, supports_out=True,
           xfails=EAGER_HALF_MATRIX_EXP,
           errors=errors((lambda d: (_m((3, 4), d), (), {}), RuntimeError, "square matrices"),
                         (lambda d: (_m((3, 3), d, torch.int64), (), {}), RuntimeError, "floating point or complex"))),
     entry("matrix_exp", torch.matrix_exp, ("aten::matrix_exp",),
           lambda op, device, dtype: (s for s in _matrix_exp_samples(op, device, dtype) if "*" in s.name),
           dtypes=MATRIX_EXP_DTYPES,
-          tolerances=MATRIX_EXP_TOLERANCES, xfails=EAGER_HALF_MATRIX_EXP),
+          xfails=EAGER_HALF_MATRIX_EXP),
+    # The CompositeImplicitAutograd backward torch.export keeps when a program calls it: exp of a 2n x 2n
+    # block matrix, whose degree (a single matrix) and squarings follow from its norm as the forward's.
+    entry("aten.matrix_exp_backward", aten.matrix_exp_backward, ("aten::matrix_exp_backward",),
+          lambda op, device, dtype: (SampleInput(s.input, (make(s.input.shape, device, dtype, low=-1, high=1),),
+                                                 name=s.name) for s in _matrix_exp_samples(op, device, dtype)),
+          dtypes=MATRIX_EXP_DTYPES, xfails=EAGER_HALF_MATRIX_EXP[:1], supports_autograd=False),
 ]
 
 
