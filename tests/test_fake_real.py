@@ -372,3 +372,11 @@ def test_window_strides_and_dilations_near_int64_max(prim):
         s = SampleInput(x, ([1, 1, 3, 3], strides, [0, 0, 1, 1], [0, 0, 1, 1], dilation))
         real, fake = run_real(getattr(P, prim), s), run_fake(getattr(P, prim), s)
         assert real[0] == "ok" and agree(real, fake), (real, fake)
+
+
+def test_slice_with_a_step_near_int64_max():
+    """Found by the wider fuzz: a step past the slice's extent takes one element (torch's size
+    arithmetic overflowed to an empty slice, and the meta rule's stride product past int64)."""
+    s = SampleInput(torch.randn(6, 5).t(), ([0, 0], [5, 6], [1, 2 ** 63 - 1]))
+    real, fake = run_real(P.slice, s), run_fake(P.slice, s)
+    assert real == ("ok", ("tensor", (5, 1), torch.float32, "cpu", (1, None))) and agree(real, fake), (real, fake)

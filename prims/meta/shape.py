@@ -116,7 +116,11 @@ def slice_(prim, a, start_indices, limit_indices, strides):
               f"0 <= start ({start_indices[d]}) <= limit ({limit_indices[d]}) <= size ({a.shape[d]})")
         check(strides[d] >= 1, prim, "C3", lambda: f"dim {d}: stride {strides[d]} must be >= 1")
     shape = [(limit_indices[d] - start_indices[d] + strides[d] - 1) // strides[d] for d in range(n)]
-    return _meta(a, shape, [a.stride()[d] * strides[d] for d in range(n)])
+    # A dim of at most one element: its stride addresses nothing (the step's product may not fit int64).
+    def step(d):
+        st, extent = strides[d], limit_indices[d] - start_indices[d]
+        return min(st, max(extent, 1)) if type(st) is int and type(extent) is int else st
+    return _meta(a, shape, [a.stride()[d] * step(d) for d in range(n)])
 
 
 @meta_rule("rev", constraints=("C1",))

@@ -98,8 +98,9 @@ def expand_dims(a, dims):
 
 
 def slice(a, start_indices, limit_indices, strides):
-    return a[tuple(builtins.slice(s, l, st) for s, l, st in zip(start_indices, limit_indices, strides))] \
-        if a.dim() else a.view(())
+    # A step past the slice's extent takes one element: clamp it (torch's size arithmetic overflows near 2**63).
+    return a[tuple(builtins.slice(s, l, builtins.min(st, builtins.max(l - s, 1)))
+                   for s, l, st in zip(start_indices, limit_indices, strides))] if a.dim() else a.view(())
 
 
 def pad(a, padding_value, low, high, interior):
