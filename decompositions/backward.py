@@ -448,20 +448,38 @@ def _max_pool_backward(name, n):
         if list(indices.shape) != list(grad_output.shape):
             raise RuntimeError(f"{name}: expected indices of grad_output's shape {list(grad_output.shape)}, got "
                                f"{list(indices.shape)}")
-        lead = list(a.shape[:a.dim() - n])
-        plane, out_plane = _numel(a.shape[a.dim() - n:]), _numel(grad_output.shape[a.dim() - n:])
-        (g,), orig = upcast(_contiguous(grad_output))
-        g = P.reshape(g, lead + [out_plane])
-        index = P.reshape(_contiguous(indices), lead + [out_plane])
-        zeros = P.full(lead + [plane], 0, dtype=g.dtype, device=g.device)
-        grad = P.reshape(P.scatter_add(zeros, len(lead), index, g), list(a.shape))
-        return _like_input_layout(to_dtype(grad, orig), a)
+        return _like_input_layout(_scatter_to_plane(grad_output, a, indices, n), a)
     decomp.__name__ = decomp.__qualname__ = f"{name}_with_indices_backward"
+    return decomp
+
+
+def _scatter_to_plane(grad_output, a, indices, n):
+    """Each output's gradient added at its index (a flat position in its channel's input plane)."""
+    lead = list(a.shape[:a.dim() - n])
+    plane, out_plane = _numel(a.shape[a.dim() - n:]), _numel(grad_output.shape[a.dim() - n:])
+    (g,), orig = upcast(_contiguous(grad_output))
+    g = P.reshape(g, lead + [out_plane])
+    index = P.reshape(_contiguous(indices), lead + [out_plane])
+    zeros = P.full(lead + [plane], 0, dtype=g.dtype, device=g.device)
+    return to_dtype(P.reshape(P.scatter_add(zeros, len(lead), index, g), list(a.shape)), orig)
+
+
+def _fractional_max_pool_backward(name, n):
+    def decomp(grad_output, a, kernel_size, output_size, indices):
+        output_size = _per_dim("output_size", output_size, n)
+        expected = list(a.shape[:a.dim() - n]) + output_size
+        if list(grad_output.shape) != expected or list(indices.shape) != expected:
+            raise RuntimeError(f"{name}: expected grad_output and indices of shape {expected}, got "
+                               f"{list(grad_output.shape)} and {list(indices.shape)}")
+        return _contiguous(_scatter_to_plane(grad_output, a, indices, n))   # eager's gradient is contiguous
+    decomp.__name__ = decomp.__qualname__ = f"{name}_backward"
     return decomp
 
 
 register_with_variants("max_pool2d_with_indices_backward", _max_pool_backward("max_pool2d", 2))
 register_with_variants("max_pool3d_with_indices_backward", _max_pool_backward("max_pool3d", 3))
+register_with_variants("fractional_max_pool2d_backward", _fractional_max_pool_backward("fractional_max_pool2d", 2))
+register_with_variants("fractional_max_pool3d_backward", _fractional_max_pool_backward("fractional_max_pool3d", 3))
 
 
 def _avg_pool_backward(name, n):

@@ -982,6 +982,83 @@ def adaptive_max_pool1d(a, output_size):
                        (1, output_size))
 
 
+def _fractional_starts(u, in_size, out_size, pool):
+    """Window starts (samples' shape + (out_size,)), int64, as ATen's generate_intervals computes them
+    in the input's dtype: floor((i + u) * alpha) - floor(u * alpha), alpha = (in - pool) / (out - 1),
+    and the last window ends at the input's end."""
+    shape = list(u.shape)
+    last = _i64(in_size - pool, shape + [1], u.device)
+    if out_size == 1:
+        return last
+    alpha = P.div(P.scalar_tensor(in_size - pool, dtype=u.dtype, device=u.device),
+                  P.scalar_tensor(out_size - 1, dtype=u.dtype, device=u.device))
+    head = shape + [out_size - 1]
+    i = P.broadcast_in_dim(to_dtype(P.iota(out_size - 1, start=0, step=1, dtype=torch.int64, device=u.device),
+                                    u.dtype), head, [len(shape)])
+    uu = P.broadcast_in_dim(u, head, list(range(len(shape))))
+    scaled = to_dtype(P.mul(P.add(i, uu), P.broadcast_in_dim(alpha, head, [])), torch.int64)
+    offset = to_dtype(P.mul(uu, P.broadcast_in_dim(alpha, head, [])), torch.int64)
+    return P.cat([P.sub(scaled, offset), last], len(shape))
+
+
+def _fractional_max_pool(name, a, kernel_size, output_size, random_samples, n):
+    """(values, indices): the max of each pseudo-random window and its flat position in the input's
+    plane. The windows are eager's (see _fractional_starts; the samples are per batch and channel,
+    ordered W, H in 2-d and T, H, W in 3-d); ties go to the first position, as eager scans."""
+    kernel, output_size = _per_dim("kernel_size", kernel_size, n), _per_dim("output_size", output_size, n)
+    if a.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(a.shape)}")
+    for d in range(1, a.dim()):
+        if a.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but got "
+                               f"input with sizes {list(a.shape)} with dimension {d} being empty")
+    x = a if a.dim() == n + 2 else P.expand_dims(a, [0])
+    batch, planes, sizes = x.shape[0], x.shape[1], list(x.shape[2:])
+    # Eager lets a 2-d pool's last window end at the input's end, a 3-d pool's only before it.
+    room = 0 if n == 2 else 1
+    names = ("height", "width") if n == 2 else ("time", "height", "width")
+    for o, k, size, dim in zip(output_size, kernel, sizes, names):
+        if o + k - 1 > size - room:
+            raise RuntimeError(f"{name}(): pool {dim} {k} too large relative to input {dim} {size} (output {dim} {o})")
+    if list(random_samples.shape) != [batch, planes, n]:
+        raise RuntimeError(f"{name}(): expected random_samples of shape {[batch, planes, n]}, got "
+                           f"{list(random_samples.shape)}")
+    order = [1, 0] if n == 2 else [0, 1, 2]   # which sample drives each spatial dim
+    u = to_dtype(random_samples, a.dtype)
+    # Flat plane index of every window position: (N, C, O_1..O_n, K_1..K_n).
+    shape = [batch, planes] + output_size + kernel
+    index = None
+    for d in range(n):
+        sample = P.squeeze(P.slice(u, [0, 0, order[d]], [batch, planes, order[d] + 1], [1, 1, 1]), [2])
+        starts = P.broadcast_in_dim(_fractional_starts(sample, sizes[d], output_size[d], kernel[d]), shape,
+                                    [0, 1, 2 + d])
+        k = P.broadcast_in_dim(P.iota(kernel[d], start=0, step=1, dtype=torch.int64, device=a.device), shape,
+                               [2 + n + d])
+        term = P.mul(P.add(starts, k), _i64(_numel(sizes[d + 1:]), shape, a.device))
+        index = term if index is None else P.add(index, term)
+    windows = _numel(output_size) * _numel(kernel)
+    flat = P.reshape(index, [batch, planes, windows])
+    win = P.reshape(P.gather(P.reshape(_contiguous(x), [batch, planes, _numel(sizes)]), 2, flat),
+                    [batch, planes] + output_size + [_numel(kernel)])
+    index = P.reshape(index, [batch, planes] + output_size + [_numel(kernel)])
+    last = n + 2
+    values, position = P.amax(win, [last]), P.argmax(win, last)
+    indices = P.squeeze(P.gather(index, last, P.expand_dims(position, [last])), [last])
+    if a.dim() == n + 1:
+        values, indices = P.squeeze(values, [0]), P.squeeze(indices, [0])
+    return _contiguous(values), _contiguous(indices)
+
+
+@register(aten.fractional_max_pool2d.default)
+def fractional_max_pool2d(a, kernel_size, output_size, random_samples):
+    return _fractional_max_pool("fractional_max_pool2d", a, kernel_size, output_size, random_samples, 2)
+
+
+@register(aten.fractional_max_pool3d.default)
+def fractional_max_pool3d(a, kernel_size, output_size, random_samples):
+    return _fractional_max_pool("fractional_max_pool3d", a, kernel_size, output_size, random_samples, 3)
+
+
 def _max_unpool(name, a, indices, output_size, n):
     """Zeros of the output size with each input value written at its index (a flat position in
     its channel's output plane, as max pooling returns them)."""
@@ -1500,5 +1577,7 @@ for _op, _fn in (
         (aten._adaptive_avg_pool3d.out, _adaptive_avg_pool3d), (aten.adaptive_avg_pool3d.out, adaptive_avg_pool3d),
         (aten.avg_pool3d.out, avg_pool3d), (aten.max_pool3d_with_indices.out, max_pool3d_with_indices),
         (aten.adaptive_max_pool2d.out, adaptive_max_pool2d), (aten.adaptive_max_pool3d.out, adaptive_max_pool3d),
-        (aten.max_unpool2d.out, max_unpool2d), (aten.max_unpool3d.out, max_unpool3d)):
+        (aten.max_unpool2d.out, max_unpool2d), (aten.max_unpool3d.out, max_unpool3d),
+        (aten.fractional_max_pool2d.output, fractional_max_pool2d),
+        (aten.fractional_max_pool3d.output, fractional_max_pool3d)):
     register_out(_op, _fn)

@@ -237,6 +237,26 @@ def sample_inputs_max_pool3d_backward(op, device, dtype):
                               name=f"{name} {shape} k={k} s={s} p={p} d={d} ceil={ceil}")
 
 
+def sample_inputs_fractional_max_pool_backward(n):
+    """(grad_output, self, kernel_size, output_size, indices), the indices eager's forward gives for
+    samples drawn here; windows overlap (more outputs than input size / kernel), so an input element
+    can take several gradients."""
+    cases = {2: (((2, 3, 7, 6), (2, 2), (4, 5)), ((3, 9, 7), (3, 2), (5, 3)), ((1, 2, 5, 5), (2, 2), (1, 4))),
+             3: (((2, 2, 5, 6, 4), (2, 2, 2), (3, 4, 2)), ((3, 6, 5, 5), (3, 2, 2), (2, 3, 3)))}[n]
+    forward = getattr(torch.ops.aten, f"fractional_max_pool{n}d")
+
+    def gen(op, device, dtype):
+        for shape, k, out in cases:
+            batch = shape[0] if len(shape) == n + 2 else 1
+            for name, x in layouts(shape, device, dtype):
+                if n == 3 and name == "channels_last":   # a 2-d memory format on an unbatched volume
+                    continue
+                y, idx = forward(x, list(k), list(out), make((batch, shape[-n - 1], n), device, dtype, low=0, high=1))
+                yield SampleInput(make(tuple(y.shape), device, dtype), (x, list(k), list(out), idx),
+                                  name=f"{name} {shape} k={k} -> {out}")
+    return gen
+
+
 def sample_inputs_avg_pool3d_backward(op, device, dtype):
     cases = (((1, 2, 4, 4, 4), 2, 2, 0, False, True, None), ((1, 2, 5, 6, 5), 3, 2, 1, True, False, None),
              ((2, 4, 5, 6), (2, 3, 2), 1, (1, 1, 0), False, True, None), ((1, 1, 4, 4, 4), 3, 1, 1, False, True, 4))
@@ -516,6 +536,9 @@ ENTRIES = [
            out=aten.native_dropout_backward.out),
     _entry(aten.max_pool3d_with_indices_backward.default, sample_inputs_max_pool3d_backward,
            tolerances=ACCUMULATE_TOLERANCES, out=aten.max_pool3d_with_indices_backward.grad_input),
+    *(_entry(getattr(aten, f"fractional_max_pool{n}d_backward").default, sample_inputs_fractional_max_pool_backward(n),
+             tolerances=ACCUMULATE_TOLERANCES, out=getattr(aten, f"fractional_max_pool{n}d_backward").grad_input)
+      for n in (2, 3)),
     # Eager's CPU avg_pool3d has no float16/bfloat16 kernels.
     _entry(aten.avg_pool3d_backward.default, sample_inputs_avg_pool3d_backward, dtypes=FLOAT32_64,
            out=aten.avg_pool3d_backward.grad_input),

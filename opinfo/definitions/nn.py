@@ -810,6 +810,51 @@ def sample_inputs_adaptive_max_pool_out(n):
     return gen
 
 
+def sample_inputs_fractional_max_pool(n):
+    """F.fractional_max_poolNd with its _random_samples given (one per batch, channel and spatial dim,
+    in [0, 1) as F draws them): output_size and output_ratio, with and without return_indices. The
+    ratio is a tuple: F calls len() on it (nn.FractionalMaxPoolNd makes a number a tuple first)."""
+    gen_layouts = _volume_layouts if n == 3 else layouts
+    cases = {2: (((2, 3, 7, 6), 2, {"output_size": 3}), ((2, 3, 9, 8), (3, 2), {"output_size": (4, 6)}),
+                 ((3, 9, 7), 2, {"output_ratio": (0.5, 0.5)}), ((1, 2, 8, 9), (2, 3), {"output_size": (1, 7)}),
+                 ((2, 2, 5, 5), 2, {"output_ratio": (0.8, 0.6)})),
+             3: (((2, 3, 5, 6, 7), 2, {"output_size": 3}), ((3, 7, 6, 5), (2, 3, 2), {"output_size": (5, 3, 2)}),
+                 ((1, 2, 6, 6, 8), 2, {"output_ratio": (0.5, 0.5, 0.5)}))}[n]
+
+    def gen(op, device, dtype):
+        for shape, k, kwargs in cases:
+            batch = shape[0] if len(shape) == n + 2 else 1
+            for name, t in gen_layouts(shape, device, dtype):
+                u = make((batch, shape[-n - 1], n), device, dtype, low=0, high=1)
+                yield SampleInput(t, (k,), {**kwargs, "_random_samples": u}, name=f"{name} {shape} k={k} {kwargs}")
+                yield SampleInput(t, (k,), {**kwargs, "_random_samples": u, "return_indices": True},
+                                  name=f"{name} {shape} k={k} {kwargs} indices")
+        # kernel 2 from side 4 to 2: windows [0, 2) and [2, 4) whatever the sample, so each holds at
+        # most one nan (eager keeps a window's last nan, an argmax its first). In 3-d the plane is
+        # the first slice of -inf ones: the last slices' windows are all -inf.
+        inf = math.inf
+        plane = torch.tensor([[-inf, -inf, 1.0, 2.0], [-inf, -inf, 2.0, 1.0], [0.5, math.nan, 3.0, 3.0],
+                              [0.0, -1.0, 3.0, -inf]], device=device, dtype=dtype)
+        if n == 3:
+            plane = torch.cat([plane[None], torch.full((3, 4, 4), -inf, device=device, dtype=dtype)])
+        t = plane.reshape((1, 1) + plane.shape)
+        u = make((1, 1, n), device, dtype, low=0, high=1)
+        yield SampleInput(t, (2,), {"output_size": 2, "_random_samples": u, "return_indices": True},
+                          name="-inf, nan and ties")
+    return gen
+
+
+def sample_inputs_fractional_max_pool_out(n):
+    """aten's (input, kernel_size, output_size, random_samples) for fractional_max_poolNd.output."""
+    def gen(op, device, dtype):
+        for s in sample_inputs_fractional_max_pool(n)(op, device, dtype):
+            if s.kwargs.get("return_indices") and "output_size" in s.kwargs:
+                k, size = s.args[0], s.kwargs["output_size"]
+                k, size = ([v] * n if isinstance(v, int) else list(v) for v in (k, size))
+                yield SampleInput(s.input, (k, size, s.kwargs["_random_samples"]), name=s.name)
+    return gen
+
+
 def sample_inputs_instance_norm(op, device, dtype):
     return (s for s in _instance_norm_samples(op, device, dtype) if "running_mean" not in s.kwargs)
 
@@ -1118,6 +1163,10 @@ ENTRIES = [
              (f"aten::adaptive_max_pool{n}d",), sample_inputs_adaptive_max_pool(n)) for n in (1, 2, 3)),
     *(out_entry(getattr(aten, f"adaptive_max_pool{n}d").out, getattr(aten, f"adaptive_max_pool{n}d").default,
                 sample_inputs_adaptive_max_pool_out(n)) for n in (2, 3)),
+    *(_entry(f"nn.functional.fractional_max_pool{n}d", getattr(F, f"fractional_max_pool{n}d"),
+             (f"aten::fractional_max_pool{n}d",), sample_inputs_fractional_max_pool(n)) for n in (2, 3)),
+    *(out_entry(getattr(aten, f"fractional_max_pool{n}d").output, getattr(aten, f"fractional_max_pool{n}d").default,
+                sample_inputs_fractional_max_pool_out(n)) for n in (2, 3)),
     _entry("aten.max_unpool2d", aten.max_unpool2d, ("aten::max_unpool2d", "aten::max_unpool2d.out"),
            sample_inputs_max_unpool(2), errors=error_inputs_max_unpool2d, out=True),
     _entry("aten.max_unpool3d", aten.max_unpool3d, ("aten::max_unpool3d", "aten::max_unpool3d.out"),
