@@ -12,8 +12,10 @@ import torch
 
 from decompositions.common import P, aten, prepare, to_dtype, upcast, write_into
 from decompositions.registry import register
+from decompositions.shape import in_layout
 from decompositions.type_promotion import computation_dtype
 from prims import dtypes as dt
+from prims.meta.strides import contiguous_strides
 
 
 # ----------------------------------------------------------------------------- shared helpers
@@ -406,3 +408,55 @@ def norm(a, p=2, dim=None, keepdim=False, *, dtype=None):
 register_overloads(lambda a, p=2, *, dtype=None: norm(a, p, dtype=dtype), "norm",
                    ("Scalar", "ScalarOpt_dtype", "Scalar_out", "ScalarOpt_dtype_out"))
 register_overloads(norm, "norm", ("ScalarOpt_dim", "ScalarOpt_dim_dtype", "out", "dtype_out"))
+
+
+_SEGMENT_REDUCE = {"sum": ("sum", 0.0), "mean": ("sum", 0.0), "max": ("amax", -math.inf), "min": ("amin", math.inf),
+                   "prod": ("prod", 1.0)}
+
+
+@register(aten.segment_reduce.default)
+def segment_reduce(data, reduce, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None):
+    """Each segment's reduction, from initial (else the reduction's identity; an empty mean is nan):
+    a segment id per element (how many segment ends lie at or before it), then a scatter_reduce
+    into the segments. Mean is (initial + sum) / length, as eager's kernel. Eager's check that the
+    lengths add up to the axis (when not unsafe) reads values, so it is not made here."""
+    if reduce not in _SEGMENT_REDUCE:
+        raise RuntimeError(f"segment_reduce(): reduce must be one of {sorted(_SEGMENT_REDUCE)}, got {reduce!r}")
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if (lengths is None) == (offsets is None):
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+    axis = axis + data.dim() if axis < 0 else axis
+    if offsets is not None:
+        last = offsets.dim() - 1
+        n = offsets.shape[last]
+        start, stop = [0] * offsets.dim(), list(offsets.shape)
+        lengths = P.sub(P.slice(offsets, start[:last] + [1], stop, [1] * offsets.dim()),
+                        P.slice(offsets, start, stop[:last] + [n - 1], [1] * offsets.dim()))
+    if lengths.dim() != axis + 1:
+        raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of lengths but got {axis}.")
+    outer, size = list(data.shape[:axis]), data.shape[axis]
+    inner, segments = list(data.shape[axis + 1:]), lengths.shape[axis]
+    b, r = math.prod(outer), math.prod(inner)
+    lengths = P.reshape(to_dtype(lengths, torch.int64), [b, segments])
+    # Segment of element j: the number of segment ends at or before j (segments past the lengths'
+    # total go to one extra segment, dropped).
+    ends = P.broadcast_in_dim(P.cumsum(lengths, 1), [b, segments, size], [0, 1])
+    j = P.broadcast_in_dim(P.iota(size, start=0, step=1, dtype=torch.int64, device=data.device),
+                           [b, segments, size], [2])
+    seg = P.sum(to_dtype(P.le(ends, j), torch.int64), [1])
+    x = P.reshape(data, [b, size, r])
+    op, identity = _SEGMENT_REDUCE[reduce]
+    start = identity if initial is None else initial
+    base = P.full([b, segments + 1, r], start, dtype=data.dtype, device=data.device)
+    out = P.scatter_reduce(base, 1, P.broadcast_in_dim(seg, [b, size, r], [0, 1]), x, op, True)
+    out = P.slice(out, [0, 0, 0], [b, segments, r], [1, 1, 1])
+    if reduce == "mean":
+        count = P.broadcast_in_dim(to_dtype(lengths, data.dtype), [b, segments, r], [0, 1])
+        mean = P.div(out, count)
+        if initial is not None:   # an empty segment keeps initial (without it, 0 / 0 is eager's nan)
+            mean = P.where(P.gt(count, P.full([b, segments, r], 0, dtype=data.dtype, device=data.device)), mean, out)
+        out = mean
+    shape = outer + [segments] + inner
+    return in_layout(P.reshape(out, shape), contiguous_strides(shape))   # eager's result is contiguous
+

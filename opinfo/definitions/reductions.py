@@ -178,6 +178,26 @@ def _entry(name, op, aten, samples, *, dtypes=FLOATING, supports_out=False, tole
                   sample_kwargs=knobs, family="reductions")
 
 
+def sample_inputs_segment_reduce(op, device, dtype):
+    """torch.segment_reduce: every reduction, by lengths (int64 and int32) and by offsets, along the
+    first, a middle and the last axis (lengths carry the leading dims), with empty segments, with
+    and without initial."""
+    cases = (((6, 3), 0, [2, 0, 4]), ((2, 5, 4), 1, [[1, 4, 0], [3, 0, 2]]),
+             ((2, 3, 5), 2, [[[2, 3]] * 3, [[0, 5]] * 3]), ((4,), 0, [1, 1, 2]))
+    for shape, axis, lengths in cases:
+        lengths = torch.tensor(lengths, device=device)
+        offsets = torch.cat([torch.zeros(lengths.shape[:-1] + (1,), dtype=torch.int64, device=device),
+                             lengths.cumsum(-1)], -1)
+        for name, t in layouts(shape, device, dtype):
+            for reduce in ("sum", "mean", "max", "min", "prod"):
+                yield SampleInput(t, (reduce,), {"lengths": lengths, "axis": axis},
+                                  name=f"{name} {shape} {reduce} axis={axis} lengths")
+                yield SampleInput(t, (reduce,), {"offsets": offsets, "axis": axis, "initial": 1.5},
+                                  name=f"{name} {shape} {reduce} axis={axis} offsets initial")
+            yield SampleInput(t, ("mean",), {"lengths": lengths.int(), "axis": axis, "initial": -2.0, "unsafe": True},
+                              name=f"{name} {shape} mean axis={axis} int32 lengths unsafe")
+
+
 VAR_VARIANTS = ({}, {"correction": 0}, {"correction": 2.5}, {"unbiased": False})
 
 ENTRIES = [
@@ -268,6 +288,9 @@ ENTRIES = [
                full=False, tolerances=SUM_TOLERANCES, variants=({"p": 2}, {"p": 1}, {"p": None}, {"p": 3})),
     _entry("norm_scalar", aten.norm, ("aten::norm.Scalar", "aten::norm.ScalarOpt_dtype", "aten::norm.Scalar_out",
                                       "aten::norm.ScalarOpt_dtype_out"), sample_inputs_norm_scalar, supports_out=True),
+    # Sums and products over segments, in scatter order: the float16/bfloat16 SUM_TOLERANCES.
+    _entry("segment_reduce", torch.segment_reduce, ("aten::segment_reduce",), sample_inputs_segment_reduce,
+           xfails=(XFail("gradients", "aten::_segment_reduce_backward has no decomposition yet"),)),
     _entry("norm_dim_dtype", aten.norm, ("aten::norm.ScalarOpt_dim_dtype", "aten::norm.dtype_out"),
            sample_inputs_norm_scalar, supports_out=True, dim=True),
 ]
