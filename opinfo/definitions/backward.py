@@ -257,6 +257,22 @@ def sample_inputs_fractional_max_pool_backward(n):
     return gen
 
 
+def sample_inputs_segment_reduce_backward(op, device, dtype):
+    """(grad, output, data, reduce, lengths or offsets, axis, initial) for torch.segment_reduce's samples."""
+    from opinfo.definitions.reductions import sample_inputs_segment_reduce
+    for s in sample_inputs_segment_reduce(op, device, dtype):
+        out = torch.segment_reduce(s.input, *s.args, **s.kwargs)
+        kw = {k: v for k, v in s.kwargs.items() if k != "unsafe"}
+        yield SampleInput(make(tuple(out.shape), device, dtype), (out, s.input, *s.args), kw, name=s.name)
+    # prod's zeros: one in a segment (its gradient is the product of the others and initial), two
+    data = torch.tensor([0.0, 2.0, 0.0, 3.0, 0.0, -1.5], device=device, dtype=dtype)
+    lengths = torch.tensor([2, 3, 1], device=device)
+    for initial in (None, 1.5):
+        out = torch.segment_reduce(data, "prod", lengths=lengths, initial=initial)
+        yield SampleInput(make((3,), device, dtype), (out, data, "prod"), {"lengths": lengths, "initial": initial},
+                          name=f"prod with zeros, initial={initial}")
+
+
 def sample_inputs_avg_pool3d_backward(op, device, dtype):
     cases = (((1, 2, 4, 4, 4), 2, 2, 0, False, True, None), ((1, 2, 5, 6, 5), 3, 2, 1, True, False, None),
              ((2, 4, 5, 6), (2, 3, 2), 1, (1, 1, 0), False, True, None), ((1, 1, 4, 4, 4), 3, 1, 1, False, True, 4))
@@ -534,6 +550,9 @@ ENTRIES = [
     _entry(aten.slice_backward.default, sample_inputs_slice_backward),
     _entry(aten.native_dropout_backward.default, sample_inputs_native_dropout_backward,
            out=aten.native_dropout_backward.out),
+    # prod divides by each element; sums of ties: a few ulps in float16/bfloat16 (ACCUMULATE_TOLERANCES)
+    _entry(aten._segment_reduce_backward.default, sample_inputs_segment_reduce_backward,
+           tolerances=ACCUMULATE_TOLERANCES),
     _entry(aten.max_pool3d_with_indices_backward.default, sample_inputs_max_pool3d_backward,
            tolerances=ACCUMULATE_TOLERANCES, out=aten.max_pool3d_with_indices_backward.grad_input),
     *(_entry(getattr(aten, f"fractional_max_pool{n}d_backward").default, sample_inputs_fractional_max_pool_backward(n),
