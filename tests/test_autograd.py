@@ -188,6 +188,18 @@ def _samples(name, limit):
     return kept, skipped
 
 
+def _leaf(value):
+    """A leaf copy of ``value`` that requires grad. Its storage is copied whole, geometry kept, where
+    the storage holds more than the tensor's own elements: as_strided reads the storage, not the view
+    (a plain clone would shrink it to the view's extent and turn a valid sample into an error)."""
+    value = value.detach()
+    held = value.untyped_storage().nbytes() // value.element_size()
+    if value.numel() == 0 or held == value.numel():
+        return value.clone().requires_grad_()
+    storage = torch.as_strided(value, (held,), (1,), 0).clone()
+    return storage.as_strided(value.shape, value.stride(), value.storage_offset()).detach().requires_grad_()
+
+
 def _grad_inputs(name, args):
     """The call as a function of the tensors a gradient is asked for (those with a formula)."""
     prim = prims.get(name)
@@ -198,7 +210,7 @@ def _grad_inputs(name, args):
             continue
         if isinstance(value, torch.Tensor):
             slots.append((i, None))
-            inputs.append(value.detach().clone().requires_grad_())
+            inputs.append(_leaf(value))
         else:
             slots.append((i, len(value)))
             inputs.extend(v.detach().clone().requires_grad_() for v in value)
