@@ -1,7 +1,7 @@
 """Decompositions of more torch.nn.functional ops: activations (celu, selu, relu6, shrinks, prelu),
 padding (reflection, replication, circular, the
-``pad`` composite), pixel and channel shuffles, nearest and linear upsampling, losses and
-distances, and window functions.
+``pad`` composite), pixel and channel shuffles, nearest and linear upsampling (antialiased
+bilinear/bicubic too, with their backwards), losses and distances, and window functions.
 
 Each builds on decompositions.nn's helpers: computation in float32 for float16/bfloat16, the
 reduction modes, eager's output layouts (contiguous, or channels-last for a channels-last input).
@@ -9,6 +9,7 @@ reduction modes, eager's output layouts (contiguous, or channels-last for a chan
 from __future__ import annotations
 
 import math
+import struct
 
 import torch
 
@@ -348,16 +349,22 @@ def _linear(name, n):
 CUBIC_A = -0.75   # eager's cubic convolution coefficient
 
 
+def _cubic_near(x, c, a):
+    """The cubic convolution kernel for |x| <= 1: ((a + 2) x - (a + 3)) x x + 1."""
+    return P.add(P.mul(P.mul(P.sub(P.mul(c(a + 2), x), c(a + 3)), x), x), c(1.0))
+
+
+def _cubic_far(x, c, a):
+    """The cubic convolution kernel for 1 < |x| < 2: ((a x - 5a) x + 8a) x - 4a."""
+    inner = P.add(P.mul(P.sub(P.mul(c(a), x), c(5 * a)), x), c(8 * a))
+    return P.sub(P.mul(inner, x), c(4 * a))
+
+
 def _cubic_weights(t, c):
     """The four cubic-convolution weights of taps at offsets -1, 0, 1, 2 for fractions t."""
-    def near(x):    # |x| <= 1
-        return P.add(P.mul(P.mul(P.sub(P.mul(c(CUBIC_A + 2), x), c(CUBIC_A + 3)), x), x), c(1.0))
-
-    def far(x):     # 1 < |x| < 2
-        inner = P.add(P.mul(P.sub(P.mul(c(CUBIC_A), x), c(5 * CUBIC_A)), x), c(8 * CUBIC_A))
-        return P.sub(P.mul(inner, x), c(4 * CUBIC_A))
     u = P.sub(c(1.0), t)
-    return [far(P.add(t, c(1.0))), near(t), near(u), far(P.add(u, c(1.0)))]
+    return [_cubic_far(P.add(t, c(1.0)), c, CUBIC_A), _cubic_near(t, c, CUBIC_A), _cubic_near(u, c, CUBIC_A),
+            _cubic_far(P.add(u, c(1.0)), c, CUBIC_A)]
 
 
 def upsample_bicubic2d(a, output_size, align_corners, scales_h=None, scales_w=None):
@@ -397,6 +404,10 @@ def _vec(base, n, linear):
             (scale_factors,) = rest
         if (output_size is None) == (scale_factors is None):
             raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+        given = "output_size" if output_size is not None else "scale_factors"
+        if len(output_size if output_size is not None else scale_factors) != a.dim() - 2:
+            raise RuntimeError(f"Expected static_cast<int64_t>({given}->size()) == spatial_dimensions to be true, "
+                               f"but got false.")
         if output_size is None:
             output_size = [int(math.floor(a.shape[2 + k] * scale_factors[k])) for k in range(n)]
             scales = list(scale_factors)
@@ -424,6 +435,163 @@ for _n in (1, 2, 3):
 for _name, _n in LINEAR_MODES.items():
     _register_upsample(_name, _linear(_name, _n), _n, True)
 _register_upsample("upsample_bicubic2d", upsample_bicubic2d, 2, True)
+
+
+# Antialiased resampling (F.interpolate(..., antialias=True)), eager's separable kernel
+# (_compute_indices_min_size_weights_aa): output i along a dim reads the inputs xmin + j, j < xsize,
+# around its centre scale * (i + 0.5), weighted by a filter normalized to sum 1; when downsampling
+# (scale >= 1) the filter's support and argument are stretched by the scale, so each output averages
+# every input it covers. align_corners only changes the scale. Eager computes the weights in the
+# input's dtype (float32 or float64; it has no float16/bfloat16 kernel) with some steps in double,
+# reproduced below term by term so the window bounds truncate as eager's do.
+
+
+def _triangle(x, c):
+    return P.where(P.lt(x, c(1.0)), P.sub(c(1.0), x), c(0.0))
+
+
+def _keys_cubic(x, c):
+    # a = -0.5 (Keys, as Pillow), not the -0.75 of the non-antialiased bicubic kernel
+    return P.where(P.lt(x, c(1.0)), _cubic_near(x, c, -0.5),
+                   P.where(P.lt(x, c(2.0)), _cubic_far(x, c, -0.5), c(0.0)))
+
+
+AA_FILTERS = {
+    # op: (filter of |x|, eager's interp_size: the filter's support is half of it, whether eager's
+    # backward lays the gradient out channels-last for a channels-last grad_output: bicubic's is
+    # always contiguous)
+    "_upsample_bilinear2d_aa": (_triangle, 2, True),
+    "_upsample_bicubic2d_aa": (_keys_cubic, 4, False),
+}
+
+
+def _round_to(x, dtype):
+    """The Python float x as eager holds it in dtype (float32 rounds, float64 keeps it)."""
+    return struct.unpack("f", struct.pack("f", x))[0] if dtype == torch.float32 else x
+
+
+def _aa_taps(name, in_size, out_size, scale, align_corners, dtype, device):
+    """One dim's windows: (index, weights, inside), each [out_size, taps]. index is xmin + j clamped
+    into the input, weights are 0 and inside is False past xsize (eager reads only xsize inputs)."""
+    filter_fn, interp_size, _ = AA_FILTERS[name]
+    s = _round_to(_scale(in_size, out_size, scale, align_corners), dtype)
+    support = interp_size / 2 * s if s >= 1.0 else interp_size / 2      # exact in float32
+    taps = math.ceil(support) * 2 + 1
+    invscale = _round_to(1.0 / s, dtype) if s >= 1.0 else 1.0
+    f64 = torch.float64
+    rows, grid = [out_size], [out_size, taps]
+    c = lambda v, shape=rows, d=dtype: prepare(v, d, shape, device)   # noqa: E731
+    center = P.mul(c(s), P.add(P.iota(out_size, start=0, step=1, dtype=dtype, device=device), c(0.5)))
+
+    def bound(edge):   # int64(double(centre -/+ support) + 0.5): truncation, as eager's cast
+        return P.convert_element_type(P.trunc(P.add(to_dtype(edge, f64), c(0.5, d=f64))), torch.int64)
+    xmin = P.maximum(bound(P.sub(center, c(support))), c(0, d=torch.int64))
+    xmax = P.minimum(bound(P.add(center, c(support))), c(in_size, d=torch.int64))
+    xsize = P.clamp(P.sub(xmax, xmin), c(0, d=torch.int64), c(taps, d=torch.int64))
+    j = P.broadcast_in_dim(P.iota(taps, start=0, step=1, dtype=torch.int64, device=device), grid, [1])
+    pos = P.add(P.broadcast_in_dim(xmin, grid, [0]), j)
+    inside = P.lt(j, P.broadcast_in_dim(xsize, grid, [0]))
+    # (xmin + j - centre) in dtype, then + 0.5 and * invscale in double, rounded once to dtype
+    offset = P.sub(P.convert_element_type(pos, dtype), P.broadcast_in_dim(center, grid, [0]))
+    arg = to_dtype(P.mul(P.add(to_dtype(offset, f64), c(0.5, grid, f64)), c(invscale, grid, f64)), dtype)
+    w = P.where(inside, filter_fn(P.abs(arg), lambda v: c(v, grid)), c(0.0, grid))
+    total = P.broadcast_in_dim(P.sum(w, [1]), grid, [0])
+    w = P.where(P.ne(total, c(0.0, grid)), P.div(w, total), w)
+    index = P.minimum(pos, c(in_size - 1, grid, torch.int64))
+    return index, w, inside
+
+
+def _spread(t, dim, shape):
+    """t ([out, taps]) broadcast to shape, its dims at dim and dim + 1."""
+    return P.broadcast_in_dim(t, shape, [dim, dim + 1])
+
+
+def _aa_resample(x, dim, index, w, inside):
+    """Along dim: each output the weighted sum of its window's inputs."""
+    out_size, taps = index.shape
+    lead, trail = list(x.shape[:dim]), list(x.shape[dim + 1:])
+    shape = lead + [out_size, taps] + trail
+    picked = P.reshape(P.index_select(x, dim, P.reshape(index, [out_size * taps])), shape)
+    terms = P.where(_spread(inside, dim, shape), P.mul(picked, _spread(w, dim, shape)), _like(picked, 0.0))
+    return P.sum(terms, [dim + 1])
+
+
+def _aa_resample_adjoint(g, dim, in_size, index, w, inside):
+    """The transpose of _aa_resample: each output's gradient, weighted, added into its window."""
+    out_size, taps = index.shape
+    lead, trail = list(g.shape[:dim]), list(g.shape[dim + 1:])
+    shape = lead + [out_size, taps] + trail
+    spread = P.broadcast_in_dim(g, shape, [d for d in range(len(shape)) if d != dim + 1])
+    terms = P.where(_spread(inside, dim, shape), P.mul(spread, _spread(w, dim, shape)), _like(spread, 0.0))
+    zeros = P.full(lead + [in_size] + trail, 0, dtype=g.dtype, device=g.device)
+    terms = P.reshape(terms, lead + [out_size * taps] + trail)
+    return P.index_add(zeros, dim, P.reshape(index, [out_size * taps]), terms)
+
+
+_EAGER_DTYPE_NAMES = {torch.float16: "Half", torch.bfloat16: "BFloat16", torch.uint8: "Byte"}
+
+
+def _check_aa_dtype(kernel, t):
+    if t.dtype not in (torch.float32, torch.float64):
+        # eager has no float16/bfloat16 kernel; its uint8 forward resamples in int16 fixed point,
+        # which is not decomposed: refused here rather than computed another way
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_EAGER_DTYPE_NAMES.get(t.dtype, t.dtype)}\'')
+
+
+def _upsample_aa(name):
+    def fn(a, output_size, align_corners, scales_h=None, scales_w=None):
+        _check_upsample(name, a, 2, output_size)
+        x = a
+        # width first, then height, as eager; a dim of unchanged size is left as it is (even with a scale)
+        for k, scale in ((1, scales_w), (0, scales_h)):
+            dim, in_size, out_size = 2 + k, a.shape[2 + k], output_size[k]
+            if in_size == out_size:
+                continue
+            _check_aa_dtype("compute_index_ranges_weights", a)
+            x = _aa_resample(x, dim, *_aa_taps(name, in_size, out_size, scale, align_corners, a.dtype, a.device))
+        return _output_layout(x, a)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _upsample_aa_backward(name):
+    def fn(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+        if len(output_size) != 2:
+            raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(output_size)}")
+        if len(input_size) != 4:
+            raise RuntimeError(f"It is expected input_size equals to 4, but got size {len(input_size)}")
+        if any(s <= 0 for s in input_size[2:]) or any(s <= 0 for s in output_size):
+            raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (H: {input_size[2]}, "
+                               f"W: {input_size[3]}) output (H: {output_size[0]}, W: {output_size[1]})")
+        if grad_output.dim() != 4:
+            raise RuntimeError(f"Expected grad_output to be a tensor of dimension 4 but got: dimension "
+                               f"{grad_output.dim()}")
+        expected = list(input_size[:2]) + list(output_size)
+        for i in range(4):
+            if grad_output.shape[i] != expected[i]:
+                raise RuntimeError(f"Expected grad_output to have the same shape as output; output.size({i}) = "
+                                   f"{expected[i]} but got grad_output.size({i}) = {grad_output.shape[i]}")
+        _check_aa_dtype(f"{name[1:]}_backward_cpu", grad_output)
+        g = grad_output
+        # eager's backward weights every dim, an unchanged one too (no shortcut as in the forward)
+        for k, scale in ((1, scales_w), (0, scales_h)):
+            dim, in_size, out_size = 2 + k, input_size[2 + k], output_size[k]
+            g = _aa_resample_adjoint(g, dim, in_size, *_aa_taps(name, in_size, out_size, scale, align_corners,
+                                                                g.dtype, g.device))
+        return _output_layout(g, grad_output) if AA_FILTERS[name][2] else _contiguous(g)
+    fn.__name__ = fn.__qualname__ = f"{name}_backward"
+    return fn
+
+
+for _name in AA_FILTERS:
+    _packet = getattr(aten, _name)
+    _base = _upsample_aa(_name)
+    register(_packet.default)(_base)
+    register_out(_packet.out, _base)
+    register(_packet.vec)(_vec(_base, 2, True))
+    _backward = _upsample_aa_backward(_name)
+    register(getattr(aten, f"{_name}_backward").default)(_backward)
+    register_out(getattr(aten, f"{_name}_backward").grad_input, _backward)
 
 
 # ----------------------------------------------------------------------------- sampling grids

@@ -7,6 +7,8 @@ pooling, logsumexp of attention, ...), grad_output is a random tensor of the out
 """
 from __future__ import annotations
 
+import re
+
 import torch
 
 from opinfo.core import ErrorInput, OpInfo, SampleInput
@@ -483,6 +485,39 @@ def _with_out(overload, out_overload):
     return op
 
 
+def sample_inputs_upsample_aa_backward(op, device, dtype):
+    """grad_output in every layout (eager's gradient takes its layout) for one output_size; then
+    upsampling and downsampling (by more than 4 in a batch of 1), align_corners, scales given, a dim
+    unchanged (eager's backward weights it all the same, with its scale where one is given), 1x1."""
+    def args(input_size, output_size, align, *scales):
+        return (output_size, list(input_size), align, *scales)
+    for name, g in layouts((2, 3, 7, 3), device, dtype):
+        yield SampleInput(g, args((2, 3, 4, 5), [7, 3], False), name=f"{name} [4, 5] -> [7, 3]")
+    for input_size, output_size, align, scales in (
+            ((2, 3, 4, 5), [3, 8], True, ()), ((2, 3, 4, 5), [7, 3], False, (1.8, 0.65)),
+            ((2, 3, 4, 5), [4, 2], False, (None, 0.3)), ((2, 3, 4, 5), [4, 2], False, (0.5, 0.3)),
+            ((2, 3, 4, 5), [1, 1], False, ()),
+            ((1, 2, 19, 16), [3, 4], False, ()), ((1, 2, 19, 16), [5, 4], True, ())):
+        g = make(input_size[:2] + tuple(output_size), device, dtype)
+        yield SampleInput(g, args(input_size, output_size, align, *scales),
+                          name=f"{list(input_size[2:])} -> {output_size} align_corners={align} scales={scales}")
+
+
+def error_inputs_upsample_aa_backward(op, device):
+    g = make((2, 3, 7, 3), device, torch.float32)
+    rows = (
+        ((g, ([7], [2, 3, 4, 5], False)), RuntimeError, "It is expected output_size equals to 2, but got size 1"),
+        ((g, ([7, 3], [2, 3, 4], False)), RuntimeError, "It is expected input_size equals to 4, but got size 3"),
+        ((g, ([7, 3], [2, 3, 0, 5], False)), RuntimeError, "Input and output sizes should be greater than 0"),
+        ((g[0], ([7, 3], [2, 3, 4, 5], False)), RuntimeError, "Expected grad_output to be a tensor of dimension 4"),
+        ((g, ([7, 4], [2, 3, 4, 5], False)), RuntimeError, "Expected grad_output to have the same shape as output; "
+                                                            "output.size(3) = 4 but got grad_output.size(3) = 3"),
+        ((g.half(), ([7, 3], [2, 3, 4, 5], False)), NotImplementedError, "not implemented for 'Half'"),
+    )
+    for (t, args), exc, match in rows:
+        yield ErrorInput(SampleInput(t, args), exc, re.escape(match))
+
+
 def _entry(overload, samples, *, errors=None, tolerances=None, xfails=(), dtypes=FLOATING, out=None, name=None):
     """``out``: the op's out= overload, which test_out then runs; ``name``: the entry's, when one op
     has two entries."""
@@ -563,6 +598,10 @@ ENTRIES = [
            out=aten.avg_pool3d_backward.grad_input),
     _entry(aten._adaptive_avg_pool3d_backward.default, sample_inputs_adaptive_avg_pool3d_backward,
            tolerances=ACCUMULATE_TOLERANCES, out=aten._adaptive_avg_pool3d_backward.out),
+    # Eager has float32/float64 kernels only (as for the forward).
+    *(_entry(getattr(aten, f"_upsample_{mode}2d_aa_backward").default, sample_inputs_upsample_aa_backward,
+             errors=error_inputs_upsample_aa_backward, dtypes=FLOAT32_64,
+             out=getattr(aten, f"_upsample_{mode}2d_aa_backward").grad_input) for mode in ("bilinear", "bicubic")),
     # Multi-result out= overloads (see opinfo.definitions.nn.with_outs).
     out_entry(aten.convolution_backward.out, aten.convolution_backward.default,
               _full_mask(sample_inputs_convolution_backward), tolerances=MATMUL_TOLERANCES, family="backward"),
