@@ -444,9 +444,10 @@ def canonical_order(gm):
     placeholders = [n for n in nodes if n.op == "placeholder"]
     body = [n for n in nodes if n.op not in ("placeholder", "output")]
     epilogue = [n for n in body if n.target is P.copy_to.default]
-    body = [n for n in body if n not in epilogue]
+    body = [n for n in body if n.target is not P.copy_to.default]
+    in_body = set(body)     # membership in a list made this quadratic in the graph's size
     position = {n: i for i, n in enumerate(nodes)}
-    pending = {n: sum(1 for d in n.all_input_nodes if d in body) for n in body}
+    pending = {n: sum(1 for d in n.all_input_nodes if d in in_body) for n in body}
     users = {n: [u for u in n.users if u in pending] for n in body}
     draws = [n for n in body if _draws(n)]
     for before, after in zip(draws, draws[1:]):     # draws keep their order: each advances the generator

@@ -9,8 +9,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def pytest_addoption(parser):
     parser.addoption("--device", action="store", default="all", choices=("cpu", "cuda", "all"),
-                     help="devices to run the OpInfo tests on; 'all' is cpu plus cuda (cuda tests skip "
-                          "cleanly without a GPU)")
+                     help="devices to run the OpInfo tests on; 'all' is cpu plus cuda where a GPU is "
+                          "present (without one, no CUDA test is generated)")
 
 
 def pytest_configure(config):
@@ -21,8 +21,18 @@ def pytest_configure(config):
 
 
 def devices(config) -> list[str]:
+    """The devices tests are generated for: CUDA only where a GPU is present, so a CPU run lists no
+    thousands of skipped CUDA tests that would hide the skips that matter."""
     choice = config.getoption("--device")
-    return ["cpu", "cuda"] if choice == "all" else [choice]
+    if choice == "cuda" and not torch.cuda.is_available():
+        raise pytest.UsageError("--device cuda: torch.cuda.is_available() is False on this machine")
+    wanted = ["cpu", "cuda"] if choice == "all" else [choice]
+    return [d for d in wanted if d == "cpu" or torch.cuda.is_available()]
+
+
+def pytest_report_header(config):
+    gpu = "" if torch.cuda.is_available() else " (no CUDA device: CUDA tests are not generated)"
+    return f"primkit devices: {', '.join(devices(config))}{gpu}"
 
 
 @pytest.fixture(autouse=True)
