@@ -14,11 +14,12 @@
   shifted inputs.
 
 Samples: test_trace_and_values, test_strides and test_gradients run every sample of an entry
-under float32 and float64 (opinfo.harness.FULL_DTYPES); under its other dtypes (float16,
-bfloat16, integers, bool, complex) the value tests run a subset of DTYPE_SAMPLES that keeps the
-extremal-value, layout and mixed-dtype samples, and the in-place and out= tests run
-VARIANT_SAMPLES (half as many under those dtypes). Tracing is nearly all of the suite's time; this
-keeps it within its 30-minute budget on two cores.
+under its full dtype (opinfo.harness.FULL_DTYPES: float64, else float32, else its first); under
+its other dtypes (float32, float16, bfloat16, integers, bool, complex) the value tests run a subset
+of DTYPE_SAMPLES that keeps the extremal-value, layout and mixed-dtype samples, the in-place test
+runs VARIANT_SAMPLES (half as many under those dtypes), and the out= test runs VARIANT_SAMPLES
+under the full dtype only. Tracing is nearly all of the suite's time; this keeps it within its
+30-minute budget on two cores.
 """
 from __future__ import annotations
 
@@ -83,8 +84,8 @@ def pytest_generate_tests(metafunc):
         "test_strides": dict(test="strides", prims=False),
         "test_errors": dict(test="errors", per_dtype=False, want=_has_errors),
         "test_inplace": dict(test="inplace", prims=False, want=lambda e: e.inplace is not None),
-        # out= is one wrapper (write_into) whatever the dtype: checked in the dtypes whose values
-        # are traced on every sample (float32/float64, or the entry's first); test_trace_and_values
+        # out= is one wrapper (write_into) whatever the dtype: checked in the dtype whose values are
+        # traced on every sample (float64, else float32, else the entry's first); test_trace_and_values
         # covers the other dtypes' values.
         "test_out": dict(test="out", prims=False, want=lambda e: e.supports_out, full_dtypes_only=True),
         "test_prim_meta": dict(test="meta", prims=True),
@@ -103,7 +104,7 @@ def _samples(entry, device, dtype):
 
 def _value_samples(entry, device, dtype):
     """The samples test_trace_and_values and test_strides compare: every one under the entry's full
-    dtypes (opinfo.harness.FULL_DTYPES) and where either test is a known failure (so the failing
+    dtype (opinfo.harness.FULL_DTYPES) and where either test is a known failure (so the failing
     sample stays in, and its fix shows up); else the DTYPE_SAMPLES subset."""
     samples = _samples(entry, device, dtype)
     if traces_every_sample(dtype, entry.supported_dtypes(device)) or \
