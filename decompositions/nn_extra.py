@@ -167,9 +167,37 @@ def _replication_pad(n):
     return fn
 
 
+def _index_pad_backward(grad_output, a, pad, n, mode_index, name):
+    """The transpose of _index_pad: each output element's gradient added at its source index, one
+    padded dim at a time (the index map is separable), into zeros of the input's shape."""
+    expected = list(a.shape[:a.dim() - n]) + [a.shape[a.dim() - 1 - k] + pad[2 * k] + pad[2 * k + 1]
+                                              for k in reversed(range(n))]
+    if list(grad_output.shape) != expected:
+        raise RuntimeError(f"{name}: grad_output shape unexpected: expected {expected}, got {list(grad_output.shape)}")
+    (g,), orig = upcast(grad_output)
+    for k in range(n):
+        dim = a.dim() - 1 - k
+        size = a.shape[dim]
+        i = P.iota(g.shape[dim], start=-pad[2 * k], step=1, dtype=torch.int64, device=a.device)
+        zeros = P.full(list(g.shape[:dim]) + [size] + list(g.shape[dim + 1:]), 0, dtype=g.dtype, device=g.device)
+        g = P.index_add(zeros, dim, mode_index(i, size), g)
+    return _output_layout(to_dtype(g, orig), a)
+
+
+def _pad_backward(mode, n, mode_index):
+    def fn(grad_output, a, padding):
+        name = f"{mode}_pad{n}d_backward"
+        _check_pad_input(name, a, n, padding)
+        return _index_pad_backward(grad_output, a, padding, n, mode_index, name)
+    fn.__name__ = fn.__qualname__ = f"{mode}_pad{n}d_backward"
+    return fn
+
+
 for _n in (1, 2, 3):
     register_with_variants(f"reflection_pad{_n}d", _reflection_pad(_n))
     register_with_variants(f"replication_pad{_n}d", _replication_pad(_n))
+    register_with_variants(f"reflection_pad{_n}d_backward", _pad_backward("reflection", _n, _reflect_index))
+    register_with_variants(f"replication_pad{_n}d_backward", _pad_backward("replication", _n, _replicate_index))
 
 
 @register(aten._pad_circular.default)

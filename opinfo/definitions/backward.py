@@ -259,6 +259,28 @@ def sample_inputs_fractional_max_pool_backward(n):
     return gen
 
 
+def sample_inputs_pad_backward(mode, n):
+    """(grad_output, self, padding) for the forward pad's samples (every layout, zero, wide and
+    negative paddings, unbatched, an empty batch)."""
+    from opinfo.definitions.nn_extra import REFLECTION_PADS, REPLICATION_PADS, _pad_samples
+    forward = getattr(aten, f"{mode}_pad{n}d")
+    pads = {"reflection": REFLECTION_PADS, "replication": REPLICATION_PADS}[mode][n]
+
+    def gen(op, device, dtype):
+        for s in _pad_samples(n, pads)(op, device, dtype):
+            y = forward(s.input, *s.args)
+            yield SampleInput(make(tuple(y.shape), device, dtype), (s.input, *s.args), name=s.name)
+    return gen
+
+
+def error_inputs_pad_backward(n):
+    def gen(op, device):
+        x = make((2, 3) + (3, 3, 3)[:n], device, torch.float32)
+        # eager: "gradOutput width unexpected. Expected: 5, Got: 3"
+        yield ErrorInput(SampleInput(x, (x, [1] * (2 * n))), RuntimeError, "(grad_output|gradOutput) width unexpected")
+    return gen
+
+
 def sample_inputs_segment_reduce_backward(op, device, dtype):
     """(grad, output, data, reduce, lengths or offsets, axis, initial) for torch.segment_reduce's samples."""
     from opinfo.definitions.reductions import sample_inputs_segment_reduce
@@ -467,6 +489,10 @@ MATMUL_TOLERANCES = {
 # Eager's flash-attention backward works blockwise and, in float16/bfloat16, rounds the
 # probabilities and their gradient to the storage dtype before its matmuls; the decomposition
 # keeps them in float32. Float32 differs in the accumulation order of the exp-sums (~1e-4 rel).
+# Eager's CPU pad backward adds each output's gradient into a float16/bfloat16 grad_input one at a
+# time (a replication corner takes up to 18 terms here), rounding after each; the decomposition sums
+# in float32 and rounds once: bfloat16 differs by up to ~14 ulps of the sum.
+PAD_BACKWARD_TOLERANCES = {**ACCUMULATE_TOLERANCES, torch.bfloat16: (3e-1, 5e-2)}
 ATTENTION_TOLERANCES = {
     torch.float32: (1e-4, 2e-4),
     torch.float16: (2e-2, 1e-2),
@@ -602,6 +628,10 @@ ENTRIES = [
     *(_entry(getattr(aten, f"_upsample_{mode}2d_aa_backward").default, sample_inputs_upsample_aa_backward,
              errors=error_inputs_upsample_aa_backward, dtypes=FLOAT32_64,
              out=getattr(aten, f"_upsample_{mode}2d_aa_backward").grad_input) for mode in ("bilinear", "bicubic")),
+    *(_entry(getattr(aten, f"{mode}_pad{n}d_backward").default, sample_inputs_pad_backward(mode, n),
+             errors=error_inputs_pad_backward(n), tolerances=PAD_BACKWARD_TOLERANCES,
+             out=getattr(aten, f"{mode}_pad{n}d_backward").grad_input)
+      for mode in ("reflection", "replication") for n in (1, 2, 3)),
     # Multi-result out= overloads (see opinfo.definitions.nn.with_outs).
     out_entry(aten.convolution_backward.out, aten.convolution_backward.default,
               _full_mask(sample_inputs_convolution_backward), tolerances=MATMUL_TOLERANCES, family="backward"),

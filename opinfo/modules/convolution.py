@@ -31,9 +31,7 @@ def _conv(cls, dims):
         variant("groups2_dilation2", 4, 4, 2, groups=2, dilation=2, forwards=one(4)),
         variant("same_reflect", 2, 3, 3, padding="same", padding_mode="reflect", forwards=one(2)),
         variant("circular", 2, 3, 2, padding=1, padding_mode="circular", forwards=one(2)),
-    ), family="convolution", xfails=(
-        xfail("train", AssertionError, f"aten::reflection_pad{dims}d_backward has no decomposition: the "
-              "backward graph keeps it", variants=["same_reflect"]), *layout_xfails))
+    ), family="convolution", xfails=layout_xfails)
 
 
 def _conv_transpose(cls, dims):

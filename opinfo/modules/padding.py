@@ -23,10 +23,6 @@ def _pad(cls, dims, *extra, crop=True, xfails=()):
     return ModuleInfo(cls, tuple(vs), family="padding", xfails=xfails)
 
 
-def _no_backward(op):
-    return (xfail("train", AssertionError, f"aten::{op} has no decomposition: the backward graph keeps it"),)
-
-
 # Eager's circular padding with a negative pad wraps around the cropped input ([0, 1, 2] padded by
 # (2, -1) gives [0, 1, 0, 1]); pad_circular (decompositions/nn_extra.py) wraps around the whole
 # input ([1, 2, 0, 1]).
@@ -37,9 +33,9 @@ _CIRCULAR_CROP = (xfail("eval", AssertionError, "a negative circular pad: pad_ci
 MODULES = [
     _pad(nn.ZeroPad1d, 1), _pad(nn.ZeroPad2d, 2), _pad(nn.ZeroPad3d, 3),
     _pad(nn.ConstantPad1d, 1, 0.5), _pad(nn.ConstantPad2d, 2, 0.5), _pad(nn.ConstantPad3d, 3, 0.5),
-    *(_pad(cls, d, crop=False, xfails=_no_backward(f"reflection_pad{d}d_backward"))
+    *(_pad(cls, d, crop=False)
       for d, cls in ((1, nn.ReflectionPad1d), (2, nn.ReflectionPad2d), (3, nn.ReflectionPad3d))),
-    *(_pad(cls, d, crop=False, xfails=_no_backward(f"replication_pad{d}d_backward"))
+    *(_pad(cls, d, crop=False)
       for d, cls in ((1, nn.ReplicationPad1d), (2, nn.ReplicationPad2d), (3, nn.ReplicationPad3d))),
     *(_pad(cls, d, xfails=_CIRCULAR_CROP)
       for d, cls in ((1, nn.CircularPad1d), (2, nn.CircularPad2d), (3, nn.CircularPad3d))),
