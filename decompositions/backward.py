@@ -194,6 +194,55 @@ for _name, (_math, _lead) in BACKWARD_ACTIVATIONS.items():
     register_with_variants(_name, _pointwise(_name, _math, _lead))
 
 
+def _log_sigmoid_backward(g, x, buffer, c):
+    """Eager's formula on the saved buffer exp(-|x|): d/dx log(sigmoid(x)) is 1 - b/(1+b) for x < 0,
+    else b/(1+b)."""
+    ratio = P.div(buffer, P.add(c(1.0), buffer))
+    return P.mul(P.where(P.lt(x, c(0)), P.sub(c(1.0), ratio), ratio), g)
+
+
+_log_sigmoid_backward_pointwise = _pointwise("log_sigmoid_backward", _log_sigmoid_backward, GRAD)
+
+
+def log_sigmoid_backward(grad_output, a, buffer):
+    if buffer.numel() == 0 and a.numel() and a.device.type != "cpu":   # CUDA saves no buffer
+        buffer = elementwise(lambda x: P.exp(P.neg(P.abs(x))), a)
+    return _log_sigmoid_backward_pointwise(grad_output, a, buffer)
+
+
+register_with_variants("log_sigmoid_backward", log_sigmoid_backward)
+
+
+def glu_backward(grad_output, a, dim):
+    """glu(x) = a * sigmoid(b) for the halves a, b of x along dim: the gradient of a is
+    sigmoid(b) * g, of b is (1 - sigmoid(b)) * sigmoid(b) * a * g. Eager rounds sigmoid(b) to the
+    input's dtype first (it writes it into grad_input's first half), so this does too."""
+    if a.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = _wrap_dim(dim, a.dim())
+    size = a.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    half = list(a.shape)
+    half[dim] = size // 2
+    if list(grad_output.shape) != half:
+        raise RuntimeError(f"glu_backward: expected grad_output of shape {half}, got {list(grad_output.shape)}")
+    (x, g), orig = upcast(a, grad_output)
+
+    def part(start, stop):
+        starts, limits, steps = [0] * x.dim(), list(x.shape), [1] * x.dim()
+        starts[dim], limits[dim] = start, stop
+        return P.slice(x, starts, limits, steps)
+    first, second = part(0, size // 2), part(size // 2, size)
+    sig = to_dtype(to_dtype(P.sigmoid(second), orig), x.dtype)
+    grad_first = P.mul(sig, g)
+    grad_second = P.mul(P.mul(P.mul(P.sub(_like(sig, 1.0), sig), sig), first), g)
+    return _contiguous(to_dtype(P.cat([grad_first, grad_second], dim), orig))   # eager's grad_input is contiguous
+
+
+register_with_variants("glu_backward", glu_backward)
+
+
 # ----------------------------------------------------------------------------- views and dropout
 # The backward of a view writes the gradient into zeros of the input's shape: padding does it
 # for a select or a (strided) slice.

@@ -901,6 +901,42 @@ register_with_variants("smooth_l1_loss", smooth_l1_loss)
 register_with_variants("soft_margin_loss", soft_margin_loss)
 
 
+def _pointwise_loss_backward(name, math_fn):
+    """grad_input of loss(input, target, reduction, *params): eager's formula ``math_fn(g, x, y, c,
+    norm, *params)`` with norm = 1 / numel under mean, else 1; contiguous, as eager's kernels write it."""
+    def backward(grad_output, a, b, reduction, *params):
+        count = _numel(a.shape)
+        norm = (1.0 / count if count else math.inf) if reduction == MEAN else 1.0   # eager's 1. / numel
+        out = elementwise(lambda g, x, y: math_fn(g, x, y, lambda v: _like(x, v), norm, *params), grad_output, a, b)
+        return _contiguous(out)
+    backward.__name__ = backward.__qualname__ = f"{name}_backward"
+    return backward
+
+
+def _huber_backward(g, x, y, c, norm, delta):
+    z = P.sub(x, y)
+    return P.where(P.le(z, c(-delta)), P.mul(P.mul(c(-norm), g), c(delta)),
+                   P.where(P.ge(z, c(delta)), P.mul(P.mul(c(norm), g), c(delta)), P.mul(P.mul(c(norm), z), g)))
+
+
+def _smooth_l1_backward(g, x, y, c, norm, beta):
+    """With beta = 0 the middle is empty: l1's gradient, -norm * g at x == y as in eager."""
+    z = P.sub(x, y)
+    middle = P.div(P.mul(P.mul(c(norm), z), g), c(beta)) if beta else c(0.0)
+    return P.where(P.le(z, c(-beta)), P.mul(c(-norm), g), P.where(P.ge(z, c(beta)), P.mul(c(norm), g), middle))
+
+
+def _soft_margin_backward(g, x, y, c, norm):
+    """d/dx log1p(exp(-y x)) = -y z / (1 + z) with z = exp(-y x), in eager's order of operations."""
+    z = P.exp(P.mul(P.neg(y), x))
+    return P.mul(P.div(P.mul(P.mul(y, z), c(-norm)), P.add(z, c(1.0))), g)
+
+
+for _name, _math in (("huber_loss", _huber_backward), ("smooth_l1_loss", _smooth_l1_backward),
+                     ("soft_margin_loss", _soft_margin_backward)):
+    register_with_variants(f"{_name}_backward", _pointwise_loss_backward(_name, _math))
+
+
 def binary_cross_entropy(a, target, weight=None, reduction=MEAN):
     _check_same_size("binary_cross_entropy", a, target)
     _check_floating("binary_cross_entropy", a)

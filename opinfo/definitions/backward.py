@@ -62,6 +62,27 @@ def _errors_leaky_relu_backward(op, device):
     yield ErrorInput(SampleInput(x, (x, -0.1, True)), RuntimeError, "negative slope which is not supported")
 
 
+def sample_inputs_log_sigmoid_backward(op, device, dtype):
+    """(grad_output, self, buffer), the buffer exp(-|x|) from eager's forward."""
+    for s in _pointwise_samples()(op, device, dtype):
+        x = s.args[0]
+        yield SampleInput(s.input, (x, aten.log_sigmoid_forward(x)[1]), name=s.name)
+
+
+def sample_inputs_glu_backward(op, device, dtype):
+    for shape, dim in (((4, 6), -1), ((6, 4), 0), ((2, 4, 3, 2), 1), ((0, 4), 1)):
+        for name, x in layouts(shape, device, dtype):
+            half = list(shape)
+            half[dim] //= 2
+            yield SampleInput(make(tuple(half), device, dtype), (x, dim), name=f"{name} {shape} dim={dim}")
+
+
+def _errors_glu_backward(op, device):
+    x = make((4, 5), device, torch.float32)
+    yield ErrorInput(SampleInput(make((4, 2), device, torch.float32), (x, 1)), RuntimeError,
+                     "Halving dimension must be even")
+
+
 # ----------------------------------------------------------------------------- softmax
 
 
@@ -419,6 +440,23 @@ def sample_inputs_binary_cross_entropy_backward(op, device, dtype):
                                                   None, 0), name="x at 0 and 1")
 
 
+def sample_inputs_pointwise_loss_backward(*params, target=lambda t: t):
+    """(grad_output, self, target, reduction, *params) in every reduction and layout, each of
+    ``params`` on one reduction, and self equal to target in places (the branch points)."""
+    def gen(op, device, dtype):
+        for i, p in enumerate(params or ((),)):
+            for reduction in (0, 1, 2) if i == 0 else (1,):
+                for name, x in layouts((4, 5), device, dtype):
+                    grad = make((4, 5) if reduction == 0 else (), device, dtype)
+                    y = target(make((4, 5), device, dtype))
+                    yield SampleInput(grad, (x, y, reduction, *p), name=f"{name} reduction={reduction} {p}")
+            x = make((4, 5), device, dtype)
+            y = target(make((4, 5), device, dtype))
+            x[0] = y[0]
+            yield SampleInput(make((4, 5), device, dtype), (x, y, 0, *p), name=f"self == target in row 0 {p}")
+    return gen
+
+
 def error_inputs_mse_loss_backward(op, device):
     x = make((3,), device, torch.float32)
     yield ErrorInput(SampleInput(x, (x, make((4,), device, torch.float32), 0)), RuntimeError,
@@ -632,6 +670,16 @@ ENTRIES = [
              errors=error_inputs_pad_backward(n), tolerances=PAD_BACKWARD_TOLERANCES,
              out=getattr(aten, f"{mode}_pad{n}d_backward").grad_input)
       for mode in ("reflection", "replication") for n in (1, 2, 3)),
+    _entry(aten.log_sigmoid_backward.default, sample_inputs_log_sigmoid_backward,
+           out=aten.log_sigmoid_backward.grad_input),
+    _entry(aten.glu_backward.default, sample_inputs_glu_backward, errors=_errors_glu_backward,
+           out=aten.glu_backward.grad_input),
+    _entry(aten.huber_loss_backward.default, sample_inputs_pointwise_loss_backward((1.0,), (0.5,)),
+           out=aten.huber_loss_backward.out),
+    _entry(aten.smooth_l1_loss_backward.default, sample_inputs_pointwise_loss_backward((1.0,), (0.0,), (0.5,)),
+           out=aten.smooth_l1_loss_backward.grad_input),
+    _entry(aten.soft_margin_loss_backward.default, sample_inputs_pointwise_loss_backward(target=torch.sign),
+           out=aten.soft_margin_loss_backward.grad_input),
     # Multi-result out= overloads (see opinfo.definitions.nn.with_outs).
     out_entry(aten.convolution_backward.out, aten.convolution_backward.default,
               _full_mask(sample_inputs_convolution_backward), tolerances=MATMUL_TOLERANCES, family="backward"),

@@ -25,11 +25,6 @@ def _reductions(cls, *extra, target="float", input="float", xfails=()):
                  xfails=xfails)
 
 
-def _no_backward(op, variants=None):
-    return (xfail("train", AssertionError, f"aten::{op} has no decomposition: the backward graph keeps it",
-                  variants=variants),)
-
-
 def _reads_values(why):
     """The module's Python reads a tensor's value (not a decomposition's doing): fake tensors cannot
     give it; trace reports the read, AOTAutograd fails in .item()."""
@@ -64,12 +59,10 @@ CTC = [fwd("padded_targets", T((6, 2, 4), _log_probs), T((2, 3), _ctc_targets), 
 MODULES = [
     _reductions(nn.L1Loss),
     _reductions(nn.MSELoss),
-    _reductions(nn.HuberLoss, variant("delta0.5_sum", delta=0.5, reduction="sum", forwards=[_pair()]),
-                xfails=_no_backward("huber_loss_backward")),
+    _reductions(nn.HuberLoss, variant("delta0.5_sum", delta=0.5, reduction="sum", forwards=[_pair()])),
     _reductions(nn.SmoothL1Loss, variant("beta0.5_sum", beta=0.5, reduction="sum", forwards=[_pair()]),
-                variant("beta0", beta=0.0, forwards=[_pair()]),     # beta=0 is the L1 loss, whose backward decomposes
-                xfails=_no_backward("smooth_l1_loss_backward", variants=["mean", "none", "beta0.5_sum"])),
-    _reductions(nn.SoftMarginLoss, target="sign", xfails=_no_backward("soft_margin_loss_backward")),
+                variant("beta0", beta=0.0, forwards=[_pair()])),     # beta=0 is the L1 loss
+    _reductions(nn.SoftMarginLoss, target="sign"),
     _reductions(nn.BCELoss, variant("weight", weight=T((4,), "positive"),
                                     forwards=[_pair(target="prob", input="prob")]),
                 target="prob", input="prob"),
@@ -116,8 +109,7 @@ MODULES = [
                         "differs from eager's; the inference trace (multilabel_margin_loss) equals it"),)),
     _loss(nn.MultiLabelSoftMarginLoss,
           variant("default", forwards=[_pair(target="binary")]),
-          variant("weight_none", weight=T((4,), "positive"), reduction="none", forwards=[_pair(target="binary")]),
-          xfails=_no_backward("log_sigmoid_backward")),
+          variant("weight_none", weight=T((4,), "positive"), reduction="none", forwards=[_pair(target="binary")])),
     _loss(nn.MultiMarginLoss,
           variant("default", forwards=[fwd("2d", f(3, 4), i64(3, high=4)), fwd("no_batch", f(4), i64(high=4))]),
           variant("p2_margin0.5_weight", p=2, margin=0.5, weight=T((4,), "positive"),
