@@ -525,10 +525,25 @@ def _fractional_max_pool_backward(name, n):
     return decomp
 
 
+def _adaptive_max_pool_backward(name, n, layout):
+    def decomp(grad_output, a, indices):
+        if list(indices.shape) != list(grad_output.shape) or grad_output.dim() != a.dim():
+            raise RuntimeError(f"{name}: expected grad_output and indices of one shape, with self's dimensions "
+                               f"{a.dim()}, got {list(grad_output.shape)} and {list(indices.shape)}")
+        return layout(_scatter_to_plane(grad_output, a, indices, n), a)
+    decomp.__name__ = decomp.__qualname__ = name
+    return decomp
+
+
 register_with_variants("max_pool2d_with_indices_backward", _max_pool_backward("max_pool2d", 2))
 register_with_variants("max_pool3d_with_indices_backward", _max_pool_backward("max_pool3d", 3))
 register_with_variants("fractional_max_pool2d_backward", _fractional_max_pool_backward("fractional_max_pool2d", 2))
 register_with_variants("fractional_max_pool3d_backward", _fractional_max_pool_backward("fractional_max_pool3d", 3))
+register_with_variants("adaptive_max_pool2d_backward",
+                       _adaptive_max_pool_backward("adaptive_max_pool2d_backward", 2, _like_input_layout))
+# eager's 3-d gradient is contiguous whatever the input's layout
+register_with_variants("adaptive_max_pool3d_backward",
+                       _adaptive_max_pool_backward("adaptive_max_pool3d_backward", 3, lambda g, a: _contiguous(g)))
 
 
 def _avg_pool_backward(name, n):

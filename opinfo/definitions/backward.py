@@ -302,6 +302,23 @@ def error_inputs_pad_backward(n):
     return gen
 
 
+def sample_inputs_adaptive_max_pool_backward(n):
+    """(grad_output, self, indices), the indices from eager's forward; bins overlap where the output
+    does not divide the input (an input element can take several gradients)."""
+    cases = {2: (((2, 3, 8, 8), (3, 3)), ((1, 2, 7, 5), (4, 2)), ((3, 5, 6), (5, 6)), ((1, 2, 3, 3), (5, 2))),
+             3: (((1, 2, 5, 6, 5), (3, 3, 2)), ((2, 4, 4, 4), (2, 3, 3)), ((1, 1, 3, 2, 3), (4, 2, 5)))}[n]
+    forward = getattr(aten, f"adaptive_max_pool{n}d")
+
+    def gen(op, device, dtype):
+        for shape, out in cases:
+            for name, x in layouts(shape, device, dtype):
+                if name == "expanded":   # ties everywhere: which equal element takes the gradient is the kernel's
+                    continue
+                y, idx = forward(x, list(out))
+                yield SampleInput(make(tuple(y.shape), device, dtype), (x, idx), name=f"{name} {shape} -> {out}")
+    return gen
+
+
 def sample_inputs_segment_reduce_backward(op, device, dtype):
     """(grad, output, data, reduce, lengths or offsets, axis, initial) for torch.segment_reduce's samples."""
     from opinfo.definitions.reductions import sample_inputs_segment_reduce
@@ -680,6 +697,9 @@ ENTRIES = [
            out=aten.smooth_l1_loss_backward.grad_input),
     _entry(aten.soft_margin_loss_backward.default, sample_inputs_pointwise_loss_backward(target=torch.sign),
            out=aten.soft_margin_loss_backward.grad_input),
+    *(_entry(getattr(aten, f"adaptive_max_pool{n}d_backward").default, sample_inputs_adaptive_max_pool_backward(n),
+             tolerances=ACCUMULATE_TOLERANCES, out=getattr(aten, f"adaptive_max_pool{n}d_backward").grad_input)
+      for n in (2, 3)),
     # Multi-result out= overloads (see opinfo.definitions.nn.with_outs).
     out_entry(aten.convolution_backward.out, aten.convolution_backward.default,
               _full_mask(sample_inputs_convolution_backward), tolerances=MATMUL_TOLERANCES, family="backward"),

@@ -36,18 +36,12 @@ def _avg(cls, dims):
     return _pool(cls, *vs)
 
 
-def _no_backward(op):
-    return (xfail("train", AssertionError, f"aten::{op} has no decomposition: the backward graph keeps it"),)
-
-
 def _adaptive(cls, dims, max_pool):
     one = _inputs(dims, 5 if dims < 3 else 4)[:1]
     vs = [variant("out2", 2, forwards=_inputs(dims, 5 if dims < 3 else 4)),
           variant("out3_none" if dims > 1 else "out3", (3, None, 2)[:dims] if dims > 1 else 3, forwards=one)]
     if max_pool:
         vs.append(variant("indices", 2, return_indices=True, forwards=one))
-        # 1d pools through the 2d op
-        return _pool(cls, *vs, xfails=_no_backward(f"adaptive_max_pool{max(dims, 2)}d_backward"))
     return _pool(cls, *vs)
 
 
