@@ -194,6 +194,18 @@ for _name, (_math, _lead) in BACKWARD_ACTIVATIONS.items():
     register_with_variants(_name, _pointwise(_name, _math, _lead))
 
 
+# Eager's kernel iterates over (self, weight, grad_output), self's layout first; both results have the
+# broadcast shape (autograd sums grad_weight to the weight's shape).
+_prelu_grad_self = _pointwise("_prelu_kernel_backward", lambda x, w, g, c: P.where(P.gt(x, c(0)), g, P.mul(w, g)), 0)
+_prelu_grad_weight = _pointwise("_prelu_kernel_backward", lambda x, w, g, c: P.where(P.gt(x, c(0)), c(0), P.mul(x, g)),
+                                0)
+
+
+@register(aten._prelu_kernel_backward.default)
+def prelu_kernel_backward(grad_output, a, weight):
+    return _prelu_grad_self(a, weight, grad_output), _prelu_grad_weight(a, weight, grad_output)
+
+
 def _log_sigmoid_backward(g, x, buffer, c):
     """Eager's formula on the saved buffer exp(-|x|): d/dx log(sigmoid(x)) is 1 - b/(1+b) for x < 0,
     else b/(1+b)."""

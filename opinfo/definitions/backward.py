@@ -69,6 +69,14 @@ def sample_inputs_log_sigmoid_backward(op, device, dtype):
         yield SampleInput(s.input, (x, aten.log_sigmoid_forward(x)[1]), name=s.name)
 
 
+def sample_inputs_prelu_kernel_backward(op, device, dtype):
+    """(grad_output, self, weight), weight shaped as prelu passes it: one per channel (dim 1), or one."""
+    for shape, wshape in (((2, 3, 4), (3, 1)), ((4, 5), (5,)), ((2, 3, 4, 2), (1, 1, 1)), ((7,), ()), ((0, 3), (3,))):
+        for name, x in layouts(shape, device, dtype):
+            yield SampleInput(make(shape, device, dtype), (x, make(wshape, device, dtype)),
+                              name=f"{name} {shape} weight {wshape}")
+
+
 def sample_inputs_glu_backward(op, device, dtype):
     for shape, dim in (((4, 6), -1), ((6, 4), 0), ((2, 4, 3, 2), 1), ((0, 4), 1)):
         for name, x in layouts(shape, device, dtype):
@@ -687,6 +695,7 @@ ENTRIES = [
              errors=error_inputs_pad_backward(n), tolerances=PAD_BACKWARD_TOLERANCES,
              out=getattr(aten, f"{mode}_pad{n}d_backward").grad_input)
       for mode in ("reflection", "replication") for n in (1, 2, 3)),
+    _entry(aten._prelu_kernel_backward.default, sample_inputs_prelu_kernel_backward),
     _entry(aten.log_sigmoid_backward.default, sample_inputs_log_sigmoid_backward,
            out=aten.log_sigmoid_backward.grad_input),
     _entry(aten.glu_backward.default, sample_inputs_glu_backward, errors=_errors_glu_backward,

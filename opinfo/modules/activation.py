@@ -1,13 +1,9 @@
 """Activations: elementwise nonlinearities, the gated and softmax families."""
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, f, fwd, variant, xfail
+from opinfo.module_db import ModuleInfo, f, fwd, variant
 
 _X = [fwd("2d", f(3, 4))]     # elementwise: one shape exercises the code path
-
-
-def _no_backward(op):
-    return (xfail("train", AssertionError, f"aten::{op} has no decomposition: the backward graph keeps it"),)
 
 
 def _act(cls, *variants, **kw):
@@ -23,7 +19,7 @@ MODULES = [
     _act(nn.ReLU6),
     _act(nn.LeakyReLU, _v("default"), _v("slope0.2_inplace", 0.2, inplace=True)),
     _act(nn.PReLU, _v("default", forwards=[fwd("batched", f(2, 3, 4)), fwd("no_batch", f(3))]),
-         _v("per_channel", 3, forwards=[fwd("batched", f(2, 3, 4))]), xfails=_no_backward("_prelu_kernel_backward")),
+         _v("per_channel", 3, forwards=[fwd("batched", f(2, 3, 4))])),
     _act(nn.RReLU, _v("default"), _v("lower0.2_upper0.5", 0.2, 0.5), random_in_train=True),
     _act(nn.ELU, _v("default"), _v("alpha0.5_inplace", 0.5, inplace=True)),
     _act(nn.SELU),
