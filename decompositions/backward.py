@@ -18,7 +18,7 @@ from decompositions.common import (
 )
 from decompositions.nn import (
     MEAN, NONE, SUM, _adaptive_bins, _contiguous, _contiguous_unless_channels_last, _dense_in_order, _dim_order,
-    _i64, _is_channels_last, _keep, _like, _numel, _per_dim, _pool_geometry, _repeat_heads, _windows, _wrap_dim,
+    _i64, _is_channels_last, _is_channels_last_nd, _keep, _like, _numel, _per_dim, _pool_geometry, _repeat_heads, _windows, _wrap_dim,
     register_out,
 )
 from decompositions.registry import register
@@ -326,6 +326,29 @@ def _norm_input_grad(g, xhat, rstd_full, dims, count):
     sum_gx = _keep(P.sum(P.mul(g, xhat), dims), dims, g)
     inner = P.sub(P.sub(P.mul(g, _like(g, count)), sum_g), P.mul(xhat, sum_gx))
     return P.mul(P.mul(inner, rstd_full), _like(g, 1.0 / count if count else math.nan))
+
+
+@register(aten.native_group_norm_backward.default)
+def native_group_norm_backward(grad_out, a, mean, rstd, weight, N, C, HxW, group, output_mask):
+    """Layer norm's gradient within each (sample, group) of C // group channels, the weight applied
+    per channel; grad_weight and grad_bias sum over the batch and the spatial dims."""
+    (x, g), orig = upcast(_contiguous(a), _contiguous(grad_out))
+    grouped, per_channel = [N, group, (C // group) * HxW], [N, C, HxW]
+    m, r = (P.broadcast_in_dim(to_dtype(P.reshape(s, [N, group]), x.dtype), grouped, [0, 1]) for s in (mean, rstd))
+    g = P.reshape(g, per_channel)
+    xhat = P.mul(P.sub(P.reshape(x, grouped), m), r)
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        gw = g if weight is None else P.mul(g, P.broadcast_in_dim(to_dtype(weight, x.dtype), per_channel, [1]))
+        grad_input = _norm_input_grad(P.reshape(gw, grouped), xhat, r, [2], grouped[2])
+        grad_input = to_dtype(P.reshape(grad_input, list(a.shape)), orig)
+        # eager's kernel keeps a channels-last input's layout (2-d and 3-d), else writes a contiguous one
+        grad_input = in_layout(grad_input, a.stride()) if _is_channels_last_nd(a) else _contiguous(grad_input)
+    if output_mask[1]:
+        grad_weight = to_dtype(P.sum(P.mul(g, P.reshape(xhat, per_channel)), [0, 2]), orig)
+    if output_mask[2]:
+        grad_bias = to_dtype(P.sum(g, [0, 2]), orig)
+    return grad_input, grad_weight, grad_bias
 
 
 @register(aten.native_layer_norm_backward.default)
@@ -807,6 +830,7 @@ register_with_variants("binary_cross_entropy_backward", binary_cross_entropy_bac
 for _op, _fn in ((aten.convolution_backward.out, convolution_backward),
                  (aten.native_batch_norm_backward.out, _batch_norm_backward),
                  (aten.native_layer_norm_backward.out, native_layer_norm_backward),
+                 (aten.native_group_norm_backward.out, native_group_norm_backward),
                  (aten.cudnn_batch_norm_backward.out, cudnn_batch_norm_backward),
                  (aten.miopen_batch_norm_backward.out, miopen_batch_norm_backward),
                  (aten._weight_norm_interface_backward.out, weight_norm_interface_backward)):

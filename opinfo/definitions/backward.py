@@ -7,6 +7,7 @@ pooling, logsumexp of attention, ...), grad_output is a random tensor of the out
 """
 from __future__ import annotations
 
+import math
 import re
 
 import torch
@@ -118,6 +119,26 @@ def sample_inputs_layer_norm_backward(op, device, dtype):
                 for mask in ([True, True, True], [False, True, True]) if affine else ([True, False, False],):
                     yield SampleInput(make(shape, device, dtype), (x, normalized, mean, rstd, w, b, mask),
                                       name=f"{name} {shape} affine={affine} mask={mask}")
+
+
+def sample_inputs_group_norm_backward(op, device, dtype):
+    """(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask), mean and rstd from eager's
+    forward; the input contiguous or channels-last (eager's kernel takes no other layout) and grad_out
+    laid out like it, as autograd passes it."""
+    for shape, group in (((2, 6, 3, 4), 3), ((3, 4, 5), 2), ((2, 6, 3, 3, 2), 6), ((4, 2), 1), ((0, 4, 3), 2)):
+        n, c, hw = shape[0], shape[1], math.prod(shape[2:])
+        for name, x in layouts(shape, device, dtype):
+            if name not in ("contiguous", "channels_last"):
+                continue
+            w = make((c,), device, dtype)
+            _, mean, rstd = aten.native_group_norm(x, w, None, n, c, hw, group, 1e-5)
+            for weight, mask in ((w, [True, True, True]), (w, [True, False, False]), (w, [False, True, True]),
+                                 (None, [True, False, False])):
+                if name == "channels_last" and not mask[0]:   # eager's CPU kernel crashes (segfault)
+                    continue
+                grad = torch.empty_like(x).copy_(make(shape, device, dtype))   # in x's layout, as autograd's
+                yield SampleInput(grad, (x, mean, rstd, weight, n, c, hw, group, mask),
+                                  name=f"{name} {shape} group={group} weight={weight is not None} mask={mask}")
 
 
 def sample_inputs_batch_norm_backward(op, device, dtype):
@@ -652,6 +673,7 @@ ENTRIES = [
     _entry(aten._log_softmax_backward_data.default, sample_inputs_softmax_backward(log=True),
            tolerances=REDUCTION_TOLERANCES),
     _entry(aten.native_layer_norm_backward.default, sample_inputs_layer_norm_backward, tolerances=NORM_TOLERANCES),
+    _entry(aten.native_group_norm_backward.default, sample_inputs_group_norm_backward, tolerances=NORM_TOLERANCES),
     _entry(aten.native_batch_norm_backward.default, sample_inputs_batch_norm_backward, tolerances=NORM_TOLERANCES),
     _entry(aten.batch_norm_backward.default, sample_inputs_batch_norm_backward_new, tolerances=NORM_TOLERANCES),
     _entry(aten._weight_norm_interface_backward.default, sample_inputs_weight_norm_interface_backward,
@@ -718,4 +740,6 @@ ENTRIES = [
               sample_inputs_weight_norm_interface_backward, tolerances=NORM_TOLERANCES, family="backward"),
     out_entry(aten.native_layer_norm_backward.out, aten.native_layer_norm_backward.default,
               _full_mask(sample_inputs_layer_norm_backward), tolerances=NORM_TOLERANCES, family="backward"),
+    out_entry(aten.native_group_norm_backward.out, aten.native_group_norm_backward.default,
+              _full_mask(sample_inputs_group_norm_backward), tolerances=NORM_TOLERANCES, family="backward"),
 ]

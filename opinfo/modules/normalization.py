@@ -46,9 +46,7 @@ MODULES = [
     _instance(nn.InstanceNorm1d, 1), _instance(nn.InstanceNorm2d, 2), _instance(nn.InstanceNorm3d, 3),
     _norm(nn.GroupNorm, variant("default", 2, 4, forwards=[fwd("4d", f(2, 4, 3, 3)), fwd("3d", f(2, 4, 5)),
                                                           fwd("channels_last", cl(2, 4, 3, 3))]),
-          variant("no_affine", 2, 4, affine=False, forwards=[fwd("4d", f(2, 4, 3, 3))]),
-          xfails=(xfail("train", AssertionError, "aten::native_group_norm_backward has no decomposition: the "
-                        "backward graph keeps it"),)),
+          variant("no_affine", 2, 4, affine=False, forwards=[fwd("4d", f(2, 4, 3, 3))])),
     _norm(nn.LayerNorm, variant("default", [4], forwards=[fwd("3d", f(2, 3, 4)), fwd("1d", f(4))]),
           variant("2d_shape_no_bias", [3, 4], bias=False, forwards=[fwd("3d", f(2, 3, 4))]),
           variant("no_affine", 4, elementwise_affine=False, forwards=[fwd("3d", f(2, 3, 4))])),
