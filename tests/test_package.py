@@ -2,6 +2,7 @@
 at the top of site-packages, and (under CI) the tests run on the install, not on the checkout."""
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import os
 import pathlib
@@ -74,6 +75,19 @@ def test_imports_only_the_package(tmp_path):
             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {LAYERS!r}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]"], out.stdout
+
+
+def test_no_source_imports_a_layer_by_its_folder_name():
+    # python -m pytest puts the checkout on sys.path, where `import prims` would still find the folder:
+    # neither the package nor the tests may import a layer but as primkit.<layer>.
+    roots = [pathlib.Path(primkit.__file__).parent, CHECKOUT / "tests"]
+    bad = []
+    for path in (f for root in roots for f in sorted(root.rglob("*.py"))):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            bad += [f"{path}:{node.lineno}: {n}" for n in names if n.split(".")[0] in LAYERS]
+    assert not bad, "\n".join(bad)
 
 
 def test_command_runs_outside_the_checkout(tmp_path):
