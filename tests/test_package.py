@@ -18,17 +18,21 @@ LAYERS = ("prims", "decompositions", "opinfo", "tools")
 
 
 def _distribution() -> importlib.metadata.Distribution:
-    """The installed distribution that holds the imported primkit (not a checkout's primkit.egg-info,
-    which sys.path's current directory may show first)."""
+    """The installed distribution of the imported primkit: the one holding primkit/__init__.py, or
+    for an editable install (whose files are a finder, not the package) the first one outside the
+    checkout, never the checkout's primkit.egg-info that sys.path's current directory shows first."""
     init = pathlib.Path(primkit.__file__).resolve()
-    for dist in importlib.metadata.distributions(name="primkit"):
+    dists = list(importlib.metadata.distributions(name="primkit"))
+    for dist in dists:
         if pathlib.Path(dist.locate_file("primkit/__init__.py")).resolve() == init:
             return dist
-    pytest.fail(f"no installed primkit distribution holds {init} (an editable install maps it elsewhere?)")
+    outside = [d for d in dists if pathlib.Path(d.locate_file("")).resolve() != CHECKOUT]
+    assert outside, f"no installed primkit distribution for {init}"
+    return outside[0]
 
 
 def test_public_names():
-    assert primkit.__version__ == importlib.metadata.version("primkit")
+    assert primkit.__version__ == _distribution().version
     assert primkit.trace is primkit.decompositions.trace
     assert primkit.get_decompositions is primkit.decompositions.get_decompositions
     assert primkit.DecompositionError is primkit.decompositions.DecompositionError
@@ -41,7 +45,7 @@ def test_layers_are_subpackages():
     for layer in LAYERS:
         module = getattr(primkit, layer)
         assert module.__name__ == f"primkit.{layer}"
-        assert pathlib.Path(module.__file__).parent.parent == pathlib.Path(primkit.__file__).parent
+        assert pathlib.Path(module.__file__).parent.name == layer   # its folder (in an install, under primkit/)
     assert primkit.opinfo.op_db and primkit.prims.NAMESPACE == "primkit"
 
 
