@@ -1,6 +1,6 @@
 """primkit's decomposition registry: ATen ops written in prims.
 
-    import decompositions
+    from primkit import decompositions
     decompositions.get_decompositions(ops=None, *, target=None)   # dict[OpOverload, Callable]
     decompositions.trace(fn_or_module, *args, dynamic=False, **kwargs)  # prim-only GraphModule
     decompositions.tracing()   # context: libraries see a trace (torch.compiler.is_compiling()) under AOTAutograd
@@ -11,14 +11,14 @@
 """
 from __future__ import annotations
 
-import prims  # noqa: F401  (defines torch.ops.primkit before any decomposition uses it)
-from decompositions.registry import DecompositionError, get_decompositions, register, registered
-from decompositions.trace import check_prim_only, non_prim_ops, trace, tracing
-from decompositions.canonicalize import ModuleGroup, canonicalize, graph_hash, group_by_module
-from decompositions.backend import expand_kept, requirements
+from primkit import prims  # noqa: F401  (defines torch.ops.primkit before any decomposition uses it)
+from primkit.decompositions.registry import DecompositionError, get_decompositions, register, registered
+from primkit.decompositions.trace import check_prim_only, non_prim_ops, trace, tracing
+from primkit.decompositions.canonicalize import ModuleGroup, canonicalize, graph_hash, group_by_module
+from primkit.decompositions.backend import expand_kept, requirements
 
 # Each module registers its decompositions on import; one module per op family.
-from decompositions import (  # noqa: E402,F401
+from primkit.decompositions import (  # noqa: E402,F401
     aliases, backward, complex, creation, elementwise, fft, indexing, indexing_extra, linalg, linalg_extra, nn,
     nn_extra, nn_random, random, reductions, shape, shape_extra, sorting, special,
 )

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.common import P, aten, elementwise, register_with_variants
-from decompositions.registry import register
+from primkit.decompositions.common import P, aten, elementwise, register_with_variants
+from primkit.decompositions.registry import register
 
 # alias -> original: the alias's overload <o> (and <alias>_.<o>) runs the original's <o>.
 ALIASES = {

@@ -16,8 +16,8 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx import traceback as fx_traceback
 
-import prims
-from decompositions.registry import DecompositionError, _overloads, registered
+from primkit import prims
+from primkit.decompositions.registry import DecompositionError, _overloads, registered
 
 _ATEN_KEY = "primkit.aten_op"   # the key under node.meta["custom"] while tracing (FX copies "custom" onto nodes)
 
@@ -75,7 +75,7 @@ def module_path(node) -> str:
 
 def outside_target(gm, target) -> list[dict]:
     """The prim nodes of gm outside ``target``: {prim, dtype, aten, module} per distinct origin."""
-    from decompositions.lowering import _node_dtype
+    from primkit.decompositions.lowering import _node_dtype
     seen, out = set(), []
     for node in gm.graph.nodes:
         if node.op == "call_function" and prims.is_prim(node.target) and node.target._opname not in target:
@@ -162,7 +162,7 @@ def _emit_kept(op, entry):
 def kept_composites(kept: dict) -> dict:
     """Entries for ``composites``: each kept CompositeImplicitAutograd op (or one torch runs through a
     Python kernel above autograd) records itself as one node instead of running its composite."""
-    from decompositions.composite import _override_keys
+    from primkit.decompositions.composite import _override_keys
     return {op: _emit_kept(op, entry) for op, entry in kept.items() if _override_keys(op)}
 
 
@@ -176,8 +176,8 @@ def expand_kept(gm):
     """gm with every kept node (``node.meta["decomposition"]``) replaced by its decomposition's prims
     (traced again under fake tensors; static shapes). A TracedGraphModule keeps its call guard."""
     from torch.fx.experimental.proxy_tensor import make_fx
-    from decompositions import guards
-    from decompositions.composite import composites
+    from primkit.decompositions import guards
+    from primkit.decompositions.composite import composites
     table = {n.target: n.meta["decomposition"] for n in gm.graph.nodes
              if n.op == "call_function" and n.meta.get("decomposition") is not None}
     if not table:
@@ -208,7 +208,7 @@ def requirements(fn, *args, target=None, keep=None, **kwargs) -> dict:
     """What ``fn(*args, **kwargs)`` needs of a backend, from one trace (lowered to ``target`` where
     given): {"prims": {prim: node count}, "kept": {ATen op: node count}, "missing": [{prim, dtype,
     aten, module}]} where "missing" lists the prims outside ``target`` the graph still holds."""
-    from decompositions.trace import trace
+    from primkit.decompositions.trace import trace
     gm = trace(fn, *args, target=target, keep=keep, _report_outside=True, **kwargs)
     used = collections.Counter(n.target._opname for n in gm.graph.nodes
                                if n.op == "call_function" and prims.is_prim(n.target))

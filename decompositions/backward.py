@@ -13,19 +13,19 @@ import struct
 
 import torch
 
-from decompositions.common import (
+from primkit.decompositions.common import (
     P, aten, broadcast_to, elementwise, register_with_variants, to_dtype, upcast,
 )
-from decompositions.nn import (
+from primkit.decompositions.nn import (
     MEAN, NONE, SUM, _adaptive_bins, _contiguous, _contiguous_unless_channels_last, _dense_in_order, _dim_order,
     _i64, _is_channels_last, _is_channels_last_nd, _keep, _like, _numel, _per_dim, _pool_geometry, _repeat_heads, _windows, _wrap_dim,
     register_out,
 )
-from decompositions.registry import register
-from decompositions.shape import in_layout, preserved_strides
-from decompositions.type_promotion import computation_dtype
-from prims import dtypes as dt
-from prims.meta.strides import elementwise_strides
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import in_layout, preserved_strides
+from primkit.decompositions.type_promotion import computation_dtype
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import elementwise_strides
 
 # ----------------------------------------------------------------------------- helpers
 

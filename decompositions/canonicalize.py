@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import torch
 import torch.fx as fx
 
-import prims
-from prims.meta.strides import elementwise_strides, is_non_overlapping_and_dense, itemsize
+from primkit import prims
+from primkit.prims.meta.strides import elementwise_strides, is_non_overlapping_and_dense, itemsize
 
 P = torch.ops.primkit
 

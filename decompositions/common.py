@@ -6,9 +6,9 @@ import numbers
 
 import torch
 
-from decompositions.registry import register
-from decompositions.type_promotion import can_cast, computation_dtype, result_type
-from prims import dtypes as dt
+from primkit.decompositions.registry import register
+from primkit.decompositions.type_promotion import can_cast, computation_dtype, result_type
+from primkit.prims import dtypes as dt
 
 P = torch.ops.primkit
 aten = torch.ops.aten

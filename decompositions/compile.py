@@ -28,13 +28,13 @@ def _table():
     norm's running statistics) back with aten.copy_ nodes at the end of the graph, the one mutation
     its functional-graph check admits (a copy_to there fails it); the executor and Inductor run
     them as they are."""
-    from decompositions import get_decompositions
+    from primkit.decompositions import get_decompositions
     return {op: fn for op, fn in get_decompositions().items() if op is not torch.ops.aten.copy_.default}
 
 
 def _executor_compiler(gm: torch.fx.GraphModule, example_inputs):
     from functorch.compile import make_boxed_func
-    from decompositions import executor
+    from primkit.decompositions import executor
     return make_boxed_func(executor.compile(gm).forward)
 
 
@@ -43,8 +43,8 @@ def _traceable(name: str, owned: bool):
     """The executor's kernel for prim ``name``, or, where it reads storage (a data pointer, which a
     fake tensor has not: e.g. pad's reference implementation), the prim op itself, which stays in
     the ATen graph as a custom op Inductor calls."""
-    import prims
-    from decompositions import executor
+    from primkit import prims
+    from primkit.decompositions import executor
     kernel, op = executor.kernel_of(name, owned), prims.get(name).op
 
     def run(*args, **kwargs):
@@ -71,7 +71,7 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
     reference implementation) under the fake tensors gm was compiled for."""
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
-    from decompositions import executor
+    from primkit.decompositions import executor
     compiled = executor.compile(gm, constants=False, kernels=_traceable)   # Inductor folds constants itself
     fake_mode = detect_fake_mode(example_inputs)
     if fake_mode is None:

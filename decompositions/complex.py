@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.common import P, aten, broadcast_shapes, prepare, register_with_variants, tensor_device
-from decompositions.registry import register
-from decompositions.shape import in_layout
-from prims import dtypes as dt
-from prims.meta.strides import is_non_overlapping
+from primkit.decompositions.common import P, aten, broadcast_shapes, prepare, register_with_variants, tensor_device
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import in_layout
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import is_non_overlapping
 
 # eager's C++ names of the dtypes its messages mention
 EAGER_NAMES = {torch.float16: "Half", torch.float32: "Float", torch.float64: "Double", torch.bfloat16: "BFloat16",

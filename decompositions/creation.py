@@ -15,13 +15,13 @@ import struct
 
 import torch
 
-from decompositions.common import P, aten, prepare, scalar, to_dtype, write_into
-from decompositions.registry import register
-from decompositions.shape import (
+from primkit.decompositions.common import P, aten, prepare, scalar, to_dtype, write_into
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import (
     _cast_value, _check_sizes, check_layout, preserved_strides, strides_for,
 )
-from prims import dtypes as dt
-from prims.meta.strides import contiguous_strides
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import contiguous_strides
 
 
 def _factory(op, dtype, layout, device, default_dtype):

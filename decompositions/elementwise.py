@@ -11,16 +11,16 @@ import math
 
 import torch
 
-from decompositions.common import (
+from primkit.decompositions.common import (
     P, aten, broadcast_shapes, elementwise, is_number, prepare, promote, register_with_variants, tensor_device,
     to_dtype, upcast, write_into,
 )
-from decompositions.registry import register
-from decompositions.type_promotion import category, computation_dtype
-from decompositions.shape import in_layout
-from prims import dtypes as dt
-from prims.meta.common import fits
-from prims.meta.strides import elementwise_strides, itemsize
+from primkit.decompositions.registry import register
+from primkit.decompositions.type_promotion import category, computation_dtype
+from primkit.decompositions.shape import in_layout
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.common import fits
+from primkit.prims.meta.strides import elementwise_strides, itemsize
 
 INF, NAN = float("inf"), float("nan")
 

@@ -1,6 +1,6 @@
 """The executor: a prim graph compiled to straight-line calls of torch kernels.
 
-    from decompositions import executor, trace
+    from primkit.decompositions import executor, trace
     gm = trace(model, x)
     run = executor.compile(gm)       # a GraphModule: same nodes, each calling its kernel
     run(x)                           # the values and strides of gm(x), at eager's speed
@@ -25,9 +25,9 @@ import functools
 import torch
 import torch.fx as fx
 
-import prims
-from prims.loader import resolve_impl
-from prims.registration import unalias
+from primkit import prims
+from primkit.prims.loader import resolve_impl
+from primkit.prims.registration import unalias
 
 __all__ = ["compile", "kernel_of"]
 
@@ -63,7 +63,7 @@ def compile(gm: fx.GraphModule, *, constants: bool = True, kernels=None) -> fx.G
     out.meta = dict(getattr(gm, "meta", {}))
     guard = gm.__dict__.get("_primkit_guard")
     if guard is not None:
-        from decompositions import guards
+        from primkit.decompositions import guards
         out = guards.wrap(out, guard)
     return out
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.common import P, aten, register_with_variants, to_dtype, write_into
-from decompositions.reductions import register_overloads, wrap_dim
-from decompositions.registry import register
-from decompositions.shape import in_layout
-from prims import dtypes as dt
+from primkit.decompositions.common import P, aten, register_with_variants, to_dtype, write_into
+from primkit.decompositions.reductions import register_overloads, wrap_dim
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import in_layout
+from primkit.prims import dtypes as dt
 
 NORMALIZATION = {  # norm -> (prim normalization of the forward transform, of the inverse)
     None: (0, 2), "backward": (0, 2), "ortho": (1, 1), "forward": (2, 0),

@@ -20,7 +20,7 @@ import torch
 import torch.fx as fx
 import torch.utils._pytree as pytree
 
-import prims
+from primkit import prims
 
 
 class SpecializationError(ValueError):

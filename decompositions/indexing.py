@@ -11,11 +11,11 @@ import math
 
 import torch
 
-from decompositions.shape import in_layout
-from decompositions.common import P, broadcast_shapes, broadcast_to, prepare, to_dtype
-from decompositions.reductions import like, register_overloads, wrap_dim
-from prims import dtypes as dt
-from prims.meta.strides import contiguous_strides, elementwise_strides, itemsize
+from primkit.decompositions.shape import in_layout
+from primkit.decompositions.common import P, broadcast_shapes, broadcast_to, prepare, to_dtype
+from primkit.decompositions.reductions import like, register_overloads, wrap_dim
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize
 
 INDEX_DTYPES = (torch.int64, torch.int32)
 
@@ -67,7 +67,7 @@ def scatter(a, dim, index, src, *, reduce=None):
         src = P.full(list(index.shape), src, dtype=a.dtype, device=a.device)
     dim = wrap_dim(dim, a.dim())
     if reduce == "multiply":   # scatter_reduce's prod over a and src (include_self)
-        from decompositions.indexing_extra import _scatter_reduce
+        from primkit.decompositions.indexing_extra import _scatter_reduce
         if index.numel() == 0:
             return contiguous(P.clone(a))
         if src.dim() and tuple(src.shape) != tuple(index.shape):   # the leading block of src, as scatter reads it

@@ -19,13 +19,13 @@ import math
 
 import torch
 
-from decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, prepare, to_dtype, write_into
-from decompositions.indexing import contiguous
-from decompositions.reductions import like, nansum, register_overloads, sum_, vector_norm, wrap_dim
-from decompositions.registry import register
-from decompositions.shape import in_layout, preserved_strides
-from decompositions.type_promotion import computation_dtype, result_type
-from prims import dtypes as dt
+from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, prepare, to_dtype, write_into
+from primkit.decompositions.indexing import contiguous
+from primkit.decompositions.reductions import like, nansum, register_overloads, sum_, vector_norm, wrap_dim
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import in_layout, preserved_strides
+from primkit.decompositions.type_promotion import computation_dtype, result_type
+from primkit.prims import dtypes as dt
 
 INT64 = torch.int64
 INEXACT = dt.FLOAT | dt.COMPLEX

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, upcast, write_into
-from decompositions.registry import register
-from decompositions.reductions import like, register_overloads
-from prims import dtypes as dt
+from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, upcast, write_into
+from primkit.decompositions.registry import register
+from primkit.decompositions.reductions import like, register_overloads
+from primkit.prims import dtypes as dt
 
 
 def _shape(t):
@@ -249,7 +249,7 @@ for _name, _fn in (("mm", mm_dtype), ("bmm", bmm_dtype), ("addmm", addmm_dtype),
 
 def column_major(t):
     """t laid out as eager's linalg kernels lay out a batch of matrices."""
-    from decompositions.shape import in_layout
+    from primkit.decompositions.shape import in_layout
     if t.dim() < 2:
         return t
     m, n = t.shape[-2], t.shape[-1]

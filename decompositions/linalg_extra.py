@@ -16,17 +16,17 @@ import struct
 
 import torch
 
-from decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, write_into
-from decompositions.linalg import (
+from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, write_into
+from primkit.decompositions.linalg import (
     _batch_broadcast, _check_linalg_dtype, _check_square, _identity_like, _zeros_info, column_major,
     lu_solve as linalg_lu_solve,
 )
-from decompositions.reductions import like, register_overloads, wrap_dim
-from decompositions.registry import register
-from decompositions.shape import in_layout
-from decompositions.type_promotion import result_type
-from prims import dtypes as dt
-from prims.meta.strides import contiguous_strides
+from primkit.decompositions.reductions import like, register_overloads, wrap_dim
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import in_layout
+from primkit.decompositions.type_promotion import result_type
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import contiguous_strides
 
 LAPACK_DTYPES = frozenset({torch.float32, torch.float64, torch.complex64, torch.complex128})
 

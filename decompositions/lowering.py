@@ -24,9 +24,9 @@ import torch
 import torch.utils._pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
-import prims
-from prims import dtypes as dt
-from decompositions.registry import DecompositionError
+from primkit import prims
+from primkit.prims import dtypes as dt
+from primkit.decompositions.registry import DecompositionError
 
 P = torch.ops.primkit
 LOWERINGS: dict = {}     # prim name -> (function, example-args factory)

@@ -13,16 +13,16 @@ import math
 
 import torch
 
-from decompositions.random import bernoulli_noise
-from decompositions.shape import in_layout
-from decompositions.common import (
+from primkit.decompositions.random import bernoulli_noise
+from primkit.decompositions.shape import in_layout
+from primkit.decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, elementwise, prepare, register_with_variants, to_dtype, upcast,
     write_into,
 )
-from decompositions.registry import register
-from decompositions.type_promotion import computation_dtype
-from prims import dtypes as dt
-from prims.meta.strides import contiguous_strides, is_channels_last, is_contiguous
+from primkit.decompositions.registry import register
+from primkit.decompositions.type_promotion import computation_dtype
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import contiguous_strides, is_channels_last, is_contiguous
 
 # ----------------------------------------------------------------------------- helpers
 

@@ -13,14 +13,14 @@ import struct
 
 import torch
 
-from decompositions.common import P, aten, elementwise, prepare, register_with_variants, to_dtype, upcast, write_into
-from decompositions.nn import (
+from primkit.decompositions.common import P, aten, elementwise, prepare, register_with_variants, to_dtype, upcast, write_into
+from primkit.decompositions.nn import (
     MEAN, NONE, _activation, _check_floating, _contiguous, _dense_in_order, _elu, _i64,
     _is_channels_last_nd, _like, _numel, _reduce, _wrap_dim, nll_loss, register_out,
 )
-from decompositions.registry import register
-from decompositions.type_promotion import computation_dtype, result_type
-from prims import dtypes as dt
+from primkit.decompositions.registry import register
+from primkit.decompositions.type_promotion import computation_dtype, result_type
+from primkit.prims import dtypes as dt
 
 # ----------------------------------------------------------------------------- activations
 
@@ -1115,7 +1115,7 @@ def nll_loss2d(a, target, weight=None, reduction=MEAN, ignore_index=-100):
 
 @register(aten.nll_loss2d_forward.output)
 def nll_loss2d_forward_output(a, target, weight, reduction, ignore_index, *, output, total_weight):
-    from decompositions.nn import nll_loss_forward
+    from primkit.decompositions.nn import nll_loss_forward
     out, total = nll_loss_forward(a, target, weight, reduction, ignore_index)
     return (write_into(output, out, "nll_loss2d_forward"), write_into(total_weight, total, "nll_loss2d_forward"))
 

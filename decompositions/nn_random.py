@@ -14,11 +14,11 @@ import struct
 
 import torch
 
-from decompositions.common import P, aten, write_into
-from decompositions.nn import _check_dropout_p, _contiguous, _like, _numel, register_out
-from decompositions.random import bernoulli_noise
-from decompositions.registry import register
-from decompositions.shape import preserved_strides
+from primkit.decompositions.common import P, aten, write_into
+from primkit.decompositions.nn import _check_dropout_p, _contiguous, _like, _numel, register_out
+from primkit.decompositions.random import bernoulli_noise
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import preserved_strides
 
 # ----------------------------------------------------------------------------- dropout
 

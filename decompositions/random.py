@@ -21,11 +21,11 @@ import math
 import torch
 from torch.utils._python_dispatch import _disable_current_modes
 
-from decompositions.common import P, aten, broadcast_shapes, prepare, to_dtype, write_into
-from decompositions.registry import register
-from decompositions.shape import in_layout
-from prims import dtypes as dt
-from prims.meta.strides import contiguous_strides, is_non_overlapping_and_dense
+from primkit.decompositions.common import P, aten, broadcast_shapes, prepare, to_dtype, write_into
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import in_layout
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import contiguous_strides, is_non_overlapping_and_dense
 
 SEED_BOUND = 1 << 62
 

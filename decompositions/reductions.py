@@ -10,12 +10,12 @@ import math
 
 import torch
 
-from decompositions.common import P, aten, prepare, to_dtype, upcast, write_into
-from decompositions.registry import register
-from decompositions.shape import in_layout
-from decompositions.type_promotion import computation_dtype
-from prims import dtypes as dt
-from prims.meta.strides import contiguous_strides
+from primkit.decompositions.common import P, aten, prepare, to_dtype, upcast, write_into
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import in_layout
+from primkit.decompositions.type_promotion import computation_dtype
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import contiguous_strides
 
 
 # ----------------------------------------------------------------------------- shared helpers

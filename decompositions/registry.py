@@ -75,10 +75,10 @@ def get_decompositions(ops=None, *, target=None, keep=None) -> dict:
         if missing:
             raise DecompositionError(missing, "get_decompositions: ")
     if target is not None:
-        from decompositions.lowering import lower_to
+        from primkit.decompositions.lowering import lower_to
         table = lower_to(table, target)
     if keep is not None:
-        from decompositions.backend import kept_ops
+        from primkit.decompositions.backend import kept_ops
         kept = kept_ops(keep, "get_decompositions(keep=...)")
         table = {op: fn for op, fn in table.items() if op not in kept}
     return table

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.common import P, aten, broadcast_shapes, broadcast_to, prepare, to_dtype, write_into
-from decompositions.registry import register
-from decompositions.type_promotion import result_type
-from prims import dtypes as dt
-from prims.meta.shape import view_strides
-from prims.meta.strides import (
+from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, prepare, to_dtype, write_into
+from primkit.decompositions.registry import register
+from primkit.decompositions.type_promotion import result_type
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.shape import view_strides
+from primkit.prims.meta.strides import (
     channels_last_strides, contiguous_strides, elementwise_strides, is_non_overlapping, itemsize,
 )
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.common import P, aten, elementwise, register_with_variants, to_dtype, write_into
-from decompositions.registry import register
-from decompositions.shape import bitcast, in_layout
-from prims import dtypes as dt
-from prims.meta.strides import elementwise_strides, is_non_overlapping
+from primkit.decompositions.common import P, aten, elementwise, register_with_variants, to_dtype, write_into
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import bitcast, in_layout
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import elementwise_strides, is_non_overlapping
 
 # ------------------------------------------------------------------ functional copies of views
 # Eager's <view>_copy is the view cloned into a fresh contiguous tensor.
@@ -396,7 +396,7 @@ def broadcast_to(a, size):
 
 @register(aten.broadcast_tensors.default)
 def broadcast_tensors(tensors):
-    from decompositions.common import broadcast_shapes
+    from primkit.decompositions.common import broadcast_shapes
     shape = list(broadcast_shapes(*(t.shape for t in tensors)))
     return [aten.expand.default(t, shape) for t in tensors]
 
@@ -466,7 +466,7 @@ def type_as(a, other):
 
 @register(aten.contiguous.default)
 def contiguous(a, memory_format=torch.contiguous_format):
-    from decompositions.shape import strides_for
+    from primkit.decompositions.shape import strides_for
     if tuple(a.stride()) == tuple(strides_for(a.shape, memory_format)) or (
             memory_format == torch.contiguous_format and a.is_contiguous()):
         return a
@@ -612,7 +612,7 @@ def linalg_cross(a, b, *, dim=-1):
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
                            f"{b.shape[d]}")
-    from decompositions.common import broadcast_shapes
+    from primkit.decompositions.common import broadcast_shapes
     shape = list(broadcast_shapes(a.shape, b.shape))
     a, b = aten.expand.default(a, shape), aten.expand.default(b, shape)
 

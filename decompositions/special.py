@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.common import P, elementwise, promote, register_with_variants
-from prims import dtypes as dt
+from primkit.decompositions.common import P, elementwise, promote, register_with_variants
+from primkit.prims import dtypes as dt
 
 POLYNOMIALS = (
     "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",

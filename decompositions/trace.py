@@ -12,10 +12,10 @@ import torch
 from torch.fx import traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import make_fx
 
-import prims
-from decompositions import guards
-from decompositions.composite import composites
-from decompositions.registry import DecompositionError, get_decompositions
+from primkit import prims
+from primkit.decompositions import guards
+from primkit.decompositions.composite import composites
+from primkit.decompositions.registry import DecompositionError, get_decompositions
 
 # Non-prim targets a prim graph may hold: tuple indexing and SymInt bookkeeping.
 _SYM_OPS = {
@@ -182,10 +182,10 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     Every node made by a decomposition records its ATen op in ``node.meta["aten_op"]``.
     Raises DecompositionError listing every op that has no decomposition to prims.
     """
-    from decompositions import backend
+    from primkit.decompositions import backend
     report_outside = kwargs.pop("_report_outside", False)   # decompositions.requirements: record, do not raise
     if target is not None:
-        from decompositions.lowering import prim_set
+        from primkit.decompositions.lowering import prim_set
         target = prim_set(target, "trace(target=...)")
     kept = backend.kept_ops(keep)
     if decompositions is None:
@@ -257,7 +257,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             raise backend.target_error(name, outside)
         gm.meta["outside_target"] = outside
     if canonical:
-        from decompositions.canonicalize import canonicalize
+        from primkit.decompositions.canonicalize import canonicalize
         gm = canonicalize(gm, inplace=True)
     traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
     return guards.wrap(gm, guards.CallGuard(name, leaves, spec, traced, dynamic, read_after_write))

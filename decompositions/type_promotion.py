@@ -12,7 +12,7 @@ import numbers
 
 import torch
 
-from prims import dtypes as dt
+from primkit.prims import dtypes as dt
 
 LATTICE = {
     torch.bool: (torch.uint8, torch.int8),

@@ -1,19 +1,19 @@
 """The OpInfo test database: one record per operator (and one per prim), and the ModuleInfo
 database: one record per torch.nn module.
 
-    import opinfo
+    from primkit import opinfo
     opinfo.op_db        # list[OpInfo]
     opinfo.module_db    # list[ModuleInfo]
 """
 from __future__ import annotations
 
-import decompositions  # noqa: F401  (registers every decomposition)
-from opinfo.core import ALL_TESTS, DEFAULT_TOLERANCES, ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.definitions import ENTRIES as _ENTRIES
-from opinfo.prims import prim_entries
-from opinfo import gradients as _gradients
-from opinfo.module_db import ModuleInfo, ModuleXFail, T, check_unique as _check_unique
-from opinfo.modules import RECORDS as _MODULE_RECORDS
+from primkit import decompositions  # noqa: F401  (registers every decomposition)
+from primkit.opinfo.core import ALL_TESTS, DEFAULT_TOLERANCES, ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.definitions import ENTRIES as _ENTRIES
+from primkit.opinfo.prims import prim_entries
+from primkit.opinfo import gradients as _gradients
+from primkit.opinfo.module_db import ModuleInfo, ModuleXFail, T, check_unique as _check_unique
+from primkit.opinfo.modules import RECORDS as _MODULE_RECORDS
 
 op_db: list[OpInfo] = list(_ENTRIES) + prim_entries()
 _gradients.apply(op_db)   # which entries test_gradients checks, and its known failures

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import torch
 
-import prims
-from prims import dtypes as dt
+from primkit import prims
+from primkit.prims import dtypes as dt
 
 MAX_ELEMENTS = 8
 
@@ -75,7 +75,7 @@ def show(value) -> str:
 
 def examples() -> dict:
     """prim name -> example code (None where no sample could be shown small)."""
-    import opinfo
+    from primkit import opinfo
     by_prim = {e.prim.name: e for e in opinfo.op_db if e.is_prim}
     return {p.name: (p.example.strip() if p.example else auto_example(p, by_prim[p.name])) for p in prims.catalog()}
 
@@ -87,7 +87,7 @@ def render() -> str:
         families.setdefault(p.family, []).append(p)
     lines = ["# The primkit catalog", "",
              f"{len(prims.catalog())} prims in {len(families)} families, generated from `prims/catalog/*.yaml` by "
-             "`python -m tools.catalog_docs`. Every prim is `torch.ops.primkit.<name>`; examples below run as tests "
+             "`primkit catalog-docs`. Every prim is `torch.ops.primkit.<name>`; examples below run as tests "
              "(`tests/test_catalog_docs.py`).", ""]
     lines += [f"- [{fam}](#{fam}) ({len(ps)})" for fam, ps in families.items()]
     lines += ["- [lowering and the minimal set](#lowering-and-the-minimal-set)"]
@@ -108,7 +108,7 @@ def render() -> str:
 
 
 def _lowering_section() -> list:
-    from decompositions.lowering import LOWERINGS, MINIMAL_PRIMS, reaches
+    from primkit.decompositions.lowering import LOWERINGS, MINIMAL_PRIMS, reaches
     lines = ["## lowering and the minimal set", "",
              "A backend that implements only some prims asks for `get_decompositions(target=SET)`: the prims "
              "below decompose into other prims (`decompositions/lowering.py`), and the table applies them until "

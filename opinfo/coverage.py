@@ -26,10 +26,9 @@ import warnings
 
 import torch
 
-import decompositions
-import prims
-from decompositions.composite import composites
-from decompositions.trace import _SYM_OPS, is_allowed_target
+from primkit import decompositions, prims
+from primkit.decompositions.composite import composites
+from primkit.decompositions.trace import _SYM_OPS, is_allowed_target
 
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
 
@@ -85,7 +84,7 @@ _ALLOWED_NAMES = {t.name() for t in _SYM_OPS if isinstance(t, torch._ops.OpOverl
 
 def family_of(fn) -> str:
     module = getattr(fn, "__module__", "") or ""
-    return module.rsplit(".", 1)[-1] if module.startswith("decompositions") else "other"
+    return module.rsplit(".", 1)[-1] if module.startswith("primkit.decompositions.") else "other"
 
 
 class _Recorder:
@@ -136,7 +135,7 @@ def trace_entry(entry, recorder: _Recorder):
     """What tracing an entry's samples (float32 where supported) shows, per overload exercised
     at top level: {overload: (prims reached, non-prim ops left)}, and the sample count. The
     in-place and out= forms are traced once each, so their overloads are seen too."""
-    from opinfo.harness import clone_sample
+    from primkit.opinfo.harness import clone_sample
     dtypes = sorted(entry.supported_dtypes("cpu"), key=lambda d: (d != torch.float32, str(d)))
     recorder.seen = seen = {}
     if not dtypes:
@@ -177,7 +176,7 @@ def _quiet_stderr():
 def _trace_calls(calls, recording, seen):
     """Trace the calls together (one make_fx: a trace's fixed cost paid once), or, if that fails,
     each alone (a call that does not trace is left out; the tests report why)."""
-    from opinfo.harness import as_function, joint_call
+    from primkit.opinfo.harness import as_function, joint_call
     prepared = []
     for op, sample, with_out in calls:
         try:
@@ -266,7 +265,7 @@ _RECORDER = []   # one per process: wrapping the table costs more than tracing a
 
 
 def _analyze_names(entry_names):
-    import opinfo
+    from primkit import opinfo
     by_name = {e.name: e for e in opinfo.op_db}
     if not _RECORDER:
         _RECORDER.append(_Recorder(decompositions.get_decompositions()))
@@ -290,7 +289,7 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
     ``jobs``: processes for that (default: one per core); ``programs``: [(name, callable, args)]
     traced whole for the per-program view (``program_view``), in this process while the workers
     trace samples; ``progress(done, total)``: called as entries finish."""
-    import opinfo
+    from primkit import opinfo
     start = time.time()
     table = decompositions.get_decompositions()
     declared = collections.defaultdict(list)
@@ -406,8 +405,8 @@ def apply_target(report: dict, target) -> dict:
     """Mark, in place, the rows that reach only the prim set ``target``, directly or through the
     prims' lowerings (``ops[].in_target``; ``trace(target=...)`` applies those lowerings), and add
     ``summary.target``; returns the report."""
-    from decompositions.lowering import unreachable
-    from prims import dtypes as dt
+    from primkit.decompositions.lowering import unreachable
+    from primkit.prims import dtypes as dt
     target = set(target)
     # the samples are traced in float32 where the op takes it (else its first dtype): real dtypes,
     # so a lowering valid only for real inputs counts (tanh for a float-only backend)

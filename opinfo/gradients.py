@@ -91,7 +91,7 @@ GRADIENT_XFAILS = {
 
 def apply(op_db) -> None:
     """Set supports_autograd and add the strict xfails; a name that is no entry is an error."""
-    from opinfo.core import XFail
+    from primkit.opinfo.core import XFail
     import torch
     by_name = {e.name: e for e in op_db}
     unknown = sorted((set(NO_EAGER_GRADIENT) | set(GRADIENT_XFAILS) | HERMITIAN_INPUT | set(EAGER_REFERENCE_INPUTS))

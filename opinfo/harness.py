@@ -8,8 +8,8 @@ import torch
 import torch.utils._pytree as pytree
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from decompositions import trace
-from opinfo.core import SampleInput
+from primkit.decompositions import trace
+from primkit.opinfo.core import SampleInput
 
 
 def clone_sample(s: SampleInput) -> SampleInput:

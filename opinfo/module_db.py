@@ -13,7 +13,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
-from opinfo.core import DEFAULT_TOLERANCES, SampleInput
+from primkit.opinfo.core import DEFAULT_TOLERANCES, SampleInput
 
 MODULE_TESTS = ("eval", "train")
 FLOATING = frozenset({torch.float32, torch.float64})

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError, PrimIndexError
-from prims.meta.strides import channels_last_strides
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError, PrimIndexError
+from primkit.prims.meta.strides import channels_last_strides
 
 SPECIFIC = {}
 

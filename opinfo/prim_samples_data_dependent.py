@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.prim_samples import errors_unsupported_dtype
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.prim_samples import errors_unsupported_dtype
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError
 
 SHAPES = ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5))
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError, PrimIndexError
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError, PrimIndexError
 
 # (operand shape, dims): odd and even sizes, size 1, batch dims of size 0, negative and unordered dims
 FFT_CASES = [((8,), [0]), ((7,), [-1]), ((3, 6), [1]), ((3, 6), [0, 1]), ((4, 5), [1, 0]), ((4, 1), [0, 1]),

@@ -6,9 +6,9 @@ import math
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError, PrimIndexError
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError, PrimIndexError
 
 ODD_DTYPE = torch.uint16     # in no catalog dtype class
 

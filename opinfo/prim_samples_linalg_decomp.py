@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import make
-from prims.errors import PrimConstraintError
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.samples import make
+from primkit.prims.errors import PrimConstraintError
 
 # square shapes, batched and empty included
 SQUARE = ((3, 3), (1, 1), (2, 4, 4), (2, 1, 3, 3), (0, 3, 3), (0, 0))

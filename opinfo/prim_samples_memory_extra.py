@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError
-from prims.meta.strides import channels_last_strides, contiguous_strides, strides_from_perm
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError
+from primkit.prims.meta.strides import channels_last_strides, contiguous_strides, strides_from_perm
 
 # (name, shape, target strides)
 STRIDE_CASES = [

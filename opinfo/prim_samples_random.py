@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import layouts
-from prims.errors import PrimConstraintError
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.samples import layouts
+from primkit.prims.errors import PrimConstraintError
 
 SHAPES = ((), (0,), (7,), (2, 3), (1, 4, 1), (2, 0, 3))
 

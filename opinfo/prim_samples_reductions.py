@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import SampleInput
-from opinfo.prims import errors_reduction, samples_reduction
-from opinfo.samples import make
+from primkit.opinfo.core import SampleInput
+from primkit.opinfo.prims import errors_reduction, samples_reduction
+from primkit.opinfo.samples import make
 
 
 def _edge_values(device, dtype):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError, PrimIndexError
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError, PrimIndexError
 
 # (operand shape, dims scanned): every case in every layout of its shape.
 SCAN_CASES = (((3, 4, 5), (0, 1, -1, -3)), ((2, 3, 4, 5), (1, 3)), ((7,), (0, -1)), ((4, 1), (1,)),

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.prim_samples import errors_unsupported_dtype
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError, PrimIndexError
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.prim_samples import errors_unsupported_dtype
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError, PrimIndexError
 
 
 def _error(prim, cid, name, input, *args, exc=PrimConstraintError):

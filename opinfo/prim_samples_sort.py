@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.prims import errors_arg_reduction
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError, PrimIndexError
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.prims import errors_arg_reduction
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError, PrimIndexError
 
 # (operand shape, dims sorted): every case in every layout of its shape.
 SORT_CASES = (((3, 4, 5), (0, 1, -1)), ((2, 3, 4, 5), (1, -1)), ((7,), (0,)), ((4, 1), (1,)),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError
 
 SHAPES = ((), (0,), (5,), (3, 1, 4), (4, 5), (2, 3, 4, 5))
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, SampleInput
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError
-from prims.meta.windowed import blocks_shape, window_output_size
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError
+from primkit.prims.meta.windowed import blocks_shape, window_output_size
 
 # (name, operand shape, window_dimensions, window_strides, padding_low, padding_high, window_dilation)
 WINDOW_CASES = [

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import torch
 
-import prims
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import ALL, COMPLEX
-from opinfo.samples import layouts, make
-from prims.errors import PrimConstraintError, PrimIndexError
+from primkit import prims
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.dtypes import ALL, COMPLEX
+from primkit.opinfo.samples import layouts, make
+from primkit.prims.errors import PrimConstraintError, PrimIndexError
 
 TEST_DTYPES = ALL | COMPLEX
 
@@ -61,7 +61,7 @@ ODD_DTYPE = torch.uint16   # in no catalog dtype class: a dtype check fails for 
 
 def errors_elementwise(op, device):
     """One error input per constraint the prim's rule checks (see CHECK_IDS)."""
-    from prims.meta.elementwise import CHECK_IDS
+    from primkit.prims.meta.elementwise import CHECK_IDS
     prim, ids = op.prim, CHECK_IDS[op.prim.meta]
     dtype = sorted(prim.dtypes, key=str)[0]
     other = next(d for d in (torch.float32, torch.float64, torch.int64, torch.bool) if d != dtype)
@@ -147,11 +147,11 @@ def specific_samples() -> dict:
     import importlib
     import pkgutil
 
-    import opinfo as package
+    from primkit import opinfo as package
     merged = {}
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
         if info.name.startswith("prim_samples"):
-            for name, gens in importlib.import_module(f"opinfo.{info.name}").SPECIFIC.items():
+            for name, gens in importlib.import_module(f"{package.__name__}.{info.name}").SPECIFIC.items():
                 if name in merged:
                     raise ValueError(f"opinfo: prim '{name}' has samples in two prim_samples modules")
                 merged[name] = gens

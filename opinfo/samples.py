@@ -9,8 +9,8 @@ import math
 import torch
 from torch.testing import make_tensor
 
-from opinfo.core import ErrorInput, SampleInput
-from prims import dtypes as dt
+from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.prims import dtypes as dt
 
 FLOATING = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.utils._pytree as pytree
 
-from opinfo.harness import call, significant_strides, trace_sample, trace_samples
+from primkit.opinfo.harness import call, significant_strides, trace_sample, trace_samples
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """primkit's closed catalog of primitive operations.
 
-    import prims
+    from primkit import prims
     prims.catalog()          # tuple of PrimDef, catalog order
     prims.get("add")         # PrimDef; unknown name -> KeyError naming close matches
     prims.is_prim(target)    # True for an OpOverload / OpOverloadPacket of the catalog
@@ -12,9 +12,9 @@ import difflib
 
 import torch
 
-from prims.errors import CatalogError, PrimConstraintError, PrimIndexError
-from prims.loader import Constraint, PrimDef, load_catalog
-from prims.registration import NAMESPACE, register_all
+from primkit.prims.errors import CatalogError, PrimConstraintError, PrimIndexError
+from primkit.prims.loader import Constraint, PrimDef, load_catalog
+from primkit.prims.registration import NAMESPACE, register_all
 
 _CATALOG: tuple[PrimDef, ...] = register_all(load_catalog())
 _BY_NAME = {p.name: p for p in _CATALOG}

@@ -279,7 +279,7 @@ HELPERS = {f.__name__: f for f in (conj, zeros_like, other_dims, unreduce, count
 
 
 def _family_helpers() -> dict:
-    from prims import derivative_helpers
+    from primkit.prims import derivative_helpers
     extra = derivative_helpers.collect()
     clash = sorted(set(extra) & set(HELPERS))
     if clash:

@@ -29,10 +29,10 @@ from pathlib import Path
 import torch
 import yaml
 
-from prims import autograd
-from prims import dtypes as dt
-from prims.errors import CatalogError
-from prims.meta import RULES
+from primkit.prims import autograd
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import CatalogError
+from primkit.prims.meta import RULES
 
 CATALOG_DIR = Path(__file__).parent / "catalog"
 
@@ -97,10 +97,10 @@ def resolve_impl(path: str):
     -> the callable, or None."""
     parts = path.split(".")
     if parts[0] == "reference":
-        import prims.reference as obj
+        from primkit.prims import reference as obj
         if len(parts) == 3:
             try:
-                obj = importlib.import_module(f"prims.reference.{parts[1]}")
+                obj = importlib.import_module(f"primkit.prims.reference.{parts[1]}")
             except ImportError:
                 return None
             parts = parts[1:]

@@ -13,11 +13,11 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
 from torch.utils._pytree import tree_flatten
 
-from prims import autograd
-from prims.loader import PrimDef, resolve_impl
-from prims.errors import check
-from prims.meta import RULES, TensorMeta, is_tensor_like
-from prims.meta.common import check_addressable
+from primkit.prims import autograd
+from primkit.prims.loader import PrimDef, resolve_impl
+from primkit.prims.errors import check
+from primkit.prims.meta import RULES, TensorMeta, is_tensor_like
+from primkit.prims.meta.common import check_addressable
 
 NAMESPACE = "primkit"
 _LIB = None

@@ -23,9 +23,9 @@ import sympy
 import torch
 import torch.fx as fx
 
-import prims
-from prims.meta import RULES, TensorMeta
-from prims.meta.strides import contiguous_strides
+from primkit import prims
+from primkit.prims.meta import RULES, TensorMeta
+from primkit.prims.meta.strides import contiguous_strides
 
 _ASSUMPTIONS: list | None = None     # where SymDim records what it assumed, during propagate
 

@@ -1,10 +1,11 @@
+# The tests import the installed primkit (pip install ".[test]"), never the checkout's folders: the
+# repository has no primkit/ folder to shadow the install, and the layers are imported only as
+# primkit.<layer> (tests/test_package.py checks both). Helper modules of tests/ (models.py,
+# training.py, conftest.py) import as top-level modules, since pytest puts this folder on sys.path.
 import os
-import sys
 
 import pytest
 import torch
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def pytest_addoption(parser):

@@ -14,10 +14,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-import opinfo
-import prims
-from prims import autograd
-from prims.autograd import NotDifferentiableError
+from primkit import opinfo, prims
+from primkit.prims import autograd
+from primkit.prims.autograd import NotDifferentiableError
 
 MAX_SAMPLES, MAX_GRADGRAD, MAX_NUMEL = 4, 2, 60
 GRAD_DTYPES = (torch.float64, torch.complex128)

@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from decompositions import DecompositionError, canonicalize, graph_hash, group_by_module, non_prim_ops, trace
+from primkit.decompositions import DecompositionError, canonicalize, graph_hash, group_by_module, non_prim_ops, trace
 from models import zoo
 
 torch.manual_seed(0)
@@ -199,7 +199,7 @@ def test_module_scopes_survive_trace(name, model, args):
 
 @pytest.mark.parametrize("name,model,args", MODELS, ids=[m[0] for m in MODELS])
 def test_module_scopes_survive_export(name, model, args):
-    from decompositions import get_decompositions
+    from primkit.decompositions import get_decompositions
     ep = torch.export.export(model, args).run_decompositions(get_decompositions())
     gm = canonicalize(ep.graph_module)
     nodes = [n for n in gm.graph.nodes if n.op == "call_function"]

@@ -6,9 +6,9 @@ import textwrap
 import pytest
 import torch
 
-import prims
-from prims.errors import CatalogError
-from prims.loader import load_catalog
+from primkit import prims
+from primkit.prims.errors import CatalogError
+from primkit.prims.loader import load_catalog
 
 GOOD_ENTRY = """\
   - name: {name}

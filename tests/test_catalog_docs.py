@@ -5,16 +5,16 @@ import pathlib
 
 import pytest
 
-import prims
-from opinfo.catalog_docs import examples, render, run_example, show
+from primkit import prims
+from primkit.opinfo.catalog_docs import examples, render, run_example, show
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "prims.md"
 EXAMPLES = examples()
 
 
 def test_docs_are_current():
-    assert DOCS.exists(), "run: python -m tools.catalog_docs"
-    assert DOCS.read_text() == render(), "docs/prims.md is stale: run python -m tools.catalog_docs"
+    assert DOCS.exists(), "run: primkit catalog-docs"
+    assert DOCS.read_text() == render(), "docs/prims.md is stale: run primkit catalog-docs"
 
 
 @pytest.mark.parametrize("name", [p.name for p in prims.catalog()])

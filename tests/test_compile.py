@@ -60,7 +60,7 @@ def _check_training(model, inputs, backend, loss_of=None):
 
 
 def test_backends_are_found_by_name():
-    from decompositions import compile as backends
+    from primkit.decompositions import compile as backends
     assert torch._dynamo.lookup_backend("primkit") is backends.primkit
     assert torch._dynamo.lookup_backend("primkit_inductor") is backends.primkit_inductor
 
@@ -83,7 +83,7 @@ def test_transformers_gpt2_training_step_equals_eager():
 
 def _recording(graphs):
     """The primkit backend's executor compiler, recording each graph it compiles."""
-    from decompositions import compile as backends
+    from primkit.decompositions import compile as backends
     real = backends._executor_compiler
 
     def compiler(gm, example_inputs):
@@ -93,8 +93,8 @@ def _recording(graphs):
 
 
 def test_graphs_are_prims(monkeypatch):
-    from decompositions import compile as backends
-    from decompositions import non_prim_ops
+    from primkit.decompositions import compile as backends
+    from primkit.decompositions import non_prim_ops
     graphs = []
     monkeypatch.setattr(backends, "_executor_compiler", _recording(graphs))
     model = CNN().train()
@@ -105,7 +105,7 @@ def test_graphs_are_prims(monkeypatch):
 
 
 def test_graph_break_and_dynamic_shapes(monkeypatch):
-    from decompositions import compile as backends
+    from primkit.decompositions import compile as backends
     graphs = []
     monkeypatch.setattr(backends, "_executor_compiler", _recording(graphs))
 

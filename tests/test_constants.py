@@ -16,7 +16,7 @@ import torch
 from functorch.compile import aot_function, make_boxed_func
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from decompositions import check_prim_only, get_decompositions, trace
+from primkit.decompositions import check_prim_only, get_decompositions, trace
 
 TABLE = get_decompositions()
 

@@ -9,11 +9,10 @@ import shutil
 import pytest
 import torch
 
-import decompositions
-import prims
-from opinfo.coverage import analyze_entries, apply_target, aten_overload_names, parse_junit, to_markdown
-from opinfo.report_html import to_html
-from tools import coverage as cli
+from primkit import decompositions, prims
+from primkit.opinfo.coverage import analyze_entries, apply_target, aten_overload_names, parse_junit, to_markdown
+from primkit.opinfo.report_html import to_html
+from primkit.tools import coverage as cli
 
 # One worker builds the report once (about a minute of tracing) and every test here reads it.
 pytestmark = pytest.mark.xdist_group("coverage")
@@ -128,7 +127,7 @@ def test_float_target_counts_real_lowerings(report):
 
 
 def test_tracing_samples_prints_nothing_and_reports_progress(capfd):
-    import opinfo
+    from primkit import opinfo
     entries = [e for e in opinfo.op_db if e.name in ("stft", "cross", "norm", "add")]
     seen = []
     analyze_entries(entries, jobs=1, progress=lambda done, total: seen.append((done, total)))
@@ -170,7 +169,7 @@ def test_bad_arguments_fail_fast(case, tmp_path, capsys, monkeypatch):
     argv, message = BAD_ARGUMENTS[case]
     (tmp_path / "file").write_text("")
     # build_report must not run: an argument error is found before any work.
-    monkeypatch.setattr("opinfo.coverage.build_report", lambda *a, **k: pytest.fail("the report was built"))
+    monkeypatch.setattr("primkit.opinfo.coverage.build_report", lambda *a, **k: pytest.fail("the report was built"))
     assert cli.main([a.format(tmp=tmp_path) for a in argv]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
@@ -178,8 +177,8 @@ def test_bad_arguments_fail_fast(case, tmp_path, capsys, monkeypatch):
 
 def test_build_report_serially_and_in_parallel_agree():
     # The rows the forked workers trace equal the rows one process traces (a sample of entries).
-    import opinfo
-    from opinfo.coverage import analyze_entries
+    from primkit import opinfo
+    from primkit.opinfo.coverage import analyze_entries
     entries = [e for e in opinfo.op_db if e.name in ("add", "nn.functional.softmax", "sum", "cat", "where")]
     assert analyze_entries(entries, jobs=1) == analyze_entries(entries, jobs=2)
 

@@ -16,10 +16,9 @@ import torch
 import torch.nn as nn
 import torch.utils._pytree as pytree
 
-import opinfo
-import prims
-from decompositions import executor, get_decompositions, trace
-from opinfo.harness import as_function, trace_calls, variant_samples
+from primkit import opinfo, prims
+from primkit.decompositions import executor, get_decompositions, trace
+from primkit.opinfo.harness import as_function, trace_calls, variant_samples
 
 from conftest import devices
 
@@ -182,7 +181,7 @@ def test_module_state_writes_reach_the_module():
 
 
 def test_compiled_trace_keeps_its_guard():
-    from decompositions.guards import SpecializationError
+    from primkit.decompositions.guards import SpecializationError
     ex = executor.compile(trace(lambda x: x.sin(), torch.randn(3)))
     with pytest.raises(SpecializationError):
         ex(torch.randn(4))

@@ -32,11 +32,11 @@ import torch.utils._pytree as pytree
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
-import prims
-from opinfo.core import SampleInput
-from opinfo.harness import significant_strides, variant_samples
-from opinfo.prims import prim_entries
-from prims.errors import PrimConstraintError
+from primkit import prims
+from primkit.opinfo.core import SampleInput
+from primkit.opinfo.harness import significant_strides, variant_samples
+from primkit.opinfo.prims import prim_entries
+from primkit.prims.errors import PrimConstraintError
 
 ENTRIES = {e.prim.name: e for e in prim_entries()}
 SAMPLES = 3             # per dtype
@@ -277,7 +277,7 @@ def test_none_for_a_tensor_is_refused_under_fake_and_real_alike():
 
 def test_a_meta_tensor_has_no_data_to_put_on_a_device():
     """trace(a + b) with b on meta: eager refuses; the graph must not read uninitialised memory."""
-    from decompositions import trace
+    from primkit.decompositions import trace
     x, y = torch.randn(3, 4), torch.randn(3, 4, device="meta")
     with pytest.raises(RuntimeError):
         x + y
@@ -305,7 +305,7 @@ OUT_OF_RANGE = [
 
 @pytest.mark.parametrize("name, fn, x", OUT_OF_RANGE, ids=[c[0] for c in OUT_OF_RANGE])
 def test_out_of_range_numbers_trace_and_run_as_eager(name, fn, x):
-    from decompositions import trace
+    from primkit.decompositions import trace
     expected = fn(x)
     got = trace(fn, x)(x)
     assert got.dtype == expected.dtype and torch.equal(got, expected), (name, got, expected)

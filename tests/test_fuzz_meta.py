@@ -24,9 +24,9 @@ import torch
 import torch.utils._pytree as pytree
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import prims
-from opinfo.core import SampleInput
-from opinfo.harness import call, fake_call, significant_strides
+from primkit import prims
+from primkit.opinfo.core import SampleInput
+from primkit.opinfo.harness import call, fake_call, significant_strides
 
 REGRESSIONS = pathlib.Path(__file__).with_name("fuzz_regressions.json")
 DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
@@ -343,7 +343,7 @@ def reduce_window_call(draw, prim):
 
 @st.composite
 def select_and_scatter_add_call(draw, prim):
-    from prims.meta.windowed import window_output_size
+    from primkit.prims.meta.windowed import window_output_size
     shape = draw(shapes(max_dims=3))
     dtype = dtype_of(draw, prim)
     window = draw(window_args(len(shape)))
@@ -373,7 +373,7 @@ def im2col_call(draw, prim):
 
 @st.composite
 def col2im_call(draw, prim):
-    from prims.meta.windowed import blocks_shape
+    from primkit.prims.meta.windowed import blocks_shape
     output_size = draw(_pairs(1, 5))
     kernel, dilation, padding, stride = draw(_pairs(1, 3)), draw(_pairs(1, 2)), draw(_pairs(0, 1)), draw(_pairs(1, 2))
     for d in range(2):      # at least one block position per dim, as torch's fold needs

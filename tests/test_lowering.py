@@ -6,11 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-import opinfo
-import prims
-import decompositions
-from decompositions import DecompositionError, expand_kept, get_decompositions, requirements, trace
-from decompositions.lowering import (CORE_PRIMS, LOWERINGS, MINIMAL_PRIMS, core_gap, reaches, unreachable,
+from primkit import decompositions, opinfo, prims
+from primkit.decompositions import DecompositionError, expand_kept, get_decompositions, requirements, trace
+from primkit.decompositions.lowering import (CORE_PRIMS, LOWERINGS, MINIMAL_PRIMS, core_gap, reaches, unreachable,
                                      valid_dtypes)
 from models import zoo
 

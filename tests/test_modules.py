@@ -21,9 +21,9 @@ import torch
 import torch.utils._pytree as pytree
 from functorch.compile import aot_module, make_boxed_func
 
-import opinfo
-from decompositions import get_decompositions, non_prim_ops, trace
-from opinfo.harness import significant_strides
+from primkit import opinfo
+from primkit.decompositions import get_decompositions, non_prim_ops, trace
+from primkit.opinfo.harness import significant_strides
 
 SEED = 1234
 

@@ -31,14 +31,14 @@ import torch
 import torch.utils._pytree as pytree
 from torch.autograd.gradcheck import GradcheckError
 
-import opinfo
-from decompositions import trace
-from opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
-from opinfo.harness import (
+from primkit import opinfo
+from primkit.decompositions import trace
+from primkit.opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
+from primkit.opinfo.harness import (
     DTYPE_SAMPLES, VARIANT_SAMPLES, as_function, call, clone_sample, fake_call, significant_strides, trace_calls,
     trace_sample, trace_samples, traces_every_sample, variant_samples,
 )
-from prims.autograd import NotDifferentiableError
+from primkit.prims.autograd import NotDifferentiableError
 
 from conftest import devices
 

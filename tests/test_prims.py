@@ -5,8 +5,7 @@ import re
 
 import pytest
 
-import opinfo
-import prims
+from primkit import opinfo, prims
 
 
 @pytest.mark.parametrize("prim", prims.catalog(), ids=lambda p: p.name)

@@ -11,8 +11,8 @@ import pytest
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from decompositions import canonicalize, get_decompositions, non_prim_ops, trace
-from decompositions.guards import SpecializationError
+from primkit.decompositions import canonicalize, get_decompositions, non_prim_ops, trace
+from primkit.decompositions.guards import SpecializationError
 
 
 class Counter(torch.nn.Module):

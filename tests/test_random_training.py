@@ -21,8 +21,8 @@ from functorch.compile import (
 )
 from torch.fx.experimental.proxy_tensor import make_fx
 
-import prims
-from decompositions import get_decompositions, non_prim_ops, trace
+from primkit import prims
+from primkit.decompositions import get_decompositions, non_prim_ops, trace
 
 TABLE = get_decompositions()
 SEED = 1234

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-import decompositions
-from decompositions import DecompositionError, get_decompositions, trace
+from primkit import decompositions
+from primkit.decompositions import DecompositionError, get_decompositions, trace
 
 aten = torch.ops.aten
 

@@ -5,10 +5,10 @@ import pytest
 import sympy
 import torch
 
-from decompositions import trace
+from primkit.decompositions import trace
 from models import GPT2
-from prims import PrimConstraintError
-from prims.symbolic import TensorSpec, propagate, symbol
+from primkit.prims import PrimConstraintError
+from primkit.prims.symbolic import TensorSpec, propagate, symbol
 
 B, S, K, K2, N = (symbol(n) for n in ("B", "S", "K", "K2", "N"))
 

@@ -16,7 +16,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from decompositions import check_prim_only, get_decompositions, trace
+from primkit.decompositions import check_prim_only, get_decompositions, trace
 from training import output_tensors
 
 transformers = pytest.importorskip("transformers")

@@ -36,7 +36,7 @@ def test_tracing_is_what_the_mask_needs():
     from functorch.compile import aot_function, make_boxed_func
     from torch._subclasses.fake_tensor import DataDependentOutputException
 
-    from decompositions import get_decompositions
+    from primkit.decompositions import get_decompositions
 
     torch.manual_seed(0)
     model, inputs = llama()

@@ -6,7 +6,7 @@ import itertools
 import pytest
 import torch
 
-from decompositions.type_promotion import LATTICE, promote_types, result_type
+from primkit.decompositions.type_promotion import LATTICE, promote_types, result_type
 
 DTYPES = list(LATTICE)
 NUMBERS = [True, 3, 2.5, 1 + 2j]

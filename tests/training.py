@@ -17,8 +17,8 @@ import torch
 import torch.utils._pytree as pytree
 from functorch.compile import aot_function, make_boxed_func
 
-import decompositions
-from decompositions import get_decompositions, non_prim_ops
+from primkit import decompositions
+from primkit.decompositions import get_decompositions, non_prim_ops
 
 # float32 on CPU. The graphs sum in another order than eager's kernels (matmul, convolution
 # gradients as convolutions, reductions over the batch in batch norm's backward): a few ulps of

@@ -1,4 +1,4 @@
-"""``python -m tools.bench``: how fast prim graphs run and trace, against torch's own paths.
+"""``primkit bench``: how fast prim graphs run and trace, against torch's own paths.
 
 Per model, side by side in one run (interleaved repetitions, the median of each):
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import sys
 import time
 
 import torch
@@ -132,7 +133,7 @@ def _close(a, b) -> bool:
 
 def bench_model(name, build, device, repeat, inductor, trace_repeat):
     from torch.fx.experimental.proxy_tensor import make_fx
-    from decompositions import executor, trace
+    from primkit.decompositions import executor, trace
     torch.manual_seed(0)
     model, inputs = build()
     model = _Outputs(model).eval().to(device)
@@ -196,9 +197,9 @@ def _table(rows: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None):
+def main(argv=None, prog="primkit bench") -> int:
     models = _models()
-    p = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     p.add_argument("--models", default=",".join(models), help=f"comma-separated, of: {', '.join(models)}")
     p.add_argument("--repeat", type=int, default=7, help="timed runs of each graph (median)")
     p.add_argument("--trace-repeat", type=int, default=3, help="timed traces of each model (median)")
@@ -208,7 +209,7 @@ def main(argv=None):
                    help="cpu, cuda, or all: cpu and, where a GPU is present, cuda")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    import decompositions  # noqa: F401  (defines the prims before any timing)
+    from primkit import decompositions  # noqa: F401  (defines the prims before any timing)
     chosen = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in chosen if m not in models]
     if unknown:
@@ -224,7 +225,8 @@ def main(argv=None):
             print(f"{name}: " + ", ".join(f"{k} {v:.3g}" for k, v in rows[name].items()), flush=True)
         print(f"\n{device}, {args.threads} thread(s), median of {args.repeat} (tracing: {args.trace_repeat}):\n")
         print(_table(rows), flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(prog="python -m primkit.tools.bench"))

@@ -1,4 +1,5 @@
-"""python -m tools.catalog_docs [-o FILE]: write the catalog's reference page (docs/prims.md)."""
+"""primkit catalog-docs [-o FILE]: write the catalog's reference page (default: docs/prims.md under the
+current directory)."""
 from __future__ import annotations
 
 import argparse
@@ -6,11 +7,11 @@ import pathlib
 import sys
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.catalog_docs", description=__doc__)
+def main(argv=None, prog="primkit catalog-docs") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.add_argument("-o", "--output", default="docs/prims.md", help="file to write (default: %(default)s)")
     args = parser.parse_args(argv)
-    from opinfo.catalog_docs import render
+    from primkit.opinfo.catalog_docs import render
     out = pathlib.Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render())
@@ -19,4 +20,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m primkit.tools.catalog_docs"))

@@ -1,12 +1,17 @@
-"""python -m tools.coverage: write the op coverage report.
+"""primkit coverage: write the op coverage report.
 
-    python -m tools.coverage [--format json|md|html] [-o FILE] [--target PRIMS] [--run-tests] [--no-programs]
-    python -m tools.coverage --from reports/coverage.json --format html    # re-render a JSON report
+    primkit coverage [--format json|md|html] [-o FILE] [--target PRIMS] [--run-tests] [--no-programs]
+    primkit coverage --from reports/coverage.json --format html    # re-render a JSON report
+
+(also ``python -m primkit coverage`` and ``python -m primkit.tools.coverage``). The report goes to
+reports/coverage.<format> under the current directory unless -o says otherwise.
 
 One row per ATen overload of the installed torch: its status (prims / partial / missing), the
 prims its OpInfo samples reach, its OpInfo entries and sample count, its tags, and with
 --run-tests the pass / fail / xfail counts per dtype and device of a real pytest run; and one row
-per program of the test zoo (tests/models.py): the prims it needs and what blocks it.
+per program of the test zoo (tests/models.py): the prims it needs and what blocks it. The test zoo
+and the OpInfo suite of --run-tests are the repository's, not the package's: they are read from
+the primkit checkout the command runs in (see ``checkout``); elsewhere the report has no programs.
 """
 from __future__ import annotations
 
@@ -19,17 +24,35 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+# Where an editable install's sources live (the checkout); in a wheel's install, site-packages/primkit.
+_SOURCE_ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run_tests(pytest_args) -> dict:
-    """Run the OpInfo suite under pytest, parse its junit XML; a progress bar on a terminal."""
-    from opinfo.coverage import parse_junit
+def _is_checkout(d: pathlib.Path) -> bool:
+    try:
+        pyproject = (d / "pyproject.toml").read_text()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return (d / "tests" / "models.py").is_file() and re.search(r'^name\s*=\s*"primkit"', pyproject, re.M) is not None
+
+
+def checkout() -> pathlib.Path | None:
+    """The primkit repository the command runs in: the current directory or the nearest folder above
+    it that holds primkit's pyproject.toml and tests/, else an editable install's source folder;
+    None elsewhere (a wheel's install carries no tests)."""
+    cwd = pathlib.Path.cwd().resolve()
+    return next((d for d in (cwd, *cwd.parents, _SOURCE_ROOT) if _is_checkout(d)), None)
+
+
+def run_tests(pytest_args, root: pathlib.Path) -> dict:
+    """Run the OpInfo suite of the checkout ``root`` under pytest (on the installed primkit), parse
+    its junit XML; a progress bar on a terminal."""
+    from primkit.opinfo.coverage import parse_junit
     with tempfile.TemporaryDirectory() as tmp:
         junit = os.path.join(tmp, "junit.xml")
         cmd = [sys.executable, "-m", "pytest", "tests/test_ops.py", "-v", "-p", "no:cacheprovider",
                f"--junitxml={junit}", *pytest_args]
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         tty = sys.stderr.isatty()
         done = 0
         for line in proc.stdout:
@@ -45,16 +68,18 @@ def run_tests(pytest_args) -> dict:
         if tty:
             sys.stderr.write("\n")
         if not os.path.exists(junit):
-            raise SystemExit(f"tools.coverage: pytest wrote no results (exit code {proc.returncode})")
+            raise SystemExit(f"primkit coverage: pytest wrote no results (exit code {proc.returncode})")
         return parse_junit(junit)
 
 
 def zoo_programs() -> list:
-    """The test zoo's models (tests/models.py), [(name, model, args)]; none outside a checkout."""
+    """The test zoo's models (the checkout's tests/models.py), [(name, model, args)]; none outside a
+    checkout."""
     import importlib.util
-    path = ROOT / "tests" / "models.py"
-    if not path.exists():
+    root = checkout()
+    if root is None:
         return []
+    path = root / "tests" / "models.py"
     spec = importlib.util.spec_from_file_location("primkit_test_zoo", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -94,7 +119,7 @@ def load_report(path) -> dict:
 
 def parse_target(text: str) -> frozenset:
     """Comma-separated prim names, or @FILE with one name per line; unknown names are an error."""
-    from decompositions.lowering import prim_set
+    from primkit.decompositions.lowering import prim_set
     if text.startswith("@"):
         try:
             names = pathlib.Path(text[1:]).read_text().split()
@@ -138,15 +163,16 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def main(argv=None) -> int:
-    parser = _Parser(prog="python -m tools.coverage", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None, prog="primkit coverage") -> int:
+    parser = _Parser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--format", choices=("json", "md", "html"), default=None,
                         help="output format (default: from the file suffix, else md)")
-    parser.add_argument("-o", "--output", default=None, help="file to write (default: reports/coverage.<format>)")
+    parser.add_argument("-o", "--output", default=None, help="file to write (default: reports/coverage.<format> in the current directory)")
     parser.add_argument("--target", default=None, metavar="PRIMS",
                         help="a backend's prim set (comma-separated names or @file): report which ops reach only it")
-    parser.add_argument("--run-tests", action="store_true", help="run the OpInfo tests and add their results")
+    parser.add_argument("--run-tests", action="store_true",
+                        help="run the OpInfo tests (tests/test_ops.py of the primkit checkout the command runs in) "
+                             "and add their results")
     parser.add_argument("--pytest-args", default="-n 2", help="extra pytest arguments for --run-tests (default: %(default)s)")
     parser.add_argument("--no-analyze", action="store_true", help="skip tracing OpInfo samples (no prims / partial)")
     parser.add_argument("--jobs", type=int, default=None,
@@ -165,11 +191,14 @@ def main(argv=None) -> int:
         fmt, out = output_path(args.format, args.output)
         target = parse_target(args.target) if args.target is not None else None
         report = load_report(args.source) if args.source else None
+        root = checkout()
+        if args.run_tests and root is None:
+            raise UsageError("--run-tests runs the repository's tests/test_ops.py: run it inside a primkit checkout")
     except UsageError as e:
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         return 2
-    from opinfo.coverage import apply_target, build_report, to_markdown
-    from opinfo.report_html import to_html
+    from primkit.opinfo.coverage import apply_target, build_report, to_markdown
+    from primkit.opinfo.report_html import to_html
     render = {"json": lambda r: json.dumps(r, indent=1), "md": to_markdown, "html": to_html}[fmt]
     if report is not None:
         try:
@@ -184,7 +213,7 @@ def main(argv=None) -> int:
                   f"({type(e).__name__}: {e})", file=sys.stderr)
             return 2
     else:
-        results = run_tests(args.pytest_args.split()) if args.run_tests else None
+        results = run_tests(args.pytest_args.split(), root) if args.run_tests else None
         programs = [] if args.no_programs else zoo_programs()
         report = build_report(target=target, analyze=not args.no_analyze, test_results=results, jobs=args.jobs,
                               programs=programs, progress=progress_bar())
@@ -206,4 +235,4 @@ def summary_line(out, report) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m primkit.tools.coverage"))

@@ -1,5 +1,6 @@
-"""python -m tools.stride_share [-o FILE] [-k PATTERN]: the share of OpInfo samples whose
-decomposed result has eager's output strides (see opinfo/stride_share.py), as Markdown."""
+"""primkit stride-share [-o FILE] [-k PATTERN]: the share of OpInfo samples whose decomposed result
+has eager's output strides (see opinfo/stride_share.py), as Markdown (default: reports/strides.md
+under the current directory)."""
 from __future__ import annotations
 
 import argparse
@@ -9,13 +10,13 @@ import time
 import warnings
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.stride_share", description=__doc__)
+def main(argv=None, prog="primkit stride-share") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.add_argument("-o", "--output", default="reports/strides.md", help="file to write (default: %(default)s)")
     parser.add_argument("-k", dest="pattern", default="", help="only entries whose name contains PATTERN")
     args = parser.parse_args(argv)
-    import opinfo
-    from opinfo.stride_share import measure, to_markdown
+    from primkit import opinfo
+    from primkit.opinfo.stride_share import measure, to_markdown
 
     tty = sys.stderr.isatty()
 
@@ -41,4 +42,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m primkit.tools.stride_share"))

@@ -11,11 +11,11 @@ import functools
 import torch
 from torch.fx.experimental.proxy_tensor import get_proxy_mode
 
-from decompositions.registry import DecompositionError
-from opinfo.core import ErrorInput, OpInfo, SampleInput
-from opinfo.definitions import elementwise, linalg, nn, reductions, shape
-from opinfo.dtypes import ALL, BOOL, FLOAT32_64, INTEGRAL
-from opinfo.samples import make, sample_inputs_elementwise_unary
+from primkit.decompositions.registry import DecompositionError
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
+from primkit.opinfo.definitions import elementwise, linalg, nn, reductions, shape
+from primkit.opinfo.dtypes import ALL, BOOL, FLOAT32_64, INTEGRAL
+from primkit.opinfo.samples import make, sample_inputs_elementwise_unary
 
 aten = torch.ops.aten
 

@@ -12,10 +12,10 @@ import re
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput
-from opinfo.definitions.nn import out_entry
-from opinfo.dtypes import FLOAT32_64, FLOATING
-from opinfo.samples import layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
+from primkit.opinfo.definitions.nn import out_entry
+from primkit.opinfo.dtypes import FLOAT32_64, FLOATING
+from primkit.opinfo.samples import layouts, make
 
 aten = torch.ops.aten
 
@@ -350,7 +350,7 @@ def sample_inputs_adaptive_max_pool_backward(n):
 
 def sample_inputs_segment_reduce_backward(op, device, dtype):
     """(grad, output, data, reduce, lengths or offsets, axis, initial) for torch.segment_reduce's samples."""
-    from opinfo.definitions.reductions import sample_inputs_segment_reduce
+    from primkit.opinfo.definitions.reductions import sample_inputs_segment_reduce
     for s in sample_inputs_segment_reduce(op, device, dtype):
         out = torch.segment_reduce(s.input, *s.args, **s.kwargs)
         kw = {k: v for k, v in s.kwargs.items() if k != "unsafe"}

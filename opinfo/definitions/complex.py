@@ -11,9 +11,9 @@ import math
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput
-from opinfo.dtypes import ALL, FLOAT32_64
-from opinfo.samples import UNARY_SHAPES, extremal_unary, layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
+from primkit.opinfo.dtypes import ALL, FLOAT32_64
+from primkit.opinfo.samples import UNARY_SHAPES, extremal_unary, layouts, make
 
 COMPLEX_64_128 = frozenset({torch.complex64, torch.complex128})
 INF, NAN = math.inf, math.nan

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput
-from opinfo.dtypes import ALL, FLOATING, NUMERIC
-from opinfo.samples import layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
+from primkit.opinfo.dtypes import ALL, FLOATING, NUMERIC
+from primkit.opinfo.samples import layouts, make
 
 SIZES = ((), (0,), (3,), (2, 3), (2, 0, 4), (2, 3, 4, 5))
 

@@ -11,9 +11,9 @@ import operator
 
 import torch
 
-from opinfo.core import DEFAULT_TOLERANCES, ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import ALL, BOOL, COMPLEX, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
-from opinfo.samples import (
+from primkit.opinfo.core import DEFAULT_TOLERANCES, ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.dtypes import ALL, BOOL, COMPLEX, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
+from primkit.opinfo.samples import (
     BINARY_SHAPE_PAIRS, error_inputs_elementwise_binary, layouts, make,
     sample_inputs_elementwise_binary, sample_inputs_elementwise_unary,
 )

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import COMPLEX, FLOAT32_64, INTEGRAL
-from opinfo.samples import make
-from prims import dtypes as dt
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.dtypes import COMPLEX, FLOAT32_64, INTEGRAL
+from primkit.opinfo.samples import make
+from primkit.prims import dtypes as dt
 
 # Eager's CPU fft kernels take float32/float64 (and their complex types); integers become float32.
 REAL_IN = FLOAT32_64 | INTEGRAL

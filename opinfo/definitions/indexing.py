@@ -6,9 +6,9 @@ import math
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import ALL, NUMERIC
-from opinfo.samples import make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.dtypes import ALL, NUMERIC
+from primkit.opinfo.samples import make
 
 A_SHAPE = (3, 4, 5)
 

@@ -13,12 +13,12 @@ import math
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.definitions.indexing import _indices, _layouts
-from opinfo.definitions.nn import out_entry
-from opinfo.definitions.reductions import SUM_TOLERANCES, _tuple_out, sample_inputs_reduction
-from opinfo.dtypes import ALL, COMPLEX, FLOAT32_64, FLOATING, NUMERIC
-from opinfo.samples import layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.definitions.indexing import _indices, _layouts
+from primkit.opinfo.definitions.nn import out_entry
+from primkit.opinfo.definitions.reductions import SUM_TOLERANCES, _tuple_out, sample_inputs_reduction
+from primkit.opinfo.dtypes import ALL, COMPLEX, FLOAT32_64, FLOATING, NUMERIC
+from primkit.opinfo.samples import layouts, make
 
 aten = torch.ops.aten
 A_SHAPE = (3, 4, 5)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
-from opinfo.samples import make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
+from primkit.opinfo.samples import make
 
 # Integer products run on CPU only: eager's CUDA matmul kernels take floating dtypes.
 DTYPES = FLOATING | INTEGRAL

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import torch
 
-from decompositions.linalg_extra import MATRIX_EXP_THETAS
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.definitions.linalg import LINALG_DTYPES, SQUARE_SHAPES, TALL_SHAPES, _matrices, _well_conditioned
-from opinfo.dtypes import ALL, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
-from opinfo.harness import variant_samples
-from opinfo.samples import make
+from primkit.decompositions.linalg_extra import MATRIX_EXP_THETAS
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.definitions.linalg import LINALG_DTYPES, SQUARE_SHAPES, TALL_SHAPES, _matrices, _well_conditioned
+from primkit.opinfo.dtypes import ALL, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
+from primkit.opinfo.harness import variant_samples
+from primkit.opinfo.samples import make
 
 aten = torch.ops.aten
 F32, F64, C64 = torch.float32, torch.float64, torch.complex64

@@ -8,10 +8,10 @@ import torch
 import torch.nn.functional as F
 import torch.utils._pytree as pytree
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput
-from opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
-from opinfo.harness import clone_sample
-from opinfo.samples import extremal_unary, layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
+from primkit.opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
+from primkit.opinfo.harness import clone_sample
+from primkit.opinfo.samples import extremal_unary, layouts, make
 
 aten = torch.ops.aten
 

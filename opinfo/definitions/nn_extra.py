@@ -12,10 +12,10 @@ import re
 import torch
 import torch.nn.functional as F
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.definitions.nn import out_entry
-from opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
-from opinfo.samples import extremal_unary, layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.definitions.nn import out_entry
+from primkit.opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
+from primkit.opinfo.samples import extremal_unary, layouts, make
 
 aten = torch.ops.aten
 

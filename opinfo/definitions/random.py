@@ -17,9 +17,9 @@ import math
 import torch
 import torch.nn.functional as F
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.samples import layouts, make
-from opinfo.dtypes import FLOATING
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.samples import layouts, make
+from primkit.opinfo.dtypes import FLOATING
 
 N = 4096       # draws per moment check
 SIGMAS = 6.0   # tolerance in standard errors

@@ -5,9 +5,9 @@ import math
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import ALL, FLOATING, NUMERIC
-from opinfo.samples import FLOATING as FLOAT_DTYPES, layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.dtypes import ALL, FLOATING, NUMERIC
+from primkit.opinfo.samples import FLOATING as FLOAT_DTYPES, layouts, make
 
 # (shape, dim) pairs; dims are given as an int, a tuple, a negative dim or None (every dim).
 REDUCTION_CASES = (

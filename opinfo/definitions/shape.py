@@ -8,9 +8,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import ALL, COMPLEX
-from opinfo.samples import layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.dtypes import ALL, COMPLEX
+from primkit.opinfo.samples import layouts, make
 
 aten = torch.ops.aten
 EVERY = ("contiguous", "noncontiguous", "transposed", "channels_last", "expanded")

@@ -9,12 +9,12 @@ import dataclasses
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.definitions.aliases import through_table
-from opinfo.definitions import shape as views
-from opinfo.definitions.shape import DENSE, EVERY, cases, errors
-from opinfo.dtypes import ALL, COMPLEX, FLOAT32_64, FLOATING
-from opinfo.samples import layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.definitions.aliases import through_table
+from primkit.opinfo.definitions import shape as views
+from primkit.opinfo.definitions.shape import DENSE, EVERY, cases, errors
+from primkit.opinfo.dtypes import ALL, COMPLEX, FLOAT32_64, FLOATING
+from primkit.opinfo.samples import layouts, make
 
 
 def entry(name, op, samples, *, errs=None, dtypes=ALL, out=True, entry_name=None, aten_names=None, **kw):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from opinfo.dtypes import BOOL, COMPLEX, FLOATING, INTEGRAL
-from opinfo.samples import FLOATING as FLOAT_DTYPES, layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.dtypes import BOOL, COMPLEX, FLOATING, INTEGRAL
+from primkit.opinfo.samples import FLOATING as FLOAT_DTYPES, layouts, make
 
 REAL = FLOATING | INTEGRAL
 # (shape, dim): 0-d, empty, size-1, vector, matrix both dims, negative dim, 3-d

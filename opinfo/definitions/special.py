@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import torch
 
-from opinfo.core import ErrorInput, OpInfo, SampleInput
-from opinfo.dtypes import BOOL, FLOAT32_64, INTEGRAL
-from opinfo.samples import layouts, make
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
+from primkit.opinfo.dtypes import BOOL, FLOAT32_64, INTEGRAL
+from primkit.opinfo.samples import layouts, make
 
 # Eager has float32 and float64 kernels only; integer and bool operands compute in float32.
 DTYPES = FLOAT32_64 | INTEGRAL | BOOL

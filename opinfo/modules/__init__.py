@@ -1,5 +1,5 @@
 """ModuleInfo records, one module per family of torch.nn modules."""
-from opinfo.modules import (activation, convolution, dropout, embedding, linear, loss, normalization, padding,
+from primkit.opinfo.modules import (activation, convolution, dropout, embedding, linear, loss, normalization, padding,
                             pooling, recurrent, shape, transformer, upsampling)
 
 FAMILIES = (convolution, normalization, activation, pooling, padding, dropout, embedding, recurrent, transformer,

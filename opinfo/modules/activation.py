@@ -1,7 +1,7 @@
 """Activations: elementwise nonlinearities, the gated and softmax families."""
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, f, fwd, variant
+from primkit.opinfo.module_db import ModuleInfo, f, fwd, variant
 
 _X = [fwd("2d", f(3, 4))]     # elementwise: one shape exercises the code path
 

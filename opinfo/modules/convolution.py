@@ -2,7 +2,7 @@
 import torch
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, cl, f, fwd, variant, xfail
+from primkit.opinfo.module_db import ModuleInfo, cl, f, fwd, variant, xfail
 
 
 def _inputs(dims, c, n):

@@ -2,7 +2,7 @@
 the identity in eval mode."""
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, f, fwd, variant, xfail
+from primkit.opinfo.module_db import ModuleInfo, f, fwd, variant, xfail
 
 
 def _dropout(cls, inputs, *extra, xfails=()):

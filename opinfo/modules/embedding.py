@@ -2,8 +2,8 @@
 import torch
 from torch import nn
 
-from decompositions import DecompositionError
-from opinfo.module_db import T, ModuleInfo, f, fwd, i64, variant, xfail
+from primkit.decompositions import DecompositionError
+from primkit.opinfo.module_db import T, ModuleInfo, f, fwd, i64, variant, xfail
 
 
 def _offsets(gen, dtype):

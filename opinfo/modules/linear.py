@@ -1,7 +1,7 @@
 """Linear maps: Linear, Bilinear, Identity."""
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, f, fwd, variant
+from primkit.opinfo.module_db import ModuleInfo, f, fwd, variant
 
 MODULES = [
     ModuleInfo(nn.Linear, (

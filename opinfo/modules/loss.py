@@ -4,8 +4,8 @@ from torch import nn
 
 from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 
-from decompositions import DecompositionError
-from opinfo.module_db import T, ModuleInfo, f, fwd, i64, variant, xfail
+from primkit.decompositions import DecompositionError
+from primkit.opinfo.module_db import T, ModuleInfo, f, fwd, i64, variant, xfail
 
 
 def _loss(cls, *v, **kw):

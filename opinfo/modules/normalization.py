@@ -6,7 +6,7 @@ from torch import nn
 
 from torch._subclasses.fake_tensor import DataDependentOutputException
 
-from opinfo.module_db import ModuleInfo, cl, f, fwd, variant, xfail
+from primkit.opinfo.module_db import ModuleInfo, cl, f, fwd, variant, xfail
 
 
 def _norm(cls, *variants, **kw):

@@ -1,7 +1,7 @@
 """Padding: zero, constant, reflection, replication and circular padding, 1d to 3d."""
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, cl, f, fwd, variant, xfail
+from primkit.opinfo.module_db import ModuleInfo, cl, f, fwd, variant, xfail
 
 # Per dimensionality: an asymmetric padding, and a negative one (cropping) where the mode takes it.
 _PAD = {1: (2, 1), 2: (1, 0, 2, 1), 3: (1, 0, 1, 2, 0, 1)}

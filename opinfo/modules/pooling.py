@@ -2,7 +2,7 @@
 import torch
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, T, cl, f, fwd, variant, xfail
+from primkit.opinfo.module_db import ModuleInfo, T, cl, f, fwd, variant, xfail
 
 
 def _inputs(dims, n=4, c=2, *, layouts=True):

@@ -2,8 +2,8 @@
 import torch
 from torch import nn
 
-from decompositions import DecompositionError
-from opinfo.module_db import ModuleInfo, f, fwd, variant, xfail
+from primkit.decompositions import DecompositionError
+from primkit.opinfo.module_db import ModuleInfo, f, fwd, variant, xfail
 
 
 # Sequences of 3 steps (2 for the stacked bidirectional layers): the graphs unroll every step.

@@ -2,7 +2,7 @@
 PixelShuffle, PixelUnshuffle, ChannelShuffle."""
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, cl, f, fwd, variant
+from primkit.opinfo.module_db import ModuleInfo, cl, f, fwd, variant
 
 
 def _shape(cls, *variants, **kw):

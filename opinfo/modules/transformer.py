@@ -3,7 +3,7 @@ and Transformer. Their default dropout (0.1) makes them random in train mode."""
 import torch
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, T, f, fwd, variant
+from primkit.opinfo.module_db import ModuleInfo, T, f, fwd, variant
 
 
 def _causal(gen, dtype):

@@ -1,7 +1,7 @@
 """Upsampling: Upsample in each mode, UpsamplingNearest2d, UpsamplingBilinear2d."""
 from torch import nn
 
-from opinfo.module_db import ModuleInfo, cl, f, fwd, variant, xfail
+from primkit.opinfo.module_db import ModuleInfo, cl, f, fwd, variant, xfail
 
 # Under AOTAutograd the upsample ops run torch's own CompositeImplicitAutograd kernels, which index
 # with aten::_unsafe_index (the inference trace decomposes the upsample ops themselves).

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from prims.autograd import unreduce
+from primkit.prims.autograd import unreduce
 
 
 def _ops():

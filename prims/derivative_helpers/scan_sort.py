@@ -12,7 +12,7 @@ import math
 
 import torch
 
-from prims.meta.windowed import window_output_size
+from primkit.prims.meta.windowed import window_output_size
 
 
 def _ops():
@@ -121,7 +121,7 @@ def windows_back(grad, a, window_dimensions, window_strides, padding_low, paddin
     """The adjoint of ``windows`` (its gradient in x): each window element of grad added back at the
     position of a it was read from (padding dropped). Undoes windows' steps in reverse order: interior
     padding undoes the dilation slice, ``unfold_back`` the unfold, a slice the padding."""
-    from prims.autograd import unfold_back
+    from primkit.prims.autograd import unfold_back
     ops = _ops()
     n = a.dim()
     if grad.numel() == 0 or a.numel() == 0:

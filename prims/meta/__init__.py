@@ -74,7 +74,7 @@ def listed(check):
 
 
 def dtype_class_per_argument(value):
-    from prims import dtypes as dt
+    from primkit.prims import dtypes as dt
     if not isinstance(value, dict):
         return f"expected a mapping of argument name to dtype class, got {value!r}"
     for arg, cls in value.items():

@@ -1,11 +1,11 @@
 """Meta rule of bitcast_convert_type: same shape, same itemsize, contiguous output."""
 from __future__ import annotations
 
-from prims import dtypes as dt
-from prims.errors import check
-from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import check_dtype
-from prims.meta.strides import contiguous_strides, itemsize
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import check
+from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.common import check_dtype
+from primkit.prims.meta.strides import contiguous_strides, itemsize
 
 
 @meta_rule("bitcast", constraints=("C1", "C2", "C3"))

@@ -6,8 +6,8 @@ import numbers
 
 import torch
 
-from prims import dtypes as dt
-from prims.errors import PrimIndexError, check
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import PrimIndexError, check
 
 
 def canonical_dim(prim, cid, dim: int, ndim: int) -> int:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import torch
 
-from prims.errors import check
-from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import check_fits, fits, shape_str
-from prims.meta.strides import contiguous_strides, strides_from_perm
+from primkit.prims.errors import check
+from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.common import check_fits, fits, shape_str
+from primkit.prims.meta.strides import contiguous_strides, strides_from_perm
 
 
 @meta_rule("full", constraints=("C1", "C2", "C3"))

@@ -7,11 +7,11 @@ import math
 
 import torch
 
-from prims import dtypes as dt
-from prims.errors import check
-from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import check_addressable, check_dtype, check_same_device, shape_str
-from prims.meta.strides import contiguous_strides
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import check
+from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.common import check_addressable, check_dtype, check_same_device, shape_str
+from primkit.prims.meta.strides import contiguous_strides
 
 
 def data_dependent_size(prim, a=None, *, least=0):
@@ -27,7 +27,7 @@ def data_dependent_size(prim, a=None, *, least=0):
         least = least if isinstance(least, int) else 0
         return ctx.new_dynamic_size(min=least, max=numel) if isinstance(numel, int) else \
             ctx.new_dynamic_size(min=least)
-    from prims.symbolic import SymDim, symbol   # lazily: prims.symbolic imports the meta rules
+    from primkit.prims.symbolic import SymDim, symbol   # lazily: prims.symbolic imports the meta rules
     return SymDim(symbol(f"{prim.name}_size"))
 
 

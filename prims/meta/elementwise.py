@@ -7,11 +7,11 @@ layout rule (see ``strides.elementwise_strides``); non-tensor arguments do not t
 """
 from __future__ import annotations
 
-from prims import dtypes as dt
-from prims.errors import check
-from prims.meta import TensorMeta, dtype_class_per_argument, is_tensor_like, listed, meta_rule
-from prims.meta.common import check_dtype, check_same_device, shape_str
-from prims.meta.strides import elementwise_strides, itemsize
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import check
+from primkit.prims.meta import TensorMeta, dtype_class_per_argument, is_tensor_like, listed, meta_rule
+from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
+from primkit.prims.meta.strides import elementwise_strides, itemsize
 
 # out_dtype kinds: how the output dtype follows from the operands' common dtype.
 OUT_DTYPE = {

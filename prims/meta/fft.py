@@ -2,11 +2,11 @@
 goes complex; c2r sets dims[-1] to last_dim_size and goes real. Contiguous output."""
 from __future__ import annotations
 
-from prims import dtypes as dt
-from prims.errors import check
-from prims.meta import TensorMeta, meta_rule, one_of
-from prims.meta.common import canonical_dims, check_dtype
-from prims.meta.strides import contiguous_strides
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import check
+from primkit.prims.meta import TensorMeta, meta_rule, one_of
+from primkit.prims.meta.common import canonical_dims, check_dtype
+from primkit.prims.meta.strides import contiguous_strides
 
 NORMALIZATIONS = (0, 1, 2)   # none, 1/sqrt(n), 1/n: ATen's fft_norm_mode
 

@@ -1,11 +1,11 @@
 """Meta rules of the linear-algebra family: matmul and N-d convolution."""
 from __future__ import annotations
 
-from prims import dtypes as dt
-from prims.errors import check
-from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import check_dtype, check_same_device, shape_str
-from prims.meta.strides import channels_last_strides, contiguous_strides, is_channels_last, is_contiguous
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import check
+from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
+from primkit.prims.meta.strides import channels_last_strides, contiguous_strides, is_channels_last, is_contiguous
 
 
 @meta_rule("matmul", constraints=("C1", "C2", "C3", "C4"))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import torch
 
-from prims import dtypes as dt
-from prims.errors import check
-from prims.meta import TensorMeta, meta_rule, one_of
-from prims.meta.common import check_dtype, check_same_device, shape_str
-from prims.meta.strides import contiguous_strides
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import check
+from primkit.prims.meta import TensorMeta, meta_rule, one_of
+from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
+from primkit.prims.meta.strides import contiguous_strides
 
 QR_MODES = ("reduced", "complete")
 

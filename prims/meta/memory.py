@@ -1,11 +1,11 @@
 """Meta rules of the memory family: copies that keep or set a layout."""
 from __future__ import annotations
 
-from prims import dtypes as dt
-from prims.errors import check
-from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import check_dtype, check_same_device, shape_str
-from prims.meta.strides import elementwise_strides, itemsize
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import check
+from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
+from primkit.prims.meta.strides import elementwise_strides, itemsize
 
 
 @meta_rule("clone", constraints=("C1",))
@@ -41,7 +41,7 @@ def item(prim, a):
     ``_local_scalar_dense``; a FakeTensorMode without a ShapeEnv raises DataDependentOutputException), a
     fresh symbol 'item_value' elsewhere (the rule runs on real tensors only to check constraints)."""
     import torch
-    from prims.meta.common import check_dtype
+    from primkit.prims.meta.common import check_dtype
     numel = 1
     for s in a.shape:
         numel = numel * s
@@ -56,5 +56,5 @@ def item(prim, a):
         if a.dtype == torch.bool:
             return env.create_unbacked_symbool()
         return env.create_unbacked_symfloat() if a.dtype.is_floating_point else env.create_unbacked_symint()
-    from prims.symbolic import SymDim, symbol   # lazily: prims.symbolic imports the meta rules
+    from primkit.prims.symbolic import SymDim, symbol   # lazily: prims.symbolic imports the meta rules
     return SymDim(symbol("item_value"))

@@ -1,10 +1,10 @@
 """Meta rule of the memory_extra family (copy_strided): the output has the requested strides."""
 from __future__ import annotations
 
-from prims.errors import check
-from prims.meta.strides import is_non_overlapping
-from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import shape_str
+from primkit.prims.errors import check
+from primkit.prims.meta.strides import is_non_overlapping
+from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.common import shape_str
 
 
 @meta_rule("copy_strided", constraints=("C1", "C2"))

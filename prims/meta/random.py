@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import torch
 
-from prims import dtypes as dt
-from prims.errors import check
-from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import check_dtype, shape_str
-from prims.meta.strides import contiguous_strides, elementwise_strides
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import check
+from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.common import check_dtype, shape_str
+from primkit.prims.meta.strides import contiguous_strides, elementwise_strides
 
 
 def _fresh(prim, shape, dtype, device):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import torch
 
-from prims import dtypes as dt
-from prims.errors import PrimIndexError, check
-from prims.meta import TensorMeta, flag, meta_rule, one_of
-from prims.meta.common import canonical_dim, canonical_dims, check_dtype
-from prims.meta.strides import contiguous_strides
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import PrimIndexError, check
+from primkit.prims.meta import TensorMeta, flag, meta_rule, one_of
+from primkit.prims.meta.common import canonical_dim, canonical_dims, check_dtype
+from primkit.prims.meta.strides import contiguous_strides
 
 OUT_DTYPE = {"same": lambda d: d, "real": dt.to_real, "int64": lambda d: torch.int64}
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from prims.meta import TensorMeta, flag, meta_rule
-from prims.meta.common import canonical_dim, check_dtype
-from prims.meta.strides import contiguous_strides
+from primkit.prims.meta import TensorMeta, flag, meta_rule
+from primkit.prims.meta.common import canonical_dim, check_dtype
+from primkit.prims.meta.strides import contiguous_strides
 
 
 @meta_rule("scan", params={"with_indices": flag}, constraints=("C1", "C2"),

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import torch
 
-from prims import dtypes as dt
-from prims.errors import PrimIndexError, check
-from prims.meta import TensorMeta, meta_rule
-from prims.meta.common import canonical_dim, canonical_dims, check_dtype, check_fits, check_same_device, shape_str
-from prims.meta.strides import contiguous_strides, elementwise_strides, itemsize, memory_format_strides
+from primkit.prims import dtypes as dt
+from primkit.prims.errors import PrimIndexError, check
+from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.common import canonical_dim, canonical_dims, check_dtype, check_fits, check_same_device, shape_str
+from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize, memory_format_strides
 
 
 def _meta(a, shape, strides, dtype=None):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import torch
 
-from prims.errors import PrimIndexError, check
-from prims.meta import TensorMeta, flag, meta_rule
-from prims.meta.common import canonical_dim, check_dtype
-from prims.meta.strides import contiguous_strides
+from primkit.prims.errors import PrimIndexError, check
+from primkit.prims.meta import TensorMeta, flag, meta_rule
+from primkit.prims.meta.common import canonical_dim, check_dtype
+from primkit.prims.meta.strides import contiguous_strides
 
 
 def _values_and_indices(a, shape):

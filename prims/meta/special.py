@@ -3,11 +3,11 @@ n, mvlgamma's p). The entry's ``min_order`` is the least order allowed (default 
 value sums that many terms per element, which must be addressable as a tensor (the "storage" check)."""
 from __future__ import annotations
 
-from prims.errors import check
-from prims.meta import count, flag, meta_rule
-from prims.meta.common import check_addressable
-from prims.meta.elementwise import elementwise_unary, out_dtype_kind
-from prims.meta.strides import contiguous_strides
+from primkit.prims.errors import check
+from primkit.prims.meta import count, flag, meta_rule
+from primkit.prims.meta.common import check_addressable
+from primkit.prims.meta.elementwise import elementwise_unary, out_dtype_kind
+from primkit.prims.meta.strides import contiguous_strides
 
 
 @meta_rule("elementwise_unary_order", params={"out_dtype": out_dtype_kind, "min_order": count, "order_terms": flag},

@@ -125,7 +125,7 @@ def pad(a, padding_value, low, high, interior):
         out = torch.cat(parts, d) if len(parts) > 1 else out
         start, stop = max(-low[d], 0), out.shape[d] - max(-high[d], 0)   # negative padding crops
         out = out.narrow(d, start, max(stop - start, 0))
-    from prims.meta.strides import suggested_memory_format
+    from primkit.prims.meta.strides import suggested_memory_format
     fmt = {"channels_last": torch.channels_last, "channels_last_3d": torch.channels_last_3d}.get(
         suggested_memory_format(tuple(a.shape), a.stride()), torch.contiguous_format)
     result = out.contiguous(memory_format=fmt)
@@ -152,7 +152,7 @@ def _complex_convolution(x, weight, bias, *params):
 
 
 def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    from prims.meta.linalg import _channels_last
+    from primkit.prims.meta.linalg import _channels_last
     conv = _complex_convolution if x.is_complex() else torch.convolution
     out = conv(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     fmt = torch.channels_last if (_channels_last(x) or _channels_last(weight)) else torch.contiguous_format

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from prims.reference.special import in_elementwise_layout
+from primkit.prims.reference.special import in_elementwise_layout
 
 
 def angle(a):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from prims.reference.special import in_elementwise_layout
+from primkit.prims.reference.special import in_elementwise_layout
 
 
 def cbrt(a):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from prims import dtypes as dt
+from primkit.prims import dtypes as dt
 
 aten = torch.ops.aten
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from prims.reference import _reduce_dims, var
+from primkit.prims.reference import _reduce_dims, var
 
 
 @_reduce_dims

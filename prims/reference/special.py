@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from prims.meta.strides import elementwise_strides, itemsize
+from primkit.prims.meta.strides import elementwise_strides, itemsize
 
 
 def in_elementwise_layout(result, *operands):

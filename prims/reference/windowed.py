@@ -7,7 +7,7 @@ import math
 
 import torch
 
-from prims.meta.windowed import blocks_shape, window_output_size
+from primkit.prims.meta.windowed import blocks_shape, window_output_size
 
 
 def _lowest(dtype):

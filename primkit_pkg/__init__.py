@@ -1,0 +1,48 @@
+"""primkit: a closed catalog of primitive ops for PyTorch, decompositions of ATen into them, and an
+OpInfo test database.
+
+    import primkit
+    primkit.__version__
+    primkit.trace(fn_or_module, *args, dynamic=False, **kwargs)   # prim-only GraphModule
+    primkit.get_decompositions(ops=None, *, target=None)          # dict[OpOverload, Callable]
+    primkit.DecompositionError                                     # lists every op without a decomposition
+    primkit.catalog()                                              # the prims: tuple of PrimDef, catalog order
+    from primkit import prims, decompositions, opinfo, tools       # the layers
+
+``catalog`` is ``primkit.prims.catalog`` (a function, as in ``prims.catalog()``), so that
+``primkit.catalog()`` and ``prims.catalog()`` are one call. ``import primkit`` defines the prims
+(``torch.ops.primkit.*``) and registers every decomposition; ``primkit.opinfo`` (the test database)
+and ``primkit.tools`` (the console command) are imported on first use.
+
+This file is the package's top level; in the repository it lives in ``primkit_pkg/`` (see
+setup.py), and each layer is its own top-level folder mapped into the package.
+"""
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import PackageNotFoundError, version as _version
+
+try:
+    __version__ = _version("primkit")
+except PackageNotFoundError:   # not installed (primkit is imported only through an install: see setup.py)
+    __version__ = "0+unknown"
+
+from primkit import decompositions, prims
+from primkit.decompositions import DecompositionError, get_decompositions, trace
+from primkit.prims import catalog
+
+__all__ = ["trace", "get_decompositions", "DecompositionError", "catalog",
+           "prims", "decompositions", "opinfo", "tools"]
+
+_LAZY = ("opinfo", "tools")
+
+
+def __getattr__(name):
+    """``primkit.opinfo`` and ``primkit.tools`` import on first use (the OpInfo database takes seconds)."""
+    if name in _LAZY:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
