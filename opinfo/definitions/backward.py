@@ -312,7 +312,7 @@ def sample_inputs_fractional_max_pool_backward(n):
 def sample_inputs_pad_backward(mode, n):
     """(grad_output, self, padding) for the forward pad's samples (every layout, zero, wide and
     negative paddings, unbatched, an empty batch)."""
-    from opinfo.definitions.nn_extra import REFLECTION_PADS, REPLICATION_PADS, _pad_samples
+    from primkit.opinfo.definitions.nn_extra import REFLECTION_PADS, REPLICATION_PADS, _pad_samples
     forward = getattr(aten, f"{mode}_pad{n}d")
     pads = {"reflection": REFLECTION_PADS, "replication": REPLICATION_PADS}[mode][n]
 
