@@ -14,6 +14,7 @@ import torch
 from primkit.decompositions.shape import in_layout
 from primkit.decompositions.common import P, broadcast_shapes, broadcast_to, prepare, to_dtype
 from primkit.decompositions.reductions import like, register_overloads, wrap_dim
+from primkit.decompositions.registry import register
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize
 
@@ -225,6 +226,9 @@ def index(a, indices):
 
 
 register_overloads(index, "index", ("Tensor", "Tensor_out"))
+# aten::_unsafe_index is index without its bounds check (torch's CompositeImplicitAutograd upsample
+# kernels index with it, so training graphs reach it); an index out of range is undefined there.
+register(torch.ops.aten._unsafe_index.Tensor)(index)
 
 
 def index_put(a, indices, values, accumulate=False):
@@ -250,3 +254,4 @@ def index_put(a, indices, values, accumulate=False):
 
 
 register_overloads(index_put, "index_put", ("default", "out"), inplace=("default",))
+register(torch.ops.aten._unsafe_index_put.default)(index_put)     # index_put without its bounds check

@@ -95,7 +95,8 @@ def test_executor_matches_reference(entry, dtype, device):
         known = entry.xfail_for("values", dtype, device)
         if known is None:
             raise
-        pytest.skip(f"{entry.name} does not trace to prims ({known.reason}): {type(e).__name__}")
+        # A known failure (the entry's strict values xfail in tests/test_ops.py): reported as xfailed.
+        pytest.xfail(f"{entry.name} does not trace to prims ({known.reason}): {type(e).__name__}")
     compiled = executor.compile(joint.gm)
     flat = [t for _, ts in calls for t in ts]
     # Each side gets its own copies: a sample may write into its inputs.

@@ -215,6 +215,14 @@ def _aten_index_put(a, indices, values, accumulate=False, *, out=None):
     return torch.ops.aten.index_put.default(a, indices, values, accumulate)
 
 
+def _aten_unsafe_index(a, indices):
+    return torch.ops.aten._unsafe_index.Tensor(a, indices)
+
+
+def _aten_unsafe_index_put(a, indices, values, accumulate=False):
+    return torch.ops.aten._unsafe_index_put.default(a, indices, values, accumulate)
+
+
 def _aten_index_put_(a, indices, values, accumulate=False):
     return torch.ops.aten.index_put_.default(a, indices, values, accumulate)
 
@@ -255,6 +263,11 @@ ENTRIES = [
     _entry("index_bool_mask", _aten_index, sample_inputs_bool_mask, aten=("aten::index.Tensor",), supports_out=False,
            xfails=[XFail(t, "a boolean mask index gives a result shape that depends on the mask's values; primkit "
                             "traces static shapes only and raises") for t in ("values", "strides")]),
+    # The unchecked forms (upsampling's CompositeImplicitAutograd kernels use them): index's samples.
+    _entry("_unsafe_index", _aten_unsafe_index, sample_inputs_index, aten=("aten::_unsafe_index.Tensor",),
+           supports_out=False),
+    _entry("_unsafe_index_put", _aten_unsafe_index_put, sample_inputs_index_put, aten=("aten::_unsafe_index_put",),
+           supports_out=False),
     _entry("index_put", _aten_index_put, sample_inputs_index_put, error_inputs_index_put,
            aten=("aten::index_put", "aten::index_put.out"), inplace=_aten_index_put_),
     _entry("index_put_accumulate", _aten_index_put, sample_inputs_index_put, aten=("aten::index_put",),

@@ -1,16 +1,11 @@
 """Upsampling: Upsample in each mode, UpsamplingNearest2d, UpsamplingBilinear2d."""
 from torch import nn
 
-from primkit.opinfo.module_db import ModuleInfo, cl, f, fwd, variant, xfail
-
-# Under AOTAutograd the upsample ops run torch's own CompositeImplicitAutograd kernels, which index
-# with aten::_unsafe_index (the inference trace decomposes the upsample ops themselves).
-_UNSAFE_INDEX = (xfail("train", AssertionError, "aten::_unsafe_index.Tensor has no decomposition: the forward "
-                       "graph keeps it"),)
+from primkit.opinfo.module_db import ModuleInfo, cl, f, fwd, variant
 
 
 def _up(cls, *v):
-    return ModuleInfo(cls, tuple(v), family="upsampling", xfails=_UNSAFE_INDEX)
+    return ModuleInfo(cls, tuple(v), family="upsampling")
 
 
 MODULES = [
