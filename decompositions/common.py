@@ -3,6 +3,7 @@ in-place and out= variants. A decomposition calls these and shows only its own i
 from __future__ import annotations
 
 import numbers
+import struct
 
 import torch
 
@@ -54,6 +55,12 @@ def broadcast_to(t, shape):
 
 def to_dtype(t, dtype):
     return t if t.dtype == dtype else P.convert_element_type(t, dtype)
+
+
+def round_to(value: float, dtype) -> float:
+    """The Python float ``value`` as ``dtype`` holds it: rounded to float32 under float32, kept as it
+    is under wider dtypes (eager computes such constants in the kernel's dtype)."""
+    return struct.unpack("f", struct.pack("f", value))[0] if dtype == torch.float32 else value
 
 
 def scalar(value, dtype, device):

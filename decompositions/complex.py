@@ -17,16 +17,11 @@ from primkit.decompositions.shape import in_layout
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import is_non_overlapping
 
-# eager's C++ names of the dtypes its messages mention
-EAGER_NAMES = {torch.float16: "Half", torch.float32: "Float", torch.float64: "Double", torch.bfloat16: "BFloat16",
-               torch.int64: "Long", torch.bool: "Bool", torch.complex64: "ComplexFloat",
-               torch.complex128: "ComplexDouble"}
 # The real dtypes with a complex counterpart that has prims (complex32 has none).
 PRIM_REAL = (torch.float32, torch.float64)
 
 
-def _eager_name(dtype):
-    return EAGER_NAMES.get(dtype, dt.short(dtype))
+_eager_name = dt.eager_name
 
 
 # ---- building complex tensors ----------------------------------------------------------------

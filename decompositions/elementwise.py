@@ -350,14 +350,7 @@ def float_power_inplace(self, exponent):
     return write_into(self, float_power(self, exponent), "float_power_")
 
 
-# eager's C++ names of dtypes, for its error messages
-EAGER_NAMES = {torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short", torch.int32: "Int",
-               torch.int64: "Long", torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
-               torch.float64: "Double", torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble"}
-
-
-def _eager_name(dtype):
-    return EAGER_NAMES.get(dtype, dt.short(dtype))
+_eager_name = dt.eager_name
 
 
 def _any_complex(*xs):

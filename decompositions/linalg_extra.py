@@ -12,11 +12,11 @@ so their rounding, type promotion and output strides follow eager's.
 from __future__ import annotations
 
 import math
-import struct
 
 import torch
 
-from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, write_into
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, broadcast_to, elementwise, round_to, to_dtype, write_into)
 from primkit.decompositions.linalg import (
     _batch_broadcast, _check_linalg_dtype, _check_square, _identity_like, _zeros_info, column_major,
     lu_solve as linalg_lu_solve,
@@ -449,14 +449,9 @@ T18_B = ((0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138
          (0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02, -1.40086798182036094347e-05))
 
 
-def _rounded(value, real):
-    """A coefficient as eager holds it: rounded to the computation's real dtype."""
-    return struct.unpack("f", struct.pack("f", value))[0] if real == torch.float32 else value
-
-
 def _t8_coefficients(real):
     """Degree 8's coefficients, computed as eager computes them (each rounded to ``real``)."""
-    r = lambda v: _rounded(v, real)   # noqa: E731
+    r = lambda v: round_to(v, real)   # noqa: E731
     sqrt_177, x3 = r(0.1330413469565007072504e+2), r(2. / 3.)
     return dict(x1=r(x3 * ((1. + sqrt_177) / 88.)), x2=r(x3 * ((1. + sqrt_177) / 352.)), x3=x3,
                 x4=r((-271. + 29. * sqrt_177) / (315. * x3)), x5=r((-11. + 11. * sqrt_177) / (1260. * x3)),
@@ -468,7 +463,7 @@ def _combination(mats, coefficients, real):
     """sum_j c_j * M_j, term by term in order (eager's _compute_linear_combination)."""
     total = None
     for m, c in zip(mats, coefficients):
-        term = m * _rounded(c, real)
+        term = m * round_to(c, real)
         total = term if total is None else total + term
     return total
 

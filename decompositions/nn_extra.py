@@ -9,11 +9,11 @@ reduction modes, eager's output layouts (contiguous, or channels-last for a chan
 from __future__ import annotations
 
 import math
-import struct
 
 import torch
 
-from primkit.decompositions.common import P, aten, elementwise, prepare, register_with_variants, to_dtype, upcast, write_into
+from primkit.decompositions.common import (
+    P, aten, elementwise, prepare, register_with_variants, round_to, to_dtype, upcast, write_into)
 from primkit.decompositions.nn import (
     MEAN, NONE, _activation, _check_floating, _contiguous, _dense_in_order, _elu, _i64,
     _is_channels_last_nd, _like, _numel, _reduce, _wrap_dim, nll_loss, register_out,
@@ -493,19 +493,14 @@ AA_FILTERS = {
 }
 
 
-def _round_to(x, dtype):
-    """The Python float x as eager holds it in dtype (float32 rounds, float64 keeps it)."""
-    return struct.unpack("f", struct.pack("f", x))[0] if dtype == torch.float32 else x
-
-
 def _aa_taps(name, in_size, out_size, scale, align_corners, dtype, device):
     """One dim's windows: (index, weights, inside), each [out_size, taps]. index is xmin + j clamped
     into the input, weights are 0 and inside is False past xsize (eager reads only xsize inputs)."""
     filter_fn, interp_size, _ = AA_FILTERS[name]
-    s = _round_to(_scale(in_size, out_size, scale, align_corners), dtype)
+    s = round_to(_scale(in_size, out_size, scale, align_corners), dtype)
     support = interp_size / 2 * s if s >= 1.0 else interp_size / 2      # exact in float32
     taps = math.ceil(support) * 2 + 1
-    invscale = _round_to(1.0 / s, dtype) if s >= 1.0 else 1.0
+    invscale = round_to(1.0 / s, dtype) if s >= 1.0 else 1.0
     f64 = torch.float64
     rows, grid = [out_size], [out_size, taps]
     c = lambda v, shape=rows, d=dtype: prepare(v, d, shape, device)   # noqa: E731
@@ -556,14 +551,11 @@ def _aa_resample_adjoint(g, dim, in_size, index, w, inside):
     return P.index_add(zeros, dim, P.reshape(index, [out_size * taps]), terms)
 
 
-_EAGER_DTYPE_NAMES = {torch.float16: "Half", torch.bfloat16: "BFloat16", torch.uint8: "Byte"}
-
-
 def _check_aa_dtype(kernel, t):
     if t.dtype not in (torch.float32, torch.float64):
         # eager has no float16/bfloat16 kernel; its uint8 forward resamples in int16 fixed point,
         # which is not decomposed: refused here rather than computed another way
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_EAGER_DTYPE_NAMES.get(t.dtype, t.dtype)}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.eager_name(t.dtype)}\'')
 
 
 def _upsample_aa(name):

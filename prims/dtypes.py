@@ -56,6 +56,16 @@ def short(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
+# eager's C++ names of dtypes, as its error messages spell them
+EAGER_NAMES = {torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short", torch.int32: "Int",
+               torch.int64: "Long", torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
+               torch.float64: "Double", torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble"}
+
+
+def eager_name(dtype: torch.dtype) -> str:
+    return EAGER_NAMES.get(dtype, short(dtype))
+
+
 def is_float(dtype) -> bool:
     return dtype in FLOAT
 
