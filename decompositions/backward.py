@@ -18,8 +18,8 @@ from primkit.decompositions.common import (
 )
 from primkit.decompositions.nn import (
     MEAN, NONE, SUM, _adaptive_bins, _contiguous, _contiguous_unless_channels_last, _dense_in_order, _dim_order,
-    _i64, _is_channels_last, _is_channels_last_nd, _keep, _like, _numel, _per_dim, _pool_geometry, _repeat_heads, _windows, _wrap_dim,
-    register_out,
+    _i64, _is_channels_last, _is_channels_last_nd, _keep, _like, _numel, _per_dim, _pool_geometry, _repeat_heads,
+    _windows, _wrap_dim, glu_halves, register_out,
 )
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout, preserved_strides
@@ -229,24 +229,12 @@ def glu_backward(grad_output, a, dim):
     """glu(x) = a * sigmoid(b) for the halves a, b of x along dim: the gradient of a is
     sigmoid(b) * g, of b is (1 - sigmoid(b)) * sigmoid(b) * a * g. Eager rounds sigmoid(b) to the
     input's dtype first (it writes it into grad_input's first half), so this does too."""
-    if a.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    dim = _wrap_dim(dim, a.dim())
-    size = a.shape[dim]
-    if size % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
-    half = list(a.shape)
-    half[dim] = size // 2
-    if list(grad_output.shape) != half:
-        raise RuntimeError(f"glu_backward: expected grad_output of shape {half}, got {list(grad_output.shape)}")
-    (x, g), orig = upcast(a, grad_output)
-
-    def part(start, stop):
-        starts, limits, steps = [0] * x.dim(), list(x.shape), [1] * x.dim()
-        starts[dim], limits[dim] = start, stop
-        return P.slice(x, starts, limits, steps)
-    first, second = part(0, size // 2), part(size // 2, size)
-    sig = to_dtype(to_dtype(P.sigmoid(second), orig), x.dtype)
+    first, second, dim, orig = glu_halves(a, dim)
+    if list(grad_output.shape) != list(first.shape):
+        raise RuntimeError(f"glu_backward: expected grad_output of shape {list(first.shape)}, got "
+                           f"{list(grad_output.shape)}")
+    (g,), _ = upcast(grad_output)
+    sig = to_dtype(to_dtype(P.sigmoid(second), orig), first.dtype)
     grad_first = P.mul(sig, g)
     grad_second = P.mul(P.mul(P.mul(P.sub(_like(sig, 1.0), sig), sig), first), g)
     return _contiguous(to_dtype(P.cat([grad_first, grad_second], dim), orig))   # eager's grad_input is contiguous

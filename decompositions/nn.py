@@ -189,10 +189,12 @@ for _name, (_math, _floating_only) in ACTIVATIONS.items():
     register_with_variants(_name, _activation(_name, _math, floating_only=_floating_only))
 
 
-def glu(a, dim=-1):
+def glu_halves(a, dim, check=lambda a: None):
+    """glu's argument checks (``check`` after the scalar one), then the halves of ``a`` along dim in
+    its computation dtype: (first, second, wrapped dim, a's dtype). glu and glu_backward share it."""
     if a.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    _check_floating("glu", a)
+    check(a)
     dim = _wrap_dim(dim, a.dim())
     size = a.shape[dim]
     if size % 2:
@@ -203,7 +205,12 @@ def glu(a, dim=-1):
         starts, limits, steps = [0] * x.dim(), list(x.shape), [1] * x.dim()
         starts[dim], limits[dim] = start, stop
         return P.slice(x, starts, limits, steps)
-    return to_dtype(P.mul(part(0, size // 2), P.sigmoid(part(size // 2, size))), orig)
+    return part(0, size // 2), part(size // 2, size), dim, orig
+
+
+def glu(a, dim=-1):
+    first, second, _, orig = glu_halves(a, dim, check=lambda a: _check_floating("glu", a))
+    return to_dtype(P.mul(first, P.sigmoid(second)), orig)
 
 
 register_with_variants("glu", glu)
