@@ -68,9 +68,21 @@ def _active_entry(op):
     return None
 
 
+def _traced_kernel(op):
+    """For an op of ``ABOVE_AUTOGRAD``: its kernel there when the make_fx / AOTAutograd trace running now
+    was handed a table holding primkit's own entry for the op (the proxy mode's table), else None."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode
+
+    from primkit.decompositions.registry import entry
+
+    mode = get_proxy_mode()
+    fn = mode.decomposition_table.get(op) if mode is not None else None
+    return ABOVE_AUTOGRAD[op] if fn is not None and fn is entry(op) else None
+
+
 def _dispatching_kernel(op, key, previous):
     def kernel(*args, **kwargs):
-        fn = _active_entry(op)
+        fn = _active_entry(op) or (_traced_kernel(op) if op in ABOVE_AUTOGRAD else None)
         if fn is not None:
             return fn(*args, **kwargs)
         if previous is not None:
@@ -103,6 +115,22 @@ def _uninstall(op, key):
             else:
                 op.py_kernels[key] = entry[1]
             op._dispatch_cache.clear()
+
+
+# Composites whose C++ form no table can mend: an op registered here with ``above_autograd`` runs the
+# given kernel at the CompositeImplicitAutograd key whenever a make_fx / AOTAutograd trace holds primkit's
+# own entry for the op in its table (torch's composite runs in any other case: eager, other tables). The
+# kernel runs above autograd, so it is written in ops that autograd and functionalization handle.
+ABOVE_AUTOGRAD: dict = {}
+
+
+def above_autograd(op, kernel):
+    """Install ``kernel`` for the CompositeImplicitAutograd op ``op`` as described above (for good)."""
+    if not is_composite(op):
+        raise ValueError(f"above_autograd: {op.name()} has no CompositeImplicitAutograd kernel")
+    ABOVE_AUTOGRAD[op] = kernel
+    for key in _override_keys(op):
+        _install(op, key)   # never uninstalled: the count stays above zero
 
 
 @contextlib.contextmanager

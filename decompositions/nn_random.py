@@ -15,8 +15,9 @@ import struct
 import torch
 
 from primkit.decompositions.common import P, aten, write_into
+from primkit.decompositions.composite import above_autograd
 from primkit.decompositions.nn import _check_dropout_p, _contiguous, _like, _numel, register_out
-from primkit.decompositions.random import bernoulli_noise
+from primkit.decompositions.random import bernoulli_noise, masked_uniform
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import preserved_strides
 
@@ -59,10 +60,21 @@ def _dropout_variant(name, feature, alpha):
     def inplace(a, p, train):
         out = _dropout_impl(a, p, train, feature=feature, alpha=alpha)
         return a if out is a else write_into(a, out, name + "_")
+    def inplace_above_autograd(a, p, train):
+        out = _dropout_impl(a, p, train, feature=feature, alpha=alpha)
+        return a if out is a else aten.copy_.default(a, out)
     functional.__name__ = functional.__qualname__ = name
     inplace.__name__ = inplace.__qualname__ = name + "_"
     register(getattr(aten, name).default)(functional)
     register(getattr(aten, name + "_").default)(inplace)
+    # torch's C++ composites of these (all but functional dropout, which torch itself sends to native_dropout)
+    # draw into a fresh tensor (input.new_empty(...) / empty_like(input)).bernoulli_(): under AOTAutograd the
+    # draw then depends on no input, and the default partitioner copies it into the backward, which draws
+    # again (the generator ends past eager's). Under a trace holding this table, primkit's entries run
+    # above autograd instead: the draw is shaped after the input and stays in the forward.
+    if name != "dropout":
+        above_autograd(getattr(aten, name).default, functional)
+    above_autograd(getattr(aten, name + "_").default, inplace_above_autograd)
 
 
 for _name, _feature, _alpha in (("dropout", False, False), ("feature_dropout", True, False),
@@ -114,7 +126,7 @@ def _rrelu_train(a, lower, upper):
         raise RuntimeError(f"rrelu: Lower bound should be less than or equal to the upper bound, got lower={lower}, "
                            f"upper={upper}")
     drawn = P.le(x, _like(x, 0))
-    slope = P.convert_element_type(P.masked_uniform(drawn, low, high), opmath)
+    slope = P.convert_element_type(masked_uniform(drawn, low, high), opmath)
     out = P.where(drawn, P.convert_element_type(P.mul(P.convert_element_type(x, opmath), slope), a.dtype), x)
     noise = P.where(drawn, P.convert_element_type(slope, a.dtype), _like(x, 1))
     return out, noise

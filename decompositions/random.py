@@ -17,6 +17,7 @@ device's default generator at run time as eager's kernel does, so the graph draw
 from __future__ import annotations
 
 import math
+import weakref
 
 import torch
 from torch.utils._python_dispatch import _disable_current_modes
@@ -41,10 +42,31 @@ def _seed(generator, device):
         return int(draw.item())
 
 
+_DRAWS = weakref.WeakKeyDictionary()    # proxy mode of a trace -> the number of generator-prim draws made in it
+
+
+def draw_number() -> int:
+    """The next number for a generator prim's ``draw`` argument: 0, 1, ... per make_fx / AOTAutograd trace
+    (its proxy mode), 0 outside a trace. No computation reads it; it keeps equal draws apart (see random.yaml)."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode
+
+    mode = get_proxy_mode()
+    if mode is None:
+        return 0
+    n = _DRAWS.get(mode, 0)
+    _DRAWS[mode] = n + 1
+    return n
+
+
 def bernoulli_noise(like, p, dtype):
     """What eager's empty_like(like, dtype=dtype).bernoulli_(p) holds: 1 with probability p, drawn at run
     time from the device's default generator in the order torch's kernel draws for that layout."""
-    return P.bernoulli_p(like, float(p), dtype=dtype)
+    return P.bernoulli_p(like, float(p), dtype=dtype, draw=draw_number())
+
+
+def masked_uniform(mask, low, high):
+    """masked_uniform's draws (see random.yaml), numbered as one draw of the trace."""
+    return P.masked_uniform(mask, float(low), float(high), draw=draw_number())
 
 
 def _factory_dtype(dtype):
@@ -389,7 +411,7 @@ def multinomial(probs, num_samples, replacement=False, *, generator=None):
     _check_float("multinomial", probs.dtype)
     _multinomial_checks(probs, num_samples, replacement)
     if not replacement or num_samples == 1:
-        q = aten.div.Tensor(probs, P.exponential_p(probs, 1.0, dtype=probs.dtype))
+        q = aten.div.Tensor(probs, P.exponential_p(probs, 1.0, dtype=probs.dtype, draw=draw_number()))
         if num_samples == 1:
             out = aten.argmax.default(q, -1, True)
         else:
@@ -402,7 +424,7 @@ def multinomial(probs, num_samples, replacement=False, *, generator=None):
     cum = aten.div.Tensor(cum, aten.slice.Tensor(cum, 1, k - 1, k))
     d = rows.shape[0]
     everywhere = P.broadcast_in_dim(P.scalar_tensor(True, dtype=torch.bool, device=probs.device), [d, num_samples], [])
-    u = P.masked_uniform(everywhere, 0.0, 1.0)      # one double per (distribution, sample), row-major
+    u = masked_uniform(everywhere, 0.0, 1.0)      # one double per (distribution, sample), row-major
     below = P.lt(P.broadcast_in_dim(to_dtype(aten.slice.Tensor(cum, 1, 0, k - 1), torch.float64),
                                     [d, num_samples, k - 1], [0, 2]),
                  P.broadcast_in_dim(u, [d, num_samples, k - 1], [0, 1]))

@@ -43,6 +43,11 @@ def register(*ops):
     return deco
 
 
+def entry(op):
+    """The registered decomposition of the OpOverload ``op``, or None."""
+    return _REGISTRY.get(op)
+
+
 def registered() -> dict:
     """The full registry (read-only use)."""
     return dict(_REGISTRY)

@@ -27,6 +27,8 @@ DIFFERENTIABLE = sorted(n for n, d in DERIVATIVES.items() if d.differentiable)
 # `derivative: constant` prims (stop_gradient): their value is their input, their derivative zero by
 # design, so finite differences cannot check them; test_constant_prims does.
 CONSTANT = sorted(n for n, d in DERIVATIVES.items() if d.constant)
+# The constant prims that draw random numbers shaped after their operand (they read no value of it).
+DRAWS = {"bernoulli_p": (0.5,), "exponential_p": (1.0,)}
 def _integer_list_arg(name, arg):
     """A Tensor[] argument (in the catalog, only integer start indices are Tensor[] and `none`): the
     one-tensor check below does not apply to it."""
@@ -344,6 +346,9 @@ def test_constant_prims(name):
     write into it (a running statistic updated from a training input) is not refused."""
     x = torch.randn(3, 4, dtype=torch.float64).t().requires_grad_()
     op = getattr(torch.ops.primkit, name)
+    if name in DRAWS:
+        _check_constant_draw(op, x, DRAWS[name])
+        return
     y = op(x)
     assert not y.requires_grad and y.stride() == x.stride() and torch.equal(y, x.detach())
     (g,) = torch.autograd.grad(torch.ops.primkit.sum(torch.ops.primkit.mul(op(x), x), [0, 1]), x)
@@ -351,6 +356,17 @@ def test_constant_prims(name):
     stats = torch.zeros(4, 3, dtype=torch.float64)
     torch.ops.primkit.copy_to(stats, op(torch.ops.primkit.mul(x, x)))
     assert torch.equal(stats, (x * x).detach())
+
+
+def _check_constant_draw(op, x, args):
+    """A draw shaped after x: no result requires grad, and a product with the draw differentiates as a
+    product with a constant (the gradient with respect to x is the draw, replayed under the same seed)."""
+    torch.manual_seed(0)
+    y = op(x, *args)
+    assert not y.requires_grad and y.shape == x.shape
+    torch.manual_seed(0)
+    (g,) = torch.autograd.grad(torch.ops.primkit.sum(torch.ops.primkit.mul(op(x, *args), x), [0, 1]), x)
+    assert torch.equal(g, y)
 
 
 SCATTERS = {"scatter": (), "scatter_add": (), **{f"scatter_reduce.{r}.{inc}": (r, inc)

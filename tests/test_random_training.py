@@ -63,28 +63,6 @@ CHANNELS_LAST = {"dropout", "dropout_inplace", "dropout2d", "alpha_dropout", "na
 TRACERS = ("trace", "make_fx", "export", "aot_function")
 
 
-def _bernoulli_follows_memory_order() -> bool:
-    """Whether torch's CPU bernoulli_(p) draws in memory order (its serial loop; MKL, used on Intel CPUs only,
-    draws in logical order): then a channels-last tensor gets other numbers than a contiguous one."""
-    with torch.random.fork_rng():
-        x = torch.empty(2, 3, 4, 5).to(memory_format=torch.channels_last)
-        torch.manual_seed(0)
-        a = torch.empty_like(x).bernoulli_(0.5)
-        torch.manual_seed(0)
-        b = torch.empty(x.shape).bernoulli_(0.5)
-    return not torch.equal(a, b)
-
-
-# torch.export and AOTAutograd run torch's C++ composite of alpha_dropout and in-place dropout (not the
-# table's entry) and functionalize its empty_like(input).bernoulli_(p) into bernoulli.p(empty_like(input), p),
-# which eager defines as drawing into a contiguous tensor; primkit's bernoulli.p is eager's, so for a
-# channels-last input the draws land in other places than eager's in-place kernel puts them wherever that
-# kernel draws in memory order. (make_fx and trace call the table's entries and draw eager's numbers.)
-FUNCTIONALIZED_BERNOULLI = {("alpha_dropout", "export"), ("alpha_dropout", "aot_function"),
-                            ("dropout_inplace", "export"), ("dropout_inplace", "aot_function")}
-MEMORY_ORDER = _bernoulli_follows_memory_order()
-
-
 def _inputs(shapes, channels_last=False, requires_grad=False):
     gen = torch.Generator().manual_seed(0)
     xs = [torch.randn(s, generator=gen) for s in shapes]
@@ -142,12 +120,7 @@ def _stateful_nodes(gm):
 
 
 def _case(op, tracer, channels_last):
-    marks = []
-    if channels_last and (op, tracer) in FUNCTIONALIZED_BERNOULLI:
-        marks.append(pytest.mark.xfail(MEMORY_ORDER, strict=True, raises=AssertionError,
-                                       reason="torch's functionalization turns the in-place draw into bernoulli.p, "
-                                              "which draws in contiguous order (see FUNCTIONALIZED_BERNOULLI)"))
-    return pytest.param(op, tracer, channels_last, marks=marks,
+    return pytest.param(op, tracer, channels_last,
                         id=f"{op}-{tracer}{'-channels_last' if channels_last else ''}")
 
 
@@ -199,8 +172,6 @@ def _aot_gradients(op, channels_last, partition):
                          ids=[f"{o}{'-channels_last' if c else ''}" for o, c in GRAD_CASES])
 def test_aot_gradients_equal_eager(op, channels_last):
     """AOTAutograd: forward and input gradients equal eager's under the same seed, prim-only graphs."""
-    if channels_last and (op, "aot_function") in FUNCTIONALIZED_BERNOULLI and MEMORY_ORDER:
-        pytest.xfail("torch's functionalization draws bernoulli.p in contiguous order (see FUNCTIONALIZED_BERNOULLI)")
     expected, actual, graphs = _aot_gradients(op, channels_last, default_partition)
     for gm in graphs:
         assert not non_prim_ops(gm), f"{op}: non-prim ops {non_prim_ops(gm)}"
@@ -211,17 +182,11 @@ def test_aot_gradients_equal_eager(op, channels_last):
 
 
 # AOTAutograd's default partitioner copies into the backward every joint-graph node whose inputs the
-# backward has, and keeps the impure ones (the draws, tagged nondeterministic_seeded) though nothing reads
-# them. A draw whose operand is a fresh empty tensor has no inputs at all: torch's C++ composites of
-# feature / alpha dropout and in-place dropout draw into input.new_empty(...) / empty_like(input), which
-# decompose to empty_strided, so the default partitioner's backward draws once more (its values are
-# unused, but the generator advances past eager's). The min-cut partitioner (torch.compile's) does not.
-DRAWS_AGAIN = {"dropout_inplace", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"}
-BACKWARD_CASES = [pytest.param(op, name, partition, id=f"{op}-{name}",
-                               marks=[pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-                                   "default_partition copies the dependency-free draw of torch's composite into "
-                                   "the backward (see DRAWS_AGAIN)"))] if name == "default" and op in DRAWS_AGAIN
-                               else [])
+# backward has, and keeps the impure ones (the draws) though nothing reads them. A draw into a fresh empty
+# tensor (torch's C++ composites of feature / alpha and in-place dropout) would be copied and draw again;
+# primkit runs its own entries for those composites while a trace holds its table
+# (decompositions.composite.RANDOM_COMPOSITES), so every draw is shaped after the input and stays forward.
+BACKWARD_CASES = [pytest.param(op, name, partition, id=f"{op}-{name}")
                   for op in OPS if op not in NOT_DIFFERENTIABLE
                   for name, partition in (("default", default_partition), ("min_cut", min_cut_rematerialization_partition))]
 
@@ -312,17 +277,20 @@ def test_transformer_layer_trains_with_eager_dropout():
     assert torch.equal(after, expected[2]), "the generator state after the step differs from eager's"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "AOTAutograd's min-cut partitioner runs fx_graph_cse, which spares only the ATen random ops it lists "
-    "(torch/_functorch/compile_utils.py rand_ops) and not ops tagged nondeterministic_seeded: two draws with "
-    "equal operands (F.dropout(x) twice) become one"))
 def test_min_cut_keeps_equal_draws_apart():
+    """AOTAutograd's min-cut partitioner runs a common-subexpression pass that spares only ATen's random ops;
+    two draws with equal operands stay two because each carries its own number (the prims' ``draw``)."""
     x = _inputs([(64,)], requires_grad=True)[0]
 
     def fn(t):
         return F.dropout(t, 0.5) + F.dropout(t, 0.5)
+    graphs = []
+
     def compiler(gm, _):
+        graphs.append(gm)
         return make_boxed_func(gm)
     compiled = aot_function(fn, compiler, compiler, decompositions=TABLE,
                             partition_fn=min_cut_rematerialization_partition)
     assert torch.equal(_seeded(compiled, x), _seeded(fn, x))
+    draws = _stateful_nodes(graphs[0])
+    assert len(draws) == 2 and len({n.kwargs.get("draw", n.args[-1]) for n in draws}) == 2

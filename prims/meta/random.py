@@ -76,7 +76,7 @@ def randperm(prim, n, seed, offset, dtype, device):
 
 
 @meta_rule("bernoulli_p", constraints=("C1", "C2"))
-def bernoulli_p(prim, self, p, dtype):
+def bernoulli_p(prim, self, p, dtype, draw):
     dtype = self.dtype if dtype is None else dtype
     check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dt.short(dtype)} is not supported, expected one of "
           f"{{{', '.join(sorted(dt.short(d) for d in prim.dtypes))}}}")
@@ -87,7 +87,7 @@ def bernoulli_p(prim, self, p, dtype):
 
 
 @meta_rule("exponential_p", constraints=("C1", "C2"))
-def exponential_p(prim, self, lambd, dtype):
+def exponential_p(prim, self, lambd, dtype, draw):
     dtype = self.dtype if dtype is None else dtype
     check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dt.short(dtype)} is not supported, expected one of "
           f"{{{', '.join(sorted(dt.short(d) for d in prim.dtypes))}}}")
@@ -97,7 +97,7 @@ def exponential_p(prim, self, lambd, dtype):
 
 
 @meta_rule("masked_uniform", constraints=("C1", "C2"))
-def masked_uniform(prim, mask, low, high):
+def masked_uniform(prim, mask, low, high, draw):
     check_dtype(prim, "C1", mask, prim.dtypes, "mask")
     check(low <= high, prim, "C2", lambda: f"low {low} is greater than high {high}")
     shape = tuple(mask.shape)

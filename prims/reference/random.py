@@ -112,15 +112,15 @@ def randperm(n, seed, offset, *, dtype, device):
 # ---- generator prims: torch's own kernels, so they draw (and advance the generator) as eager does --
 
 
-def bernoulli_p(self, p, dtype=None):
+def bernoulli_p(self, p, dtype=None, draw=0):
     return torch.empty_like(self, dtype=dtype).bernoulli_(p)
 
 
-def exponential_p(self, lambd, dtype=None):
+def exponential_p(self, lambd, dtype=None, draw=0):
     return torch.empty_like(self, dtype=dtype).exponential_(lambd)
 
 
-def masked_uniform(mask, low, high):
+def masked_uniform(mask, low, high, draw=0):
     flat = mask.reshape(-1)     # row-major order of the mask's shape, whatever its layout
     out = torch.zeros(flat.shape, dtype=torch.float64, device=mask.device)
     # 53-bit uniforms in [0, 1) (exact, one 64-bit draw each), scaled with two roundings: torch's uniform_(low, high)
