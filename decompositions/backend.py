@@ -75,11 +75,11 @@ def module_path(node) -> str:
 
 def outside_target(gm, target) -> list[dict]:
     """The prim nodes of gm outside ``target``: {prim, dtype, aten, module} per distinct origin."""
-    from primkit.decompositions.lowering import _node_dtype
+    from primkit.decompositions.lowering import node_dtype
     seen, out = set(), []
     for node in gm.graph.nodes:
         if node.op == "call_function" and prims.is_prim(node.target) and node.target._opname not in target:
-            dtype = _node_dtype(node)
+            dtype = node_dtype(node)
             row = {"prim": node.target._opname, "dtype": str(dtype).removeprefix("torch.") if dtype else None,
                    "aten": node.meta.get("aten_op") or "(called directly)", "module": module_path(node)}
             key = tuple(row.values())
