@@ -39,6 +39,10 @@ def test_lowering_matches_prim(name):
     torch.testing.assert_close(actual, expected, atol=1e-6, rtol=4e-6, equal_nan=True)
 
 
+def _significant_strides(t):
+    return [st for n, st in zip(t.shape, t.stride()) if n > 1] if t.numel() else []
+
+
 PRIM_ENTRIES = {e.name.removeprefix("primkit."): e for e in opinfo.op_db if e.is_prim}
 
 
@@ -52,8 +56,13 @@ def test_lowering_matches_prim_on_its_samples(name, dtype):
     for s in entry.samples("cpu", dtype):
         expected = entry.op(s.input, *s.args, **s.kwargs)
         actual = LOWERINGS[name][0](s.input, *s.args, **s.kwargs)
-        assert actual.dtype == expected.dtype and actual.shape == expected.shape, s.name
-        torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, equal_nan=True, msg=lambda m: f"{s.name}: {m}")
+        for a, e in zip(torch.utils._pytree.tree_leaves(actual), torch.utils._pytree.tree_leaves(expected)):
+            assert a.dtype == e.dtype and a.shape == e.shape, s.name
+            # the layout too: a backend running the lowering must give the prim's strides (of the dims
+            # of size > 1: a size-1 dim's stride addresses nothing, and eager sets it either way)
+            assert _significant_strides(a) == _significant_strides(e), \
+                f"{s.name}: strides {a.stride()} != the prim's {e.stride()}"
+            torch.testing.assert_close(a, e, atol=atol, rtol=rtol, equal_nan=True, msg=lambda m: f"{s.name}: {m}")
 
 
 def test_minimal_set_is_closed():
