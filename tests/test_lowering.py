@@ -22,6 +22,8 @@ def _inputs(name):
     n_tensors = sum(isinstance(a.type, torch.TensorType) for a in prims.get(name).op._schema.arguments)
     if name == "var":
         return (torch.randn(5, 4, dtype=torch.float64) * 10, [0], 1.0)
+    if name == "nan_to_num":     # replacements: one beyond float32's range (it becomes inf)
+        return (base, 0.5, 1e300, -7.0)
     if n_tensors == 3:
         return (base, base.flip(0), base.roll(5))
     if n_tensors == 2:
