@@ -22,9 +22,9 @@ from __future__ import annotations
 from primkit.decompositions.lowering import elementwise, memory, reductions  # noqa: F401  (registration)
 from primkit.decompositions.lowering.core import LOWERINGS, lowers
 from primkit.decompositions.lowering.reach import (  # noqa: F401
-    CORE_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, core_gap, lower_to, node_dtype, prim_set, reachable_pairs,
-    reaches, reaches_at, unreachable, valid_dtypes,
+    CORE_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, OPTIONAL_SPECIAL, core_gap, lower_to, node_dtype, prim_set,
+    reachable_pairs, reaches, reaches_at, unreachable, valid_dtypes,
 )
 
-__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "core_gap", "lower_to",
-           "node_dtype", "prim_set", "reachable_pairs", "reaches", "reaches_at", "unreachable", "valid_dtypes"]
+__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "OPTIONAL_SPECIAL", "core_gap",
+           "lower_to", "node_dtype", "prim_set", "reachable_pairs", "reaches", "reaches_at", "unreachable", "valid_dtypes"]

@@ -327,7 +327,7 @@ def heaviside(a, b):
     return P.where(P.eq(a, splat(0, a)), b, P.convert_element_type(P.lt(splat(0, a), a), a.dtype))
 
 
-@lowers("nan_to_num")
+@lowers("nan_to_num", example=lambda dtype: (torch.ones(3, dtype=dtype), 0.0, 1.0, -1.0))
 def nan_to_num(x, nan, posinf, neginf):
     if x.dtype.is_complex:     # the real and imaginary parts alike
         return P.complex(nan_to_num(P.real(x), nan, posinf, neginf), nan_to_num(P.imag(x), nan, posinf, neginf))
