@@ -176,22 +176,38 @@ def xlogy(a, b):
     return P.where(P.isnan(b), b, product)
 
 
-@lowers("tan", dtypes="float")
+def _times_i(z):
+    """i z, exactly: (-im, re)."""
+    return P.complex(P.neg(P.imag(z)), P.real(z))
+
+
+def _times_minus_i(z):
+    """-i z, exactly: (im, -re)."""
+    return P.complex(P.imag(z), P.neg(P.real(z)))
+
+
+@lowers("tan")
 @in_opmath
 def tan(x):
+    if x.dtype.is_complex:
+        return _times_minus_i(P.tanh(_times_i(x)))     # tan z = -i tanh(i z): tanh's care for large |Im z|
     return P.div(P.sin(x), P.cos(x))
 
 
-@lowers("sinh", dtypes="float")
+@lowers("sinh")
 @in_opmath
 def sinh(x):
+    if x.dtype.is_complex:
+        return _times_minus_i(P.sin(_times_i(x)))      # sinh z = -i sin(i z), as libm computes csin
     # (e^x - e^-x) / 2 through expm1: no cancellation near 0
     return P.mul(P.sub(P.expm1(x), P.expm1(P.neg(x))), splat(0.5, x))
 
 
-@lowers("cosh", dtypes="float")
+@lowers("cosh")
 @in_opmath
 def cosh(x):
+    if x.dtype.is_complex:
+        return P.cos(_times_i(x))                       # cosh z = cos(i z)
     return P.mul(P.add(P.exp(x), P.exp(P.neg(x))), splat(0.5, x))
 
 
@@ -358,22 +374,51 @@ def fmin(a, b):
 
 # --- float functions -------------------------------------------------------------------------
 
-@lowers("atan", dtypes="float")
+# Complex inverse functions: Kahan's formulas ("Branch cuts for complex elementary functions", 1987),
+# which take real and imaginary parts from square roots of 1 +- z apart: no cancellation, no
+# overflow for large |z|, and the sign of a zero imaginary part picks the side of a branch cut, as
+# eager. (Infinite parts follow the formulas, not C99's table of special values.)
+
+def _shift(z, c):
+    """c + z for a real number c, the imaginary part (and the sign of its zero) kept."""
+    return P.complex(P.add(P.real(z), splat(c, P.real(z))), P.imag(z))
+
+
+def _one_minus(z):
+    """1 - z, part by part (complex subtraction would turn -0.0 into +0.0)."""
+    return P.complex(P.sub(splat(1, P.real(z)), P.real(z)), P.neg(P.imag(z)))
+
+
+def _conj_mul(a, b):
+    """conj(a) * b."""
+    return P.mul(P.complex(P.real(a), P.neg(P.imag(a))), b)
+
+
+@lowers("atan")
 @in_opmath
 def atan(x):
+    if x.dtype.is_complex:
+        return _times_minus_i(P.atanh(_times_i(x)))     # atan z = -i atanh(i z)
     return P.atan2(x, splat(1, x))
 
 
-@lowers("asin", dtypes="float")
+@lowers("asin")
 @in_opmath
 def asin(x):
+    if x.dtype.is_complex:
+        a, b = P.sqrt(_one_minus(x)), P.sqrt(_shift(x, 1))
+        return P.complex(P.atan2(P.real(x), P.real(P.mul(a, b))), P.asinh(P.imag(_conj_mul(a, b))))
     # atan2(x, sqrt(1 - x^2)) with 1 - x^2 as (1 - x)(1 + x): exact near |x| = 1; nan for |x| > 1
     return P.atan2(x, P.sqrt(P.mul(P.sub(splat(1, x), x), P.add(splat(1, x), x))))
 
 
-@lowers("acos", dtypes="float")
+@lowers("acos")
 @in_opmath
 def acos(x):
+    if x.dtype.is_complex:
+        a, b = P.sqrt(_one_minus(x)), P.sqrt(_shift(x, 1))
+        re = P.mul(P.atan2(P.real(a), P.real(b)), splat(2, P.real(a)))
+        return P.complex(re, P.asinh(P.imag(_conj_mul(b, a))))
     return P.atan2(P.sqrt(P.mul(P.sub(splat(1, x), x), P.add(splat(1, x), x))), x)
 
 
@@ -381,9 +426,11 @@ def acos(x):
 _LARGE = 2.0 ** 28
 
 
-@lowers("asinh", dtypes="float")
+@lowers("asinh")
 @in_opmath
 def asinh(x):
+    if x.dtype.is_complex:
+        return _times_minus_i(P.asin(_times_i(x)))      # asinh z = -i asin(i z)
     # log1p(|x| + x^2 / (1 + sqrt(1 + x^2))): no cancellation near 0, odd (so -0.0 stays -0.0)
     m = P.abs(x)
     m2 = P.mul(m, m)
@@ -392,9 +439,13 @@ def asinh(x):
     return P.copysign(P.where(P.lt(m, splat(_LARGE, x)), small, large), x)
 
 
-@lowers("acosh", dtypes="float")
+@lowers("acosh")
 @in_opmath
 def acosh(x):
+    if x.dtype.is_complex:
+        a, b = P.sqrt(_shift(x, -1)), P.sqrt(_shift(x, 1))
+        im = P.mul(P.atan2(P.imag(a), P.real(b)), splat(2, P.real(a)))
+        return P.complex(P.asinh(P.real(_conj_mul(a, b))), im)
     # log1p(t + sqrt(t) sqrt(t + 2)) with t = x - 1: accurate near 1; nan below 1 (sqrt(t) is)
     t = P.sub(x, splat(1, x))
     small = P.log1p(P.add(t, P.mul(P.sqrt(t), P.sqrt(P.add(t, splat(2, x))))))
@@ -402,9 +453,19 @@ def acosh(x):
     return P.where(P.lt(x, splat(_LARGE, x)), small, large)
 
 
-@lowers("atanh", dtypes="float")
+@lowers("atanh")
 @in_opmath
 def atanh(x):
+    if x.dtype.is_complex:
+        # log((1 + z) / (1 - z)) / 2 in parts: log1p(4|a| / ((1 - |a|)^2 + b^2)) / 4 with a's sign (odd
+        # in a; accurate near 0 and near a = -1) and atan2(2b, (1 - a)(1 + a) - b^2) / 2 (b's zero
+        # sign picks the side of the cuts |a| > 1)
+        a, b = P.real(x), P.imag(x)
+        m = P.abs(a)
+        one_minus = P.sub(splat(1, a), m)
+        re = P.log1p(P.div(P.mul(splat(4, a), m), P.add(P.mul(one_minus, one_minus), P.mul(b, b))))
+        im = P.atan2(P.mul(splat(2, b), b), P.sub(P.mul(one_minus, P.add(splat(1, a), m)), P.mul(b, b)))
+        return P.complex(P.copysign(P.mul(re, splat(0.25, a)), a), P.mul(im, splat(0.5, a)))
     # log1p(2m / (1 - m)) / 2 with m = |x|, and x's sign (atanh is odd; for x < 0 the log1p
     # argument would approach -1 and cancel): accurate near 0, +-inf at +-1, nan beyond
     m = P.abs(x)
