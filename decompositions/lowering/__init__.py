@@ -19,7 +19,7 @@ Re x >= 0 (and its odd symmetry).
 """
 from __future__ import annotations
 
-from primkit.decompositions.lowering import complex, elementwise, memory, reductions  # noqa: F401  (registration)
+from primkit.decompositions.lowering import complex, conversion, elementwise, memory, reductions  # noqa: F401  (registration)
 from primkit.decompositions.lowering.core import LOWERINGS, lowers
 from primkit.decompositions.lowering.reach import (  # noqa: F401
     CORE_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, OPTIONAL_SPECIAL, core_gap, lower_to, node_dtype, prim_set,

@@ -211,9 +211,15 @@ def cosh(x):
     return P.mul(P.add(P.exp(x), P.exp(P.neg(x))), splat(0.5, x))
 
 
-@lowers("logaddexp", dtypes="float")
+@lowers("logaddexp")
 @in_opmath
 def logaddexp(a, b):
+    if a.dtype.is_complex:
+        # the operand of larger real part plus log1p(exp(other - it)), as eager (infinite real parts
+        # follow the formula, not eager's table of them)
+        first = P.lt(P.real(b), P.real(a))
+        big, small = P.where(first, a, b), P.where(first, b, a)
+        return P.add(big, P.log1p(P.exp(P.sub(small, big))))
     # max + log1p(exp(-|a - b|)); equal infinities give themselves (a - b would be nan)
     m = P.maximum(a, b)
     r = P.add(m, P.log1p(P.exp(P.neg(P.abs(P.sub(a, b))))))
@@ -666,3 +672,26 @@ def lcm(a, b):
         wide = P.abs(P.mul(P.convert_element_type(quotient, torch.int32), P.convert_element_type(b, torch.int32)))
         return P.where(live, P.convert_element_type(wide, a.dtype), splat(0, g))
     return P.where(live, P.abs(P.mul(quotient, b)), splat(0, g))
+
+
+@lowers("frexp")
+@in_opmath
+def frexp(x):
+    # |x| = f 2^e with f in [0.5, 1): e from log2, corrected by one either way where log2 rounded
+    # across a power of two; 2^-e applied in two halves (2^-e alone may overflow), subnormals scaled
+    # up by 2^p first. 0, -0.0, +-inf and nan give (x, 0), as eager.
+    info = torch.finfo(x.dtype)
+    p = _mantissa_bits(x)
+    m = P.abs(x)
+    subnormal = P.lt(m, splat(info.smallest_normal, x))
+    m = P.where(subnormal, P.mul(m, splat(2.0 ** p, x)), m)
+    e = P.add(P.floor(P.log2(m)), splat(1, x))
+    half = P.floor(P.mul(e, splat(0.5, x)))
+    f = P.mul(P.mul(m, P.pow(splat(2, x), P.neg(half))), P.pow(splat(2, x), P.neg(P.sub(e, half))))
+    high, low = P.le(splat(1, x), f), P.lt(f, splat(0.5, x))
+    f = P.where(high, P.mul(f, splat(0.5, x)), P.where(low, P.mul(f, splat(2, x)), f))
+    e = P.add(e, P.sub(P.convert_element_type(high, x.dtype), P.convert_element_type(low, x.dtype)))
+    e = P.where(subnormal, P.sub(e, splat(p, x)), e)
+    special = P.logical_or(P.eq(m, splat(0, x)), P.logical_not(P.isfinite(x)))
+    mantissa = P.where(special, x, P.copysign(f, x))
+    return mantissa, P.convert_element_type(P.where(special, splat(0, x), e), torch.int32)
