@@ -17,6 +17,8 @@ def sigmoid(x):
 @lowers("tanh")
 @in_opmath
 def tanh(x):
+    if x.dtype.is_complex:
+        return _complex_tanh(x)
     # tanh(s) = -t / (t + 2) with t = expm1(-2s), s = x with a non-negative real part (tanh is
     # odd): no overflow, accurate near 0.
     negative = P.lt(P.real(x) if x.dtype.is_complex else x, splat(0, P.real(x) if x.dtype.is_complex else x))
@@ -24,6 +26,34 @@ def tanh(x):
     t = P.expm1(P.mul(splat(-2, x), s))
     r = P.div(P.neg(t), P.add(t, splat(2, x)))
     return P.where(negative, P.neg(r), r)
+
+
+def _complex_tanh(z):
+    # Kahan's: with t = tan(b), beta = 1 + t^2, s = sinh(a), rho = sqrt(1 + s^2),
+    # tanh z = (beta rho s + i t) / (1 + beta s^2): no cancellation, zeros keep their signs. Where
+    # |a| is past 22 (e^-2|a| below float64's ulp of 1) it is sign(a) + i 4 sin(b) cos(b) e^-2|a|,
+    # the second factor taken apart so that nothing overflows; C99's values at inf and nan parts.
+    a, b = P.real(z), P.imag(z)
+    t = P.tan(b)
+    beta = P.add(splat(1, a), P.mul(t, t))
+    s = P.sinh(a)
+    rho = P.sqrt(P.add(splat(1, a), P.mul(s, s)))
+    denominator = P.add(splat(1, a), P.mul(beta, P.mul(s, s)))
+    re = P.div(P.mul(P.mul(beta, rho), s), denominator)
+    im = P.div(t, denominator)
+    large = P.lt(splat(22, a), P.abs(a))
+    sin_cos = P.mul(P.sin(b), P.cos(b))
+    tail = P.mul(P.mul(splat(4, a), sin_cos), P.exp(P.mul(splat(-2, a), P.abs(a))))
+    re = P.where(large, P.copysign(splat(1, a), a), re)
+    im = P.where(large, P.where(P.isinf(a), P.copysign(splat(0, a), sin_cos), tail), im)
+    return _special_values(z, re, im, [
+        (lambda a, b: P.logical_and(P.isinf(a), P.logical_not(P.isfinite(b))),
+         lambda a, b: P.copysign(splat(1, a), a), lambda a, b: P.copysign(splat(0, b), b)),
+        (lambda a, b: P.logical_and(P.eq(a, splat(0, a)), P.logical_not(P.isfinite(b))),
+         lambda a, b: a, _const(math.nan)),
+        (lambda a, b: P.logical_not(P.isfinite(b)), _const(math.nan), _const(math.nan)),
+        (lambda a, b: P.logical_and(P.isnan(a), P.eq(b, splat(0, b))), _const(math.nan), lambda a, b: b),
+    ])
 
 
 @lowers("log1p")
@@ -215,11 +245,19 @@ def cosh(x):
 @in_opmath
 def logaddexp(a, b):
     if a.dtype.is_complex:
-        # the operand of larger real part plus log1p(exp(other - it)), as eager (infinite real parts
-        # follow the formula, not eager's table of them)
-        first = P.lt(P.real(b), P.real(a))
+        # the operand of larger real part plus log1p(exp(other - it)), as eager; as eager too, a nan
+        # part anywhere gives nan, equal infinite real parts give the smaller operand (-inf) or
+        # log(exp(a) + exp(b)) (+inf: torch's complex exp of an infinite part may be nan where eager's
+        # scalar one is not), and a real part +inf alone (or -inf alone) gives the larger operand
+        first = P.le(P.real(b), P.real(a))     # a on a tie, as eager
         big, small = P.where(first, a, b), P.where(first, b, a)
-        return P.add(big, P.log1p(P.exp(P.sub(small, big))))
+        r = P.add(big, P.log1p(P.exp(P.sub(small, big))))
+        both_inf = P.logical_and(P.isinf(P.real(small)), P.eq(P.real(small), P.real(big)))
+        at_inf = P.where(P.lt(P.real(small), splat(0, P.real(small))), small, P.log(P.add(P.exp(small), P.exp(big))))
+        # exp(small - big) is 0 where big's real part is +inf or small's is -inf
+        vanishes = P.logical_or(P.isposinf(P.real(big)), P.isneginf(P.real(small)))
+        r = P.where(both_inf, at_inf, P.where(vanishes, big, r))
+        return P.where(P.logical_or(P.isnan(a), P.isnan(b)), splat(complex(math.nan, math.nan), a), r)
     # max + log1p(exp(-|a - b|)); equal infinities give themselves (a - b would be nan)
     m = P.maximum(a, b)
     r = P.add(m, P.log1p(P.exp(P.neg(P.abs(P.sub(a, b))))))
@@ -383,7 +421,7 @@ def fmin(a, b):
 # Complex inverse functions: Kahan's formulas ("Branch cuts for complex elementary functions", 1987),
 # which take real and imaginary parts from square roots of 1 +- z apart: no cancellation, no
 # overflow for large |z|, and the sign of a zero imaginary part picks the side of a branch cut, as
-# eager. (Infinite parts follow the formulas, not C99's table of special values.)
+# eager; C99's values where a part is infinite or nan.
 
 def _shift(z, c):
     """c + z for a real number c, the imaginary part (and the sign of its zero) kept."""
@@ -400,6 +438,34 @@ def _conj_mul(a, b):
     return P.mul(P.complex(P.real(a), P.neg(P.imag(a))), b)
 
 
+def _special_values(x, re, im, rows):
+    """re + i im, except where a row's condition on x's parts (a, b) holds: there the row's parts
+    (the first row that holds wins). The rows are C99 Annex G's values at infinite and nan parts,
+    which eager's libm returns and the formulas do not reach."""
+    a, b = P.real(x), P.imag(x)
+    for condition, row_re, row_im in reversed(rows):
+        holds = condition(a, b)
+        re, im = P.where(holds, row_re(a, b), re), P.where(holds, row_im(a, b), im)
+    return P.complex(re, im)
+
+
+def _zero_and_nan(a, b):
+    return P.logical_and(P.eq(a, splat(0, a)), P.isnan(b))
+
+
+def _both_inf(a, b):
+    return P.logical_and(P.isinf(a), P.isinf(b))
+
+
+def _quarter_turns(a, b):
+    """pi / 4 where a is +inf, 3 pi / 4 where it is -inf."""
+    return P.where(P.lt(splat(0, a), a), splat(math.pi / 4, a), splat(3 * math.pi / 4, a))
+
+
+def _const(value):
+    return lambda a, b: splat(value, a)
+
+
 @lowers("atan")
 @in_opmath
 def atan(x):
@@ -413,7 +479,12 @@ def atan(x):
 def asin(x):
     if x.dtype.is_complex:
         a, b = P.sqrt(_one_minus(x)), P.sqrt(_shift(x, 1))
-        return P.complex(P.atan2(P.real(x), P.real(P.mul(a, b))), P.asinh(P.imag(_conj_mul(a, b))))
+        return _special_values(x, P.atan2(P.real(x), P.real(P.mul(a, b))), P.asinh(P.imag(_conj_mul(a, b))), [
+            (lambda a, b: P.logical_and(P.isinf(a), P.isfinite(b)),
+             lambda a, b: P.copysign(splat(math.pi / 2, a), a), lambda a, b: P.copysign(splat(math.inf, b), b)),
+            (lambda a, b: P.logical_and(P.isinf(a), P.isnan(b)), _const(math.nan), _const(math.inf)),
+            (_zero_and_nan, lambda a, b: a, _const(math.nan)),
+        ])
     # atan2(x, sqrt(1 - x^2)) with 1 - x^2 as (1 - x)(1 + x): exact near |x| = 1; nan for |x| > 1
     return P.atan2(x, P.sqrt(P.mul(P.sub(splat(1, x), x), P.add(splat(1, x), x))))
 
@@ -424,7 +495,15 @@ def acos(x):
     if x.dtype.is_complex:
         a, b = P.sqrt(_one_minus(x)), P.sqrt(_shift(x, 1))
         re = P.mul(P.atan2(P.real(a), P.real(b)), splat(2, P.real(a)))
-        return P.complex(re, P.asinh(P.imag(_conj_mul(b, a))))
+        # -Im asin(z) as 0 - it, as eager's pi / 2 - asin(z): +0.0 for either zero
+        im = P.sub(splat(0, re), P.asinh(P.imag(_conj_mul(a, b))))
+        return _special_values(x, re, im, [
+            (_both_inf, _quarter_turns, lambda a, b: P.neg(P.copysign(splat(math.inf, b), b))),
+            (lambda a, b: P.logical_and(P.isinf(a), P.isnan(b)), _const(math.nan), _const(-math.inf)),
+            (lambda a, b: P.logical_and(P.isnan(a), P.isinf(b)), _const(math.nan),
+             lambda a, b: P.neg(P.copysign(splat(math.inf, b), b))),
+            (_zero_and_nan, _const(math.pi / 2), _const(math.nan)),
+        ])
     return P.atan2(P.sqrt(P.mul(P.sub(splat(1, x), x), P.add(splat(1, x), x))), x)
 
 
@@ -451,7 +530,12 @@ def acosh(x):
     if x.dtype.is_complex:
         a, b = P.sqrt(_shift(x, -1)), P.sqrt(_shift(x, 1))
         im = P.mul(P.atan2(P.imag(a), P.real(b)), splat(2, P.real(a)))
-        return P.complex(P.asinh(P.real(_conj_mul(a, b))), im)
+        return _special_values(x, P.asinh(P.real(_conj_mul(a, b))), im, [
+            (_both_inf, _const(math.inf), lambda a, b: P.copysign(_quarter_turns(a, b), b)),
+            (lambda a, b: P.logical_or(P.logical_and(P.isinf(a), P.isnan(b)), P.logical_and(P.isnan(a), P.isinf(b))),
+             _const(math.inf), _const(math.nan)),
+            (_zero_and_nan, _const(math.nan), _const(math.pi / 2)),
+        ])
     # log1p(t + sqrt(t) sqrt(t + 2)) with t = x - 1: accurate near 1; nan below 1 (sqrt(t) is)
     t = P.sub(x, splat(1, x))
     small = P.log1p(P.add(t, P.mul(P.sqrt(t), P.sqrt(P.add(t, splat(2, x))))))
@@ -471,7 +555,11 @@ def atanh(x):
         one_minus = P.sub(splat(1, a), m)
         re = P.log1p(P.div(P.mul(splat(4, a), m), P.add(P.mul(one_minus, one_minus), P.mul(b, b))))
         im = P.atan2(P.mul(splat(2, b), b), P.sub(P.mul(one_minus, P.add(splat(1, a), m)), P.mul(b, b)))
-        return P.complex(P.copysign(P.mul(re, splat(0.25, a)), a), P.mul(im, splat(0.5, a)))
+        return _special_values(x, P.copysign(P.mul(re, splat(0.25, a)), a), P.mul(im, splat(0.5, a)), [
+            (lambda a, b: P.logical_or(P.isinf(a), P.isinf(b)), lambda a, b: P.copysign(splat(0, a), a),
+             lambda a, b: P.where(P.isnan(b), b, P.copysign(splat(math.pi / 2, b), b))),
+            (_zero_and_nan, lambda a, b: a, _const(math.nan)),
+        ])
     # log1p(2m / (1 - m)) / 2 with m = |x|, and x's sign (atanh is odd; for x < 0 the log1p
     # argument would approach -1 and cancel): accurate near 0, +-inf at +-1, nan beyond
     m = P.abs(x)
