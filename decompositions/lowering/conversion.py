@@ -36,8 +36,8 @@ def reduce_precision(a, exponent_bits, mantissa_bits):
             # a subnormal's exponent field 0) rounding down, as rounding a's bits does
             magnitude = P.abs(scaled)
             tie = P.eq(P.sub(magnitude, P.floor(magnitude)), splat(0.5, x))
-            odd = P.eq(P.sub(e, P.mul(P.floor(P.mul(e, splat(0.5, x))), splat(2, x))), splat(0, x))
-            down = P.logical_or(odd, P.lt(P.abs(x), splat(smallest_normal, x)))
+            e_even = P.eq(P.sub(e, P.mul(P.floor(P.mul(e, splat(0.5, x))), splat(2, x))), splat(0, x))
+            down = P.logical_or(e_even, P.lt(P.abs(x), splat(smallest_normal, x)))
             kept = P.where(P.logical_and(tie, down), P.copysign(P.floor(magnitude), x), kept)
         q = P.sub(e, splat(mantissa_bits + 1, x))
         half = P.floor(P.mul(q, splat(0.5, x)))        # 2^q in two halves: 2^q alone may underflow
