@@ -64,7 +64,7 @@ def _params(config, test, *, prims=None, per_dtype=True, want=None, only_dtypes=
                 marks = [pytest.mark.xdist_group(entry.name)]
                 xf = entry.xfail_for(test, dtype, device)
                 if xf is not None:
-                    marks.append(pytest.mark.xfail(strict=True, reason=xf.reason))
+                    marks.append(pytest.mark.xfail(strict=True, raises=xf.raises, reason=xf.reason))
                 out.append(pytest.param(entry, dtype, device, marks=marks,
                                         id=f"{entry.name}-{_id(dtype)}-{device}" if per_dtype else
                                         f"{entry.name}-{device}"))
