@@ -89,7 +89,7 @@ def test_model_zoo_lowers_to_minimal_set(name, model, args):
     gm = trace(model, *args, target=MINIMAL_PRIMS)
     used = {n.target._opname for n in gm.graph.nodes if n.op == "call_function" and prims.is_prim(n.target)}
     assert used <= MINIMAL_PRIMS
-    for a, e in zip(torch.utils._pytree.tree_leaves(gm(*args)), torch.utils._pytree.tree_leaves(expected)):
+    for a, e in zip(torch.utils._pytree.tree_leaves(gm(*args)), torch.utils._pytree.tree_leaves(expected), strict=True):
         torch.testing.assert_close(a, e, atol=1e-5, rtol=1e-5)
 
 
@@ -229,7 +229,7 @@ def test_model_zoo_traces_inside_core_set(name, model, args):
         expected = model(*args)
     gm = trace(model, *args, target=CORE_PRIMS)
     assert _used(gm) <= CORE_PRIMS
-    for a, e in zip(torch.utils._pytree.tree_leaves(gm(*args)), torch.utils._pytree.tree_leaves(expected)):
+    for a, e in zip(torch.utils._pytree.tree_leaves(gm(*args)), torch.utils._pytree.tree_leaves(expected), strict=True):
         torch.testing.assert_close(a, e, atol=1e-5, rtol=1e-5)   # lowered formulas: a few float32 ulps
 
 
