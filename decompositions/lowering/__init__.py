@@ -20,6 +20,7 @@ Re x >= 0 (and its odd symmetry).
 from __future__ import annotations
 
 from primkit.decompositions.lowering import elementwise, memory, reductions  # noqa: F401  (registration)
+from primkit.decompositions.lowering import creation, indexing, scan, shape, windowed  # noqa: F401  (registration)
 from primkit.decompositions.lowering.core import LOWERINGS, lowers
 from primkit.decompositions.lowering.reach import (  # noqa: F401
     CORE_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, core_gap, lower_to, node_dtype, prim_set, reachable_pairs,

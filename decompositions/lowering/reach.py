@@ -14,12 +14,12 @@ from primkit import prims
 from primkit.decompositions.lowering.core import LOWERINGS
 
 
-def _dtype_of(args):
-    """The dtype a lowering branches on: that of its first tensor argument."""
+def _dtype_of(args, kwargs):
+    """The dtype a lowering branches on: that of its first tensor argument (a creation prim's dtype argument)."""
     for a in args:
         if isinstance(a, torch.Tensor):
             return a.dtype
-    return None
+    return kwargs.get("dtype")
 
 
 def valid_dtypes(name) -> frozenset:
@@ -164,7 +164,7 @@ def _applied_where_valid(name, fn, ok):
     """The lowering of ``name`` as a table entry: it runs where (name, operand dtype) reaches the
     target; elsewhere it returns NotImplemented, which make_fx reads as "keep the op"."""
     def lowered(*args, **kwargs):
-        if (name, _dtype_of(args)) not in ok:
+        if (name, _dtype_of(args, kwargs)) not in ok:
             return NotImplemented
         return fn(*args, **kwargs)
     lowered.__name__ = lowered.__qualname__ = f"lower_{name}"

@@ -1,0 +1,198 @@
+"""Lowerings of the indexing prims beyond gather / scatter: advanced indexing as one index_select on
+the indexed dims flattened (the indices folded into one row-major position); writes as scatter /
+scatter_add at those positions; index_copy, scatter_reduce's products and extremes, and searchsorted
+as comparisons of every index with every position, reduced (exact, and deterministic where a
+scatter's winner would not be)."""
+from __future__ import annotations
+
+import torch
+
+from primkit.decompositions.lowering.core import (P, highest, iota, lowers, lowest, splat,
+                                                  with_strides)
+from primkit.prims.meta.strides import contiguous_strides
+
+
+def _contiguous(x):
+    return with_strides(x, contiguous_strides(x.shape))
+
+
+def _wrapped(index, size):
+    """index with negative entries counted from the end (size + index)."""
+    return P.where(P.lt(index, splat(0, index)), P.add(index, splat(size, index)), index)
+
+
+def _flat_positions(a, indices):
+    """(positions, batch): the 1-d int64 row-major position of a[indices] in a's first k dims flattened,
+    and the shape the indices broadcast to."""
+    batch = list(torch.broadcast_shapes(*(i.shape for i in indices)))
+    position = None
+    step = 1
+    for d in reversed(range(len(indices))):
+        i = indices[d]
+        i = P.broadcast_in_dim(_wrapped(i, a.shape[d]), batch, list(range(len(batch) - i.dim(), len(batch))))
+        term = P.mul(i, splat(step, i))
+        position = term if position is None else P.add(position, term)
+        step *= a.shape[d]
+    n = 1
+    for s in batch:
+        n *= s
+    return P.reshape(position, [n]), batch
+
+
+def _leading_flattened(a, k):
+    """a with its first k dims merged into one (a copy where they are not laid out one inside the next)."""
+    n = 1
+    for s in a.shape[:k]:
+        n *= s
+    return P.reshape(a, [n, *a.shape[k:]])
+
+
+_example = lambda dtype: (torch.ones(4, 3, dtype=dtype), [torch.tensor([0, 2])])   # noqa: E731
+
+
+@lowers("index", example=_example)
+def index(a, indices):
+    positions, batch = _flat_positions(a, indices)
+    k = len(indices)
+    rows = P.index_select(_leading_flattened(a, k), 0, positions)
+    return _contiguous(P.reshape(rows, batch + list(a.shape[k:])))
+
+
+@lowers("index_put", example=lambda dtype: (*_example(dtype), torch.ones(2, 3, dtype=dtype), True))
+def index_put(a, indices, values, accumulate):
+    positions, batch = _flat_positions(a, indices)
+    k = len(indices)
+    flat = _leading_flattened(a, k)
+    rows = P.reshape(values, [positions.shape[0], *a.shape[k:]])
+    where_to = P.broadcast_in_dim(positions, list(rows.shape), [0])
+    if not accumulate:
+        out = P.scatter(flat, 0, where_to, rows)
+    elif a.dtype == torch.bool:    # adding booleans is or: count the Trues
+        counts = P.scatter_add(P.convert_element_type(flat, torch.int64), 0, where_to,
+                               P.convert_element_type(rows, torch.int64))
+        out = P.lt(splat(0, counts), counts)
+    else:
+        out = P.scatter_add(flat, 0, where_to, rows)
+    return _contiguous(P.reshape(out, list(a.shape)))
+
+
+@lowers("take", example=lambda dtype: (torch.ones(4, 3, dtype=dtype), torch.tensor([0, -1])))
+def take(a, index):
+    flat = P.reshape(a, [a.numel()])
+    picked = P.gather(flat, 0, P.reshape(_wrapped(index, a.numel()), [index.numel()]))
+    return _contiguous(P.reshape(picked, list(index.shape)))
+
+
+def _as_1d(a, index, source):
+    """A 0-d index_add / index_copy as one of a 1-d a of one element."""
+    return P.reshape(a, [1]), P.reshape(index, [1]), P.reshape(source, [1])
+
+
+_write_example = lambda dtype: (torch.ones(4, 3, dtype=dtype), 0, torch.tensor([0, 2]),   # noqa: E731
+                                torch.ones(2, 3, dtype=dtype))
+
+
+@lowers("index_add", example=_write_example)
+def index_add(a, dim, index, source):
+    if a.dim() == 0:
+        a1, i1, s1 = _as_1d(a, index, source)
+        return P.reshape(index_add(a1, 0, i1, s1), [])
+    d = dim % a.dim()
+    return P.scatter_add(a, d, P.broadcast_in_dim(index, list(source.shape), [d]), source)
+
+
+@lowers("index_copy", example=_write_example)
+def index_copy(a, dim, index, source):
+    if a.dim() == 0:
+        a1, i1, s1 = _as_1d(a, index, source)
+        return P.reshape(index_copy(a1, 0, i1, s1), [])
+    d = dim % a.dim()
+    n, count = a.shape[d], index.shape[0]
+    if count == 0:
+        return P.copy_strided(a, list(contiguous_strides(a.shape)))
+    # for each position along dim, the last i that writes it (-1: none): the last write wins
+    hits = P.eq(P.broadcast_in_dim(index, [n, count], [1]), P.broadcast_in_dim(iota(n, a), [n, count], [0]))
+    writer = P.amax(P.where(hits, P.broadcast_in_dim(iota(count, a), [n, count], [1]),
+                            P.full([n, count], -1, dtype=torch.int64, device=a.device)), [1])
+    written = P.le(P.full([n], 0, dtype=torch.int64, device=a.device), writer)
+    rows = P.index_select(source, d, P.maximum(writer, P.full([n], 0, dtype=torch.int64, device=a.device)))
+    out = P.where(P.broadcast_in_dim(written, list(a.shape), [d]), rows, a)
+    return _contiguous(out)
+
+
+@lowers("masked_scatter", example=lambda dtype: (torch.ones(4, dtype=dtype), torch.tensor([True, False, True, True]),
+                                                 torch.ones(3, dtype=dtype)))
+def masked_scatter(a, mask, source):
+    n = a.numel()
+    flat_mask = P.reshape(mask, [n])
+    if source.numel() == 0:    # no True in mask (the kernel checks): a's values
+        return P.copy_strided(a, list(contiguous_strides(a.shape)))
+    # the k-th True position takes source's k-th element: k = (number of Trues up to here) - 1
+    k = P.sub(P.cumsum(P.convert_element_type(flat_mask, torch.int64), 0), P.full([n], 1, dtype=torch.int64,
+                                                                                 device=a.device))
+    k = P.minimum(P.maximum(k, P.full([n], 0, dtype=torch.int64, device=a.device)),
+                  P.full([n], source.numel() - 1, dtype=torch.int64, device=a.device))
+    taken = P.gather(P.reshape(source, [source.numel()]), 0, k)
+    return P.reshape(P.where(flat_mask, taken, P.reshape(a, [n])), list(a.shape))
+
+
+@lowers("searchsorted", example=lambda dtype: (torch.ones(5, dtype=dtype), torch.ones(2, 3, dtype=dtype), False))
+def searchsorted(sorted_sequence, values, right):
+    # a binary search's answer on an ascending row (nans last): the count of elements below the value
+    # (or not above it, right); a nan value goes past every element, as eager's search does
+    m = sorted_sequence.shape[-1] if sorted_sequence.dim() else 1
+    shape = list(values.shape) + [m]
+    r = values.dim()
+    seq_dims = [r] if sorted_sequence.dim() == 1 else list(range(r - 1)) + [r]
+    seq = P.broadcast_in_dim(sorted_sequence, shape, seq_dims)
+    v = P.broadcast_in_dim(values, shape, list(range(r)))
+    before = P.le(seq, v) if right else P.lt(seq, v)
+    if values.dtype.is_floating_point:
+        before = P.logical_or(before, P.logical_not(P.eq(v, v)))
+    return P.sum(P.convert_element_type(before, torch.int64), [r])
+
+
+@lowers("scatter_reduce", example=lambda dtype: (torch.ones(4, 3, dtype=dtype), 0, torch.zeros(2, 3, dtype=torch.int64),
+                                                 torch.ones(2, 3, dtype=dtype), "amax", True))
+def scatter_reduce(a, dim, index, src, reduce, include_self):
+    if a.dim() == 0:
+        a1, i1, s1 = _as_1d(a, index, src)
+        return P.reshape(scatter_reduce(a1, 0, i1, s1, reduce, include_self), [])
+    d = dim % a.dim()
+    if index.numel() == 0:
+        return P.copy_strided(a, list(contiguous_strides(a.shape)))
+    # match[t, i...] : index[i...] == t, t a position along dim of a (a new leading dim)
+    n = a.shape[d]
+    src = P.slice(src, [0] * src.dim(), list(index.shape), [1] * src.dim())
+    shape = [n, *index.shape]
+    match = P.eq(P.broadcast_in_dim(index, shape, list(range(1, index.dim() + 1))),
+                 P.broadcast_in_dim(iota(n, a), shape, [0]))
+    spread = P.broadcast_in_dim(src, shape, list(range(1, index.dim() + 1)))
+    if reduce in ("sum", "mean"):
+        reduced = P.sum(P.where(match, spread, splat(0, spread)), [d + 1])
+    elif reduce == "prod":
+        reduced = P.prod(P.where(match, spread, splat(1, spread)), [d + 1])
+    else:
+        extreme, identity = (P.amax, lowest) if reduce == "amax" else (P.amin, highest)
+        reduced = extreme(P.where(match, spread, splat(identity(a.dtype), spread)), [d + 1])
+    count = P.sum(P.convert_element_type(match, torch.int64), [d + 1])
+    # reduced / count: dim t first, the other dims of index; to a's layout (t at dim d), padded to a's shape
+    order = list(range(1, d + 1)) + [0] + list(range(d + 1, index.dim()))
+    reduced, count = P.permute(reduced, order), P.permute(count, order)
+    high = [a.shape[k] - reduced.shape[k] for k in range(a.dim())]
+    reduced = P.pad(reduced, 0, [0] * a.dim(), high, [0] * a.dim())
+    count = P.pad(count, 0, [0] * a.dim(), high, [0] * a.dim())
+    if include_self:
+        if reduce in ("sum", "mean"):
+            reduced = P.add(reduced, a)
+        elif reduce == "prod":
+            reduced = P.mul(reduced, a)
+        else:
+            reduced = (P.maximum if reduce == "amax" else P.minimum)(reduced, a)
+        if reduce == "mean":
+            count = P.add(count, splat(1, count))
+    if reduce == "mean":
+        divisor = P.maximum(P.convert_element_type(count, a.dtype), splat(1, reduced))
+        reduced = P.div(reduced, divisor) if a.dtype.is_floating_point else P.floor_divide(reduced, divisor)
+    touched = P.lt(splat(0, count), count)
+    return _contiguous(P.where(touched, reduced, a))
