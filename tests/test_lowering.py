@@ -29,7 +29,9 @@ def _inputs(name):
     return (base,)
 
 
-@pytest.mark.parametrize("name", sorted(n for n in LOWERINGS if torch.float32 in valid_dtypes(n)))
+# values across the domain for the prims _inputs can feed (elementwise, aliases, var); the others on their samples
+@pytest.mark.parametrize("name", sorted(n for n in LOWERINGS if torch.float32 in valid_dtypes(n) and (
+    prims.get(n).meta.startswith("elementwise") or prims.get(n).meta == "alias" or n == "var")))
 def test_lowering_matches_prim(name):
     args = _inputs(name)
     expected = getattr(P, name)(*args)
@@ -42,6 +44,31 @@ def test_lowering_matches_prim(name):
 PRIM_ENTRIES = {e.name.removeprefix("primkit."): e for e in opinfo.op_db if e.is_prim}
 
 
+def _leaves(x):
+    return torch.utils._pytree.tree_leaves(x)
+
+
+def _sums_in_any_order(name, dtype) -> bool:
+    """index_add, index_put, select_and_scatter_add: the order in which repeats add up is unspecified (tagged
+    nondeterministic);
+    in float16 / bfloat16 each order rounds differently, so the lowering sums in float32 and rounds once."""
+    return dtype in (torch.float16, torch.bfloat16) and "nondeterministic" in prims.get(name).tags \
+        and not _uninitialized(name)
+
+
+def _rounded_from_float32(op, dtype, s):
+    """op on s with its dtype tensors upcast to float32, rounded back to dtype: the exactly rounded sum."""
+    up = lambda t: t.to(torch.float32) if t.dtype == dtype else t   # noqa: E731
+    args = torch.utils._pytree.tree_map_only(torch.Tensor, up, (s.input, s.args, s.kwargs))
+    result = op(args[0], *args[1], **args[2])
+    return torch.utils._pytree.tree_map_only(torch.Tensor, lambda t: t.to(dtype) if t.dtype == torch.float32 else t, result)
+
+
+def _uninitialized(name) -> bool:
+    """empty_strided, empty_permuted: only the geometry of their output is defined."""
+    return "nondeterministic" in prims.get(name).tags and name.startswith("empty")
+
+
 @pytest.mark.parametrize("name,dtype", [(n, d) for n in sorted(LOWERINGS)
                                         for d in sorted(PRIM_ENTRIES[n].supported_dtypes("cpu") & valid_dtypes(n), key=str)])
 def test_lowering_matches_prim_on_its_samples(name, dtype):
@@ -51,9 +78,14 @@ def test_lowering_matches_prim_on_its_samples(name, dtype):
     atol, rtol = entry.tolerance(dtype)
     for s in entry.samples("cpu", dtype):
         expected = entry.op(s.input, *s.args, **s.kwargs)
+        if _sums_in_any_order(name, dtype):
+            expected = _rounded_from_float32(entry.op, dtype, s)
         actual = LOWERINGS[name][0](s.input, *s.args, **s.kwargs)
-        assert actual.dtype == expected.dtype and actual.shape == expected.shape, s.name
-        torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, equal_nan=True, msg=lambda m: f"{s.name}: {m}")
+        for a, e in zip(_leaves(actual), _leaves(expected), strict=True):     # (cummax, var_mean, split: several)
+            assert a.dtype == e.dtype and a.shape == e.shape, s.name
+        if not _uninitialized(name):
+            torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, equal_nan=True,
+                                       msg=lambda m: f"{s.name}: {m}")
 
 
 def test_minimal_set_is_closed():

@@ -18,7 +18,8 @@ def lowers(name, example=None, dtypes=None):
     """Register a lowering of prim ``name``. ``dtypes``: a dtype class of ``prims.dtypes`` ("float",
     "real", ...) or a set of dtypes, where the formula is valid (default: every dtype the prim takes);
     elsewhere the prim is left to the backend or to another lowering. ``example(dtype)`` builds the
-    arguments to trace it with at a dtype (default: one tensor of shape (3,) per Tensor argument)."""
+    arguments to trace it with at a dtype (default: one tensor of shape (3,) per Tensor argument), or a list
+    of argument tuples where the lowering takes a different path per non-tensor argument."""
     prims.get(name)
     if isinstance(dtypes, str):
         dtypes = dt.resolve([dtypes])

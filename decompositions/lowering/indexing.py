@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.lowering.core import (P, highest, iota, lowers, lowest, splat,
+from primkit.decompositions.lowering.core import (P, highest, in_opmath, iota, lowers, lowest, splat,
                                                   with_strides)
 from primkit.prims.meta.strides import contiguous_strides
 
@@ -58,7 +58,11 @@ def index(a, indices):
     return _contiguous(P.reshape(rows, batch + list(a.shape[k:])))
 
 
-@lowers("index_put", example=lambda dtype: (*_example(dtype), torch.ones(2, 3, dtype=dtype), True))
+# float16 / bfloat16 sums of repeats in float32, rounded once: their order is unspecified (the prims
+# are nondeterministic), this is the exact sum's rounding
+@lowers("index_put", example=lambda dtype: [(*_example(dtype), torch.ones(2, 3, dtype=dtype), accumulate)
+                                            for accumulate in (False, True)])
+@in_opmath
 def index_put(a, indices, values, accumulate):
     positions, batch = _flat_positions(a, indices)
     k = len(indices)
@@ -93,6 +97,7 @@ _write_example = lambda dtype: (torch.ones(4, 3, dtype=dtype), 0, torch.tensor([
 
 
 @lowers("index_add", example=_write_example)
+@in_opmath
 def index_add(a, dim, index, source):
     if a.dim() == 0:
         a1, i1, s1 = _as_1d(a, index, source)
@@ -152,8 +157,18 @@ def searchsorted(sorted_sequence, values, right):
     return P.sum(P.convert_element_type(before, torch.int64), [r])
 
 
-@lowers("scatter_reduce", example=lambda dtype: (torch.ones(4, 3, dtype=dtype), 0, torch.zeros(2, 3, dtype=torch.int64),
-                                                 torch.ones(2, 3, dtype=dtype), "amax", True))
+def _to_a_layout(r, a, d):
+    """A reduction over match's index dim d (position t first, then index's other dims) as a-shaped:
+    t moved to dim d, padded to a's sizes in the other dims."""
+    order = list(range(1, d + 1)) + [0] + list(range(d + 1, r.dim()))
+    r = P.permute(r, order)
+    return P.pad(r, 0, [0] * a.dim(), [a.shape[k] - r.shape[k] for k in range(a.dim())], [0] * a.dim())
+
+
+# every reduction takes its own path: one example each
+@lowers("scatter_reduce", example=lambda dtype: [(torch.ones(4, 3, dtype=dtype), 0, torch.zeros(2, 3, dtype=torch.int64),
+                                                  torch.ones(2, 3, dtype=dtype), reduce, True)
+                                                 for reduce in ("sum", "prod", "mean", "amax", "amin")])
 def scatter_reduce(a, dim, index, src, reduce, include_self):
     if a.dim() == 0:
         a1, i1, s1 = _as_1d(a, index, src)
@@ -168,31 +183,24 @@ def scatter_reduce(a, dim, index, src, reduce, include_self):
     match = P.eq(P.broadcast_in_dim(index, shape, list(range(1, index.dim() + 1))),
                  P.broadcast_in_dim(iota(n, a), shape, [0]))
     spread = P.broadcast_in_dim(src, shape, list(range(1, index.dim() + 1)))
+    count = P.sum(P.convert_element_type(match, torch.int64), [d + 1])
+    count = _to_a_layout(count, a, d)
+    touched = P.lt(splat(0, count), count)
     if reduce in ("sum", "mean"):
-        reduced = P.sum(P.where(match, spread, splat(0, spread)), [d + 1])
-    elif reduce == "prod":
+        # scatter_add onto a (or onto 0 where src reaches): eager's scatter_reduce adds as its scatter_add
+        base = a if include_self else P.where(touched, splat(0, a), a)
+        reduced = P.scatter_add(base, d, index, src)
+        if reduce == "mean":
+            divisor = P.convert_element_type(P.add(count, splat(1, count)) if include_self else count, a.dtype)
+            divisor = P.maximum(divisor, splat(1, divisor))
+            reduced = P.div(reduced, divisor) if a.dtype.is_floating_point else P.floor_divide(reduced, divisor)
+        return _contiguous(P.where(touched, reduced, a))
+    if reduce == "prod":
         reduced = P.prod(P.where(match, spread, splat(1, spread)), [d + 1])
     else:
         extreme, identity = (P.amax, lowest) if reduce == "amax" else (P.amin, highest)
         reduced = extreme(P.where(match, spread, splat(identity(a.dtype), spread)), [d + 1])
-    count = P.sum(P.convert_element_type(match, torch.int64), [d + 1])
-    # reduced / count: dim t first, the other dims of index; to a's layout (t at dim d), padded to a's shape
-    order = list(range(1, d + 1)) + [0] + list(range(d + 1, index.dim()))
-    reduced, count = P.permute(reduced, order), P.permute(count, order)
-    high = [a.shape[k] - reduced.shape[k] for k in range(a.dim())]
-    reduced = P.pad(reduced, 0, [0] * a.dim(), high, [0] * a.dim())
-    count = P.pad(count, 0, [0] * a.dim(), high, [0] * a.dim())
+    reduced = _to_a_layout(reduced, a, d)
     if include_self:
-        if reduce in ("sum", "mean"):
-            reduced = P.add(reduced, a)
-        elif reduce == "prod":
-            reduced = P.mul(reduced, a)
-        else:
-            reduced = (P.maximum if reduce == "amax" else P.minimum)(reduced, a)
-        if reduce == "mean":
-            count = P.add(count, splat(1, count))
-    if reduce == "mean":
-        divisor = P.maximum(P.convert_element_type(count, a.dtype), splat(1, reduced))
-        reduced = P.div(reduced, divisor) if a.dtype.is_floating_point else P.floor_divide(reduced, divisor)
-    touched = P.lt(splat(0, count), count)
+        reduced = (P.mul if reduce == "prod" else P.maximum if reduce == "amax" else P.minimum)(reduced, a)
     return _contiguous(P.where(touched, reduced, a))

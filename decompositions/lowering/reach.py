@@ -28,14 +28,17 @@ def valid_dtypes(name) -> frozenset:
     return prims.get(name).dtypes if dtypes is None else frozenset(dtypes) & prims.get(name).dtypes
 
 
-def _example(name, example, dtype) -> tuple:
-    """Arguments to trace the lowering with at ``dtype`` (meta tensors): ``example(dtype)``, or one
-    tensor of shape (3,) per Tensor argument."""
+def _examples(name, example, dtype) -> list[tuple]:
+    """Argument tuples to trace the lowering with at ``dtype`` (meta tensors): ``example(dtype)`` (one
+    tuple, or a list of them where the lowering branches on a non-tensor argument), or one tensor of
+    shape (3,) per Tensor argument."""
     if example is not None:
-        return pytree.tree_map_only(torch.Tensor, lambda t: t.to("meta"), example(dtype))
+        args = example(dtype)
+        return [pytree.tree_map_only(torch.Tensor, lambda t: t.to("meta"), a)
+                for a in (args if isinstance(args, list) else [args])]
     prim = prims.get(name)
     n = sum(isinstance(a.type, torch.TensorType) for a in prim.op._schema.arguments)
-    return tuple(torch.ones(3, dtype=dtype, device="meta") for _ in range(n))
+    return [tuple(torch.ones(3, dtype=dtype, device="meta") for _ in range(n))]
 
 
 def _first_tensor_dtype(args, result):
@@ -76,7 +79,8 @@ def reaches_at(name, dtype) -> frozenset:
         return frozenset()
     fn = LOWERINGS[name][0]
     with _PrimCalls() as calls:
-        fn(*_example(name, LOWERINGS[name][1], dtype))
+        for args in _examples(name, LOWERINGS[name][1], dtype):
+            fn(*args)
     return frozenset(calls.calls)
 
 

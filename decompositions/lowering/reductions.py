@@ -54,6 +54,8 @@ def _mean(a, dims):
 @in_opmath
 def logsumexp(a, dims):
     dims = _canonical(a, dims)
+    if not dims:     # reduces nothing (log(exp(z)) would move a complex z's phase into (-pi, pi])
+        return P.copy_strided(a, list(contiguous_strides(a.shape)))
     if any(a.shape[d] == 0 for d in dims):     # the sum of no exponentials: log(0)
         return P.full(_reduced_shape(a, dims), -math.inf, dtype=a.dtype, device=a.device)
     # m + log(sum(exp(a - m))) with m the largest (real part): no overflow; an infinite m is not

@@ -32,7 +32,7 @@ def window_positions(shape, window, strides, dilation, like):
 
 
 def _gather_windows(a, window, strides, low, high, dilation, padding_value):
-    """a padded with padding_value, read as windows: shape out + window."""
+    """a padded with padding_value, read as windows: shape out + window (row-major window order)."""
     padded = P.pad(a, padding_value, list(low), list(high), [0] * a.dim())
     index, out = window_positions(padded.shape, window, strides, dilation, a)
     flat = P.reshape(padded, [padded.numel()])
@@ -43,7 +43,9 @@ def _reduce_window(name, reduce, identity):
     def lowered(a, window_dimensions, window_strides, padding_low, padding_high, window_dilation):
         windows = _gather_windows(a, window_dimensions, window_strides, padding_low, padding_high, window_dilation,
                                   identity(a.dtype))
-        return reduce(windows, list(range(a.dim(), 2 * a.dim())))
+        # one flat window dim, reduced as the prims reduce (the same order of float16 products)
+        count = windows.numel() // max(_numel(windows.shape[:a.dim()]), 1) if windows.numel() else _numel(window_dimensions)
+        return reduce(P.reshape(windows, list(windows.shape[:a.dim()]) + [count]), [a.dim()])
     lowered.__name__ = lowered.__qualname__ = name
     return lowered
 
@@ -52,11 +54,10 @@ _example = lambda dtype: (torch.ones(4, 5, dtype=dtype), [2, 2], [1, 2], [1, 0],
 
 reduce_window_max = lowers("reduce_window_max", example=_example)(_reduce_window("reduce_window_max", P.amax, lowest))
 reduce_window_min = lowers("reduce_window_min", example=_example)(_reduce_window("reduce_window_min", P.amin, highest))
-# float16 / bfloat16 sums and products in float32, rounded once, as eager's pooling kernels accumulate
-reduce_window_sum = lowers("reduce_window_sum", example=_example)(
-    in_opmath(_reduce_window("reduce_window_sum", P.sum, lambda dtype: 0)))
+# sums and products in the operand's dtype, as the prims' (torch.sum / torch.prod over each window)
+reduce_window_sum = lowers("reduce_window_sum", example=_example)(_reduce_window("reduce_window_sum", P.sum, lambda dtype: 0))
 reduce_window_prod = lowers("reduce_window_prod", example=_example)(
-    in_opmath(_reduce_window("reduce_window_prod", P.prod, lambda dtype: 1)))
+    _reduce_window("reduce_window_prod", P.prod, lambda dtype: 1))
 
 
 @lowers("argmax_window", example=_example)
@@ -79,22 +80,47 @@ def argmax_window(a, window_dimensions, window_strides, padding_low, padding_hig
     return result
 
 
+def _spread(x, out_shape, offset, window_strides, low_padding):
+    """x (one value per window) placed at each window's element ``offset`` in a tensor of ``out_shape``, 0
+    elsewhere: a pad with stride - 1 between values (a negative low or high crops what falls in the padding)."""
+    low = [k - lo for k, lo in zip(offset, low_padding)]
+    high = [n - (lo + (m - 1) * s + 1) if m else n - lo for n, lo, m, s in zip(out_shape, low, x.shape, window_strides)]
+    return P.pad(x, 0, low, high, [s - 1 for s in window_strides])
+
+
+def _offsets(window):
+    """Every position in a window, row-major."""
+    out = [[]]
+    for w in window:
+        out = [o + [k] for o in out for k in range(w)]
+    return out
+
+
+# float16 / bfloat16 in float32, rounded once: the order in which a position's windows add up is
+# unspecified (the prim is nondeterministic), this is the exact sum's rounding
 @lowers("select_and_scatter_add", example=lambda dtype: (torch.ones(4, 2, dtype=dtype), *_example(dtype)))
+@in_opmath
 def select_and_scatter_add(source, operand, window_dimensions, window_strides, padding_low, padding_high,
                            window_dilation):
-    selected = P.argmax_window(operand, window_dimensions, window_strides, padding_low, padding_high, window_dilation)
-    n = operand.numel()
-    # a window wholly in padding selects -1: its source lands in one spare element past the end
-    target = P.where(P.lt(selected, splat(0, selected)), splat(n, selected), selected)
-    sums = P.scatter_add(P.full([n + 1], 0, dtype=operand.dtype, device=operand.device), 0,
-                         P.reshape(target, [target.numel()]), P.reshape(source, [source.numel()]))
-    return P.reshape(P.slice(sums, [0], [n], [1]), list(operand.shape))
-
-
-def _block_positions(shape, kernel_size, dilation, padding, stride, like):
-    """im2col's blocks of a padded (N, C, H, W) image as window positions: shape (N, C, OH, OW, 1, 1, kh, kw)."""
-    padded = list(shape[:2]) + [shape[2] + 2 * padding[0], shape[3] + 2 * padding[1]]
-    return window_positions(padded, [1, 1, *kernel_size], [1, 1, *stride], [1, 1, *dilation], like)
+    args = (window_dimensions, window_strides, padding_low, padding_high, window_dilation)
+    total = P.full(list(operand.shape), 0, dtype=operand.dtype, device=operand.device)
+    if operand.numel() == 0:     # every window lies in padding: nothing is selected
+        return total
+    selected = P.argmax_window(operand, *args)
+    positions = _gather_windows(P.reshape(iota(operand.numel(), operand), list(operand.shape)), *args, -1)
+    r = operand.dim()
+    out = list(selected.shape)
+    chosen = P.logical_and(P.eq(positions, P.broadcast_in_dim(selected, list(positions.shape), list(range(r)))),
+                           P.le(splat(0, positions), positions))
+    spread_source = P.broadcast_in_dim(source, list(positions.shape), list(range(r)))
+    contribution = P.where(chosen, spread_source, splat(0, spread_source))
+    # add each window offset's values in turn, the last offset first: every position then sums its
+    # windows in row-major window order, as the reference's index_add
+    for k in reversed(_offsets(window_dimensions)):
+        values = P.squeeze(P.slice(contribution, [0] * r + k, out + [i + 1 for i in k], [1] * 2 * r), list(range(r, 2 * r)))
+        total = P.add(total, _spread(values, operand.shape, [i * d for i, d in zip(k, window_dilation)],
+                                     window_strides, padding_low))
+    return total
 
 
 @lowers("im2col", example=lambda dtype: (torch.ones(1, 2, 4, 4, dtype=dtype), [2, 2], [1, 1], [1, 1], [1, 1]))
@@ -102,7 +128,8 @@ def im2col(a, kernel_size, dilation, padding, stride):
     n, c = a.shape[:2]
     low = [0, 0, *padding]
     padded = P.pad(a, 0, low, low, [0] * 4)
-    index, (_, _, oh, ow) = _block_positions(a.shape, kernel_size, dilation, padding, stride, a)
+    # the blocks as windows of the padded image: (N, C, OH, OW, 1, 1, kh, kw)
+    index, (_, _, oh, ow) = window_positions(padded.shape, [1, 1, *kernel_size], [1, 1, *stride], [1, 1, *dilation], a)
     blocks = P.gather(P.reshape(padded, [padded.numel()]), 0, P.reshape(index, [index.numel()]))
     blocks = P.permute(P.reshape(blocks, list(index.shape)), [0, 1, 4, 5, 6, 7, 2, 3])   # channel, kernel, position
     cols = P.reshape(blocks, [n, c * kernel_size[0] * kernel_size[1], oh * ow])
@@ -111,15 +138,17 @@ def im2col(a, kernel_size, dilation, padding, stride):
 
 @lowers("col2im", example=lambda dtype: (torch.ones(1, 8, 9, dtype=dtype), [2, 2], [2, 2], [1, 1], [1, 1], [1, 1]))
 def col2im(a, output_size, kernel_size, dilation, padding, stride):
-    n, kk = a.shape[0], kernel_size[0] * kernel_size[1]
-    c = a.shape[1] // kk
+    n, (kh, kw) = a.shape[0], kernel_size
+    c = a.shape[1] // (kh * kw)
     shape = [n, c, *output_size]
-    index, _ = _block_positions(shape, kernel_size, dilation, padding, stride, a)
-    # in a's order (channel, kernel position, block): the sums at each pixel run in kernel position order
-    index = P.permute(index, [0, 1, 4, 5, 6, 7, 2, 3])
-    padded = [n, c, output_size[0] + 2 * padding[0], output_size[1] + 2 * padding[1]]
-    sums = P.scatter_add(P.full([_numel(padded)], 0, dtype=a.dtype, device=a.device), 0,
-                         P.reshape(index, [index.numel()]), P.reshape(a, [a.numel()]))
-    image = P.slice(P.reshape(sums, padded), [0, 0, padding[0], padding[1]],
-                    [n, c, padding[0] + output_size[0], padding[1] + output_size[1]], [1] * 4)
-    return with_strides(image, contiguous_strides(image.shape))
+    blocks = [(m - ((k - 1) * dl + 1)) // st + 1 if m >= (k - 1) * dl + 1 else 0
+              for m, k, dl, st in zip([s + 2 * p for s, p in zip(output_size, padding)], kernel_size, dilation, stride)]
+    image = P.full(shape, 0, dtype=a.dtype, device=a.device)
+    if 0 in blocks:
+        return image
+    cols = P.reshape(a, [n, c, kh, kw, *blocks])
+    for i, j in _offsets(kernel_size):    # kernel position order: a fixed order of additions
+        block = P.squeeze(P.slice(cols, [0, 0, i, j, 0, 0], [n, c, i + 1, j + 1, *blocks], [1] * 6), [2, 3])
+        image = P.add(image, _spread(block, shape, [0, 0, i * dilation[0], j * dilation[1]], [1, 1, *stride],
+                                     [0, 0, *padding]))
+    return image
