@@ -7,7 +7,8 @@ outside SET (make_fx applies table entries to primkit ops as to ATen ops), where
 the lowering itself on meta tensors.
 
 Layout: ``core.py`` (the registry and shared helpers), one module per prim family holding its
-lowerings (``elementwise.py``, ``reductions.py``, ``memory.py``, ...), ``reach.py`` (reachability,
+lowerings (``elementwise.py``, ``reductions.py``, ``memory.py``, ``creation.py``, ``shape.py``, ``scan.py``,
+``windowed.py``, ``indexing.py``), ``reach.py`` (reachability,
 the core set). Importing the package registers every lowering.
 
 ``MINIMAL_PRIMS`` is the smallest closure: the prims that have no lowering valid at every dtype
@@ -23,9 +24,9 @@ from primkit.decompositions.lowering import elementwise, memory, reductions  # n
 from primkit.decompositions.lowering import creation, indexing, scan, shape, windowed  # noqa: F401  (registration)
 from primkit.decompositions.lowering.core import LOWERINGS, lowers
 from primkit.decompositions.lowering.reach import (  # noqa: F401
-    CORE_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, core_gap, lower_to, node_dtype, prim_set, reachable_pairs,
+    CORE_PRIMS, HOST_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, core_gap, lower_to, node_dtype, prim_set, reachable_pairs,
     reaches, reaches_at, unreachable, valid_dtypes,
 )
 
-__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "core_gap", "lower_to",
+__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "HOST_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "core_gap", "lower_to",
            "node_dtype", "prim_set", "reachable_pairs", "reaches", "reaches_at", "unreachable", "valid_dtypes"]

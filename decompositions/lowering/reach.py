@@ -200,7 +200,7 @@ CORE_PRIMS = frozenset({
     "full", "iota", "scalar_tensor", "clone", "copy_to",
 })
 """The core set (64 prims) a backend implements to run every model of the test zoo, and into which
-every prim outside it is meant to lower, except the families in ``OPTIONAL_FAMILIES``. Not closed
+every prim outside it is meant to lower, except the families in ``OPTIONAL_FAMILIES`` and ``HOST_PRIMS``. Not closed
 yet: ``core_gap()`` lists the prims that do not reach it."""
 
 OPTIONAL_FAMILIES = frozenset({"linalg_decomp", "fft", "sort", "data_dependent", "random"})
@@ -208,7 +208,13 @@ OPTIONAL_FAMILIES = frozenset({"linalg_decomp", "fft", "sort", "data_dependent",
 data-dependent shapes, random draws (the generator's contract is the backend's own)."""
 
 
+HOST_PRIMS = frozenset({"item", "device_put"})
+"""Prims a backend's runtime provides rather than its kernels, outside the core set and never lowered:
+``item`` returns a Python number read on the host (a sync point; no prim yields a Python value), and
+``device_put`` moves a tensor between devices (no prim computes on two devices)."""
+
+
 def core_gap(dtypes=None) -> list[str]:
-    """The prims outside the optional families that do not reach ``CORE_PRIMS`` (at ``dtypes``)."""
-    return sorted(p.name for p in prims.catalog()
-                  if p.family not in OPTIONAL_FAMILIES and p.name in unreachable(CORE_PRIMS, dtypes))
+    """The prims outside the optional families and ``HOST_PRIMS`` that do not reach ``CORE_PRIMS`` (at ``dtypes``)."""
+    return sorted(p.name for p in prims.catalog() if p.family not in OPTIONAL_FAMILIES and p.name not in HOST_PRIMS
+                  and p.name in unreachable(CORE_PRIMS, dtypes))
