@@ -43,9 +43,9 @@ def _reduce_window(name, reduce, identity):
     def lowered(a, window_dimensions, window_strides, padding_low, padding_high, window_dilation):
         windows = _gather_windows(a, window_dimensions, window_strides, padding_low, padding_high, window_dilation,
                                   identity(a.dtype))
-        # one flat window dim, reduced as the prims reduce (the same order of float16 products)
-        count = windows.numel() // max(_numel(windows.shape[:a.dim()]), 1) if windows.numel() else _numel(window_dimensions)
-        return reduce(P.reshape(windows, list(windows.shape[:a.dim()]) + [count]), [a.dim()])
+        # one flat window dim, reduced as the prims reduce it (the same order of float16 products)
+        flat = P.reshape(windows, list(windows.shape[:a.dim()]) + [_numel(window_dimensions)])
+        return reduce(flat, [a.dim()])
     lowered.__name__ = lowered.__qualname__ = name
     return lowered
 
