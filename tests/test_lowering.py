@@ -61,7 +61,8 @@ def _rounded_from_float32(op, dtype, s):
     up = lambda t: t.to(torch.float32) if t.dtype == dtype else t   # noqa: E731
     args = torch.utils._pytree.tree_map_only(torch.Tensor, up, (s.input, s.args, s.kwargs))
     result = op(args[0], *args[1], **args[2])
-    return torch.utils._pytree.tree_map_only(torch.Tensor, lambda t: t.to(dtype) if t.dtype == torch.float32 else t, result)
+    down = lambda t: t.to(dtype) if t.dtype == torch.float32 else t   # noqa: E731
+    return torch.utils._pytree.tree_map_only(torch.Tensor, down, result)
 
 
 def _uninitialized(name) -> bool:
@@ -243,8 +244,8 @@ STRUCTURAL_FAMILIES = {"creation", "memory", "memory_extra", "reductions", "scan
 STRUCTURAL = sorted(p.name for p in prims.catalog() if p.family in STRUCTURAL_FAMILIES)
 
 
-@pytest.mark.parametrize("name,dtype", [(n, d) for n in STRUCTURAL if n in LOWERINGS
-                                        for d in sorted(PRIM_ENTRIES[n].supported_dtypes("cpu") & valid_dtypes(n), key=str)])
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in STRUCTURAL if n in LOWERINGS for d in
+                                        sorted(PRIM_ENTRIES[n].supported_dtypes("cpu") & valid_dtypes(n), key=str)])
 def test_lowering_keeps_prim_strides(name, dtype):
     # the layout the prim's meta rule gives (contiguous, dense in the operand's order, a view's exact
     # strides and offset), on the prim's samples: non-contiguous, channels-last, empty, 0-d. The meta

@@ -92,7 +92,7 @@ def check_training(model, args=(), kwargs=None, target=None):
     graphs = {}
     compiled = aot_function(step, fw_compiler=_recording_compiler(graphs, "forward"),
                             bw_compiler=_recording_compiler(graphs, "backward"),
-                            decompositions=get_decompositions() if target is None else get_decompositions(target=target))
+                            decompositions=get_decompositions(**({} if target is None else {"target": target})))
     torch.manual_seed(SEED)
     with decompositions.tracing():   # libraries (transformers' masks) see a trace, as under torch.compile
         actual_out = compiled(params, buffers, args, kwargs)

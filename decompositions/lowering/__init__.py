@@ -28,5 +28,6 @@ from primkit.decompositions.lowering.reach import (  # noqa: F401
     reaches, reaches_at, unreachable, valid_dtypes,
 )
 
-__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "HOST_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "core_gap", "lower_to",
-           "node_dtype", "prim_set", "reachable_pairs", "reaches", "reaches_at", "unreachable", "valid_dtypes"]
+__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "HOST_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "core_gap",
+           "lower_to", "node_dtype", "prim_set", "reachable_pairs", "reaches", "reaches_at", "unreachable",
+           "valid_dtypes"]

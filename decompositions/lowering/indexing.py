@@ -117,10 +117,10 @@ def index_copy(a, dim, index, source):
         return P.copy_strided(a, list(contiguous_strides(a.shape)))
     # for each position along dim, the last i that writes it (-1: none): the last write wins
     hits = P.eq(P.broadcast_in_dim(index, [n, count], [1]), P.broadcast_in_dim(iota(n, a), [n, count], [0]))
-    writer = P.amax(P.where(hits, P.broadcast_in_dim(iota(count, a), [n, count], [1]),
-                            P.full([n, count], -1, dtype=torch.int64, device=a.device)), [1])
-    written = P.le(P.full([n], 0, dtype=torch.int64, device=a.device), writer)
-    rows = P.index_select(source, d, P.maximum(writer, P.full([n], 0, dtype=torch.int64, device=a.device)))
+    i = P.broadcast_in_dim(iota(count, a), [n, count], [1])
+    writer = P.amax(P.where(hits, i, splat(-1, i)), [1])
+    written = P.le(splat(0, writer), writer)
+    rows = P.index_select(source, d, P.maximum(writer, splat(0, writer)))
     out = P.where(P.broadcast_in_dim(written, list(a.shape), [d]), rows, a)
     return _contiguous(out)
 
@@ -133,10 +133,8 @@ def masked_scatter(a, mask, source):
     if source.numel() == 0:    # no True in mask (the kernel checks): a's values
         return P.copy_strided(a, list(contiguous_strides(a.shape)))
     # the k-th True position takes source's k-th element: k = (number of Trues up to here) - 1
-    k = P.sub(P.cumsum(P.convert_element_type(flat_mask, torch.int64), 0), P.full([n], 1, dtype=torch.int64,
-                                                                                 device=a.device))
-    k = P.minimum(P.maximum(k, P.full([n], 0, dtype=torch.int64, device=a.device)),
-                  P.full([n], source.numel() - 1, dtype=torch.int64, device=a.device))
+    trues = P.cumsum(P.convert_element_type(flat_mask, torch.int64), 0)
+    k = P.minimum(P.maximum(P.sub(trues, splat(1, trues)), splat(0, trues)), splat(source.numel() - 1, trues))
     taken = P.gather(P.reshape(source, [source.numel()]), 0, k)
     return P.reshape(P.where(flat_mask, taken, P.reshape(a, [n])), list(a.shape))
 
@@ -166,9 +164,10 @@ def _to_a_layout(r, a, d):
 
 
 # every reduction takes its own path: one example each
-@lowers("scatter_reduce", example=lambda dtype: [(torch.ones(4, 3, dtype=dtype), 0, torch.zeros(2, 3, dtype=torch.int64),
-                                                  torch.ones(2, 3, dtype=dtype), reduce, True)
-                                                 for reduce in ("sum", "prod", "mean", "amax", "amin")])
+@lowers("scatter_reduce", example=lambda dtype: [
+    (torch.ones(4, 3, dtype=dtype), 0, torch.zeros(2, 3, dtype=torch.int64), torch.ones(2, 3, dtype=dtype), reduce,
+     True)
+    for reduce in ("sum", "prod", "mean", "amax", "amin")])
 def scatter_reduce(a, dim, index, src, reduce, include_self):
     if a.dim() == 0:
         a1, i1, s1 = _as_1d(a, index, src)

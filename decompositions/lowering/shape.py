@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.lowering.core import P, iota, lowers, scalar, with_strides
+from primkit.decompositions.lowering.core import P, iota, lowers, scalar, splat, with_strides
 from primkit.prims.meta.shape import view_strides
 from primkit.prims.meta.strides import contiguous_strides, elementwise_strides
 
@@ -121,13 +121,11 @@ def dynamic_update_slice(a, update, start_indices):
     for d, s in enumerate(start_indices):
         n, u = a.shape[d], update.shape[d]
         rel = P.sub(iota(n, a), P.broadcast_in_dim(_clamped_start(s, n - u, a), [n], []))  # position in the block
-        ok = P.logical_and(P.le(P.full([n], 0, dtype=torch.int64, device=a.device), rel),
-                           P.lt(rel, P.full([n], u, dtype=torch.int64, device=a.device)))
+        ok = P.logical_and(P.le(splat(0, rel), rel), P.lt(rel, splat(u, rel)))
         ok = P.broadcast_in_dim(ok, list(a.shape), [d])
         inside = ok if inside is None else P.logical_and(inside, ok)
         # outside the block any position of it will do: it is masked out
-        where_from.append(P.minimum(P.maximum(rel, P.full([n], 0, dtype=torch.int64, device=a.device)),
-                                    P.full([n], u - 1, dtype=torch.int64, device=a.device)))
+        where_from.append(P.minimum(P.maximum(rel, splat(0, rel)), splat(u - 1, rel)))
     return with_strides(P.where(inside, _gather_block(update, where_from), a), clone_strides(a))
 
 

@@ -1,8 +1,11 @@
 """Lowerings of the windowed prims. Every window element is read with one gather from the padded
 operand flattened: its flat position is a sum of broadcast iotas (window start plus offset in each
-dim). Window reductions reduce the gathered window dims; im2col rearranges them into columns; col2im
-and select_and_scatter_add scatter_add back to those positions."""
+dim). Window reductions reduce the gathered window dims; im2col rearranges them into columns. The
+adjoints (col2im, select_and_scatter_add) add one window offset at a time, each a pad of the values
+with stride - 1 between them: a fixed order of additions, no scatter."""
 from __future__ import annotations
+
+import math
 
 import torch
 
@@ -11,18 +14,16 @@ from primkit.decompositions.lowering.core import (P, in_opmath, iota, isnan, low
 from primkit.prims.meta.strides import contiguous_strides
 
 
-def _numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+def window_counts(shape, window, strides, dilation):
+    """How many dilated windows fit along each dim of ``shape`` (0 where not one does)."""
+    return [(n - ((w - 1) * dl + 1)) // st + 1 if n >= (w - 1) * dl + 1 else 0
+            for n, w, st, dl in zip(shape, window, strides, dilation)]
 
 
 def window_positions(shape, window, strides, dilation, like):
     """(index, out): ``out`` the window counts per dim of a (padded) tensor of ``shape``, ``index`` the
     int64 tensor of shape out + window holding each window element's flat row-major position in it."""
-    out = [(n - ((w - 1) * dl + 1)) // st + 1 if n >= (w - 1) * dl + 1 else 0
-           for n, w, st, dl in zip(shape, window, strides, dilation)]
+    out = window_counts(shape, window, strides, dilation)
     full_shape, r = out + list(window), len(shape)
     index = P.full(full_shape, 0, dtype=torch.int64, device=like.device)
     for d, row in enumerate(contiguous_strides(shape)):
@@ -44,7 +45,7 @@ def _reduce_window(name, reduce, identity):
         windows = _gather_windows(a, window_dimensions, window_strides, padding_low, padding_high, window_dilation,
                                   identity(a.dtype))
         # one flat window dim, reduced as the prims reduce it (the same order of float16 products)
-        flat = P.reshape(windows, list(windows.shape[:a.dim()]) + [_numel(window_dimensions)])
+        flat = P.reshape(windows, list(windows.shape[:a.dim()]) + [math.prod(window_dimensions)])
         return reduce(flat, [a.dim()])
     lowered.__name__ = lowered.__qualname__ = name
     return lowered
@@ -55,7 +56,8 @@ _example = lambda dtype: (torch.ones(4, 5, dtype=dtype), [2, 2], [1, 2], [1, 0],
 reduce_window_max = lowers("reduce_window_max", example=_example)(_reduce_window("reduce_window_max", P.amax, lowest))
 reduce_window_min = lowers("reduce_window_min", example=_example)(_reduce_window("reduce_window_min", P.amin, highest))
 # sums and products in the operand's dtype, as the prims' (torch.sum / torch.prod over each window)
-reduce_window_sum = lowers("reduce_window_sum", example=_example)(_reduce_window("reduce_window_sum", P.sum, lambda dtype: 0))
+reduce_window_sum = lowers("reduce_window_sum", example=_example)(
+    _reduce_window("reduce_window_sum", P.sum, lambda dtype: 0))
 reduce_window_prod = lowers("reduce_window_prod", example=_example)(
     _reduce_window("reduce_window_prod", P.prod, lambda dtype: 1))
 
@@ -117,7 +119,8 @@ def select_and_scatter_add(source, operand, window_dimensions, window_strides, p
     # add each window offset's values in turn, the last offset first: every position then sums its
     # windows in row-major window order, as the reference's index_add
     for k in reversed(_offsets(window_dimensions)):
-        values = P.squeeze(P.slice(contribution, [0] * r + k, out + [i + 1 for i in k], [1] * 2 * r), list(range(r, 2 * r)))
+        values = P.slice(contribution, [0] * r + k, out + [i + 1 for i in k], [1] * 2 * r)
+        values = P.squeeze(values, list(range(r, 2 * r)))
         total = P.add(total, _spread(values, operand.shape, [i * d for i, d in zip(k, window_dilation)],
                                      window_strides, padding_low))
     return total
@@ -141,8 +144,7 @@ def col2im(a, output_size, kernel_size, dilation, padding, stride):
     n, (kh, kw) = a.shape[0], kernel_size
     c = a.shape[1] // (kh * kw)
     shape = [n, c, *output_size]
-    blocks = [(m - ((k - 1) * dl + 1)) // st + 1 if m >= (k - 1) * dl + 1 else 0
-              for m, k, dl, st in zip([s + 2 * p for s, p in zip(output_size, padding)], kernel_size, dilation, stride)]
+    blocks = window_counts([s + 2 * p for s, p in zip(output_size, padding)], kernel_size, stride, dilation)
     image = P.full(shape, 0, dtype=a.dtype, device=a.device)
     if 0 in blocks:
         return image
