@@ -8,8 +8,8 @@ import torch
 
 from primkit import decompositions, opinfo, prims
 from primkit.decompositions import DecompositionError, expand_kept, get_decompositions, requirements, trace
-from primkit.decompositions.lowering import (CORE_PRIMS, HOST_PRIMS, LOWERINGS, MINIMAL_PRIMS, core_gap, reaches,
-                                     unreachable, valid_dtypes)
+from primkit.decompositions.lowering import (CORE_PRIMS, HOST_PRIMS, LOWERINGS, MINIMAL_PRIMS, core_gap, prims_called,
+                                     reaches, reaches_at, unreachable, valid_dtypes)
 from models import zoo
 
 P = torch.ops.primkit
@@ -265,6 +265,16 @@ def _on_meta(t):
     """t's geometry (sizes, strides, storage offset, storage size) on the meta device."""
     storage = torch.empty(t.untyped_storage().nbytes() // t.element_size(), dtype=t.dtype, device="meta")
     return storage.as_strided(t.shape, t.stride(), t.storage_offset())
+
+
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in STRUCTURAL if n in LOWERINGS for d in
+                                        sorted(PRIM_ENTRIES[n].supported_dtypes("cpu") & valid_dtypes(n), key=str)])
+def test_lowering_reach_covers_its_samples(name, dtype):
+    # reachability is read off the lowering's examples: every branch it takes on the prim's samples
+    # (0-d, empty, strided operands, each mode) calls only prims those examples recorded, at their dtypes
+    for s in PRIM_ENTRIES[name].samples("cpu", dtype):
+        called = prims_called(LOWERINGS[name][0], s.input, *s.args, **s.kwargs)
+        assert called <= reaches_at(name, dtype), f"{s.name}: {sorted(called - reaches_at(name, dtype), key=str)}"
 
 
 @pytest.mark.parametrize("name", [n for n in STRUCTURAL if n not in CORE_PRIMS and n not in HOST_PRIMS])

@@ -24,10 +24,10 @@ from primkit.decompositions.lowering import elementwise, memory, reductions  # n
 from primkit.decompositions.lowering import creation, indexing, scan, shape, windowed  # noqa: F401  (registration)
 from primkit.decompositions.lowering.core import LOWERINGS, lowers
 from primkit.decompositions.lowering.reach import (  # noqa: F401
-    CORE_PRIMS, HOST_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, core_gap, lower_to, node_dtype, prim_set, reachable_pairs,
-    reaches, reaches_at, unreachable, valid_dtypes,
+    CORE_PRIMS, HOST_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, core_gap, lower_to, node_dtype, prim_set,
+    prims_called, reachable_pairs, reaches, reaches_at, unreachable, valid_dtypes,
 )
 
 __all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "HOST_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "core_gap",
-           "lower_to", "node_dtype", "prim_set", "reachable_pairs", "reaches", "reaches_at", "unreachable",
-           "valid_dtypes"]
+           "lower_to", "node_dtype", "prim_set", "prims_called", "reachable_pairs", "reaches", "reaches_at",
+           "unreachable", "valid_dtypes"]

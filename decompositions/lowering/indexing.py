@@ -92,8 +92,10 @@ def _as_1d(a, index, source):
     return P.reshape(a, [1]), P.reshape(index, [1]), P.reshape(source, [1])
 
 
-_write_example = lambda dtype: (torch.ones(4, 3, dtype=dtype), 0, torch.tensor([0, 2]),   # noqa: E731
-                                torch.ones(2, 3, dtype=dtype))
+_write_example = lambda dtype: [   # noqa: E731
+    (torch.ones(4, 3, dtype=dtype), 0, torch.tensor([0, 2]), torch.ones(2, 3, dtype=dtype)),
+    (torch.ones(4, 3, dtype=dtype), 0, torch.zeros(0, dtype=torch.int64), torch.ones(0, 3, dtype=dtype)),
+    (torch.ones((), dtype=dtype), 0, torch.tensor([0]), torch.ones((), dtype=dtype))]
 
 
 @lowers("index_add", example=_write_example)
@@ -125,8 +127,9 @@ def index_copy(a, dim, index, source):
     return _contiguous(out)
 
 
-@lowers("masked_scatter", example=lambda dtype: (torch.ones(4, dtype=dtype), torch.tensor([True, False, True, True]),
-                                                 torch.ones(3, dtype=dtype)))
+@lowers("masked_scatter", example=lambda dtype: [
+    (torch.ones(4, dtype=dtype), torch.tensor([True, False, True, True]), torch.ones(3, dtype=dtype)),
+    (torch.ones(4, dtype=dtype), torch.zeros(4, dtype=torch.bool), torch.ones(0, dtype=dtype))])
 def masked_scatter(a, mask, source):
     n = a.numel()
     flat_mask = P.reshape(mask, [n])
@@ -139,7 +142,8 @@ def masked_scatter(a, mask, source):
     return P.reshape(P.where(flat_mask, taken, P.reshape(a, [n])), list(a.shape))
 
 
-@lowers("searchsorted", example=lambda dtype: (torch.ones(5, dtype=dtype), torch.ones(2, 3, dtype=dtype), False))
+@lowers("searchsorted", example=lambda dtype: [(torch.ones(5, dtype=dtype), torch.ones(2, 3, dtype=dtype), right)
+                                               for right in (False, True)])
 def searchsorted(sorted_sequence, values, right):
     # a binary search's answer on an ascending row (nans last): the count of elements below the value
     # (or not above it, right); a nan value goes past every element, as eager's search does
@@ -163,11 +167,13 @@ def _to_a_layout(r, a, d):
     return P.pad(r, 0, [0] * a.dim(), [a.shape[k] - r.shape[k] for k in range(a.dim())], [0] * a.dim())
 
 
-# every reduction takes its own path: one example each
+# every reduction takes its own path (one example each), as do an empty index and a 0-d operand
 @lowers("scatter_reduce", example=lambda dtype: [
     (torch.ones(4, 3, dtype=dtype), 0, torch.zeros(2, 3, dtype=torch.int64), torch.ones(2, 3, dtype=dtype), reduce,
-     True)
-    for reduce in ("sum", "prod", "mean", "amax", "amin")])
+     True) for reduce in ("sum", "prod", "mean", "amax", "amin")] + [
+    (torch.ones(4, 3, dtype=dtype), 0, torch.zeros(0, 3, dtype=torch.int64), torch.ones(0, 3, dtype=dtype), "sum",
+     True),
+    (torch.ones((), dtype=dtype), 0, torch.zeros((), dtype=torch.int64), torch.ones((), dtype=dtype), "sum", True)])
 def scatter_reduce(a, dim, index, src, reduce, include_self):
     if a.dim() == 0:
         a1, i1, s1 = _as_1d(a, index, src)

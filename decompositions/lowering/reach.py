@@ -71,17 +71,21 @@ class _PrimCalls(TorchDispatchMode):
         return result
 
 
+def prims_called(fn, *args, **kwargs) -> frozenset:
+    """The (prim, operand dtype) pairs that ``fn(*args, **kwargs)`` calls (on meta tensors: no compute)."""
+    with _PrimCalls() as calls:
+        fn(*args, **kwargs)
+    return frozenset(calls.calls)
+
+
 @functools.lru_cache(maxsize=None)
 def reaches_at(name, dtype) -> frozenset:
     """The (prim, dtype) pairs the lowering of ``name`` calls directly on ``dtype`` operands, read off
     a run of it at that dtype on meta tensors; empty where the lowering is not valid for ``dtype``."""
     if dtype not in valid_dtypes(name):
         return frozenset()
-    fn = LOWERINGS[name][0]
-    with _PrimCalls() as calls:
-        for args in _examples(name, LOWERINGS[name][1], dtype):
-            fn(*args)
-    return frozenset(calls.calls)
+    return frozenset().union(*(prims_called(LOWERINGS[name][0], *args)
+                               for args in _examples(name, LOWERINGS[name][1], dtype)))
 
 
 def reaches(name, dtype=None) -> frozenset:

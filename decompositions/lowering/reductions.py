@@ -50,7 +50,8 @@ def _mean(a, dims):
     return P.div(total, splat(n, total))
 
 
-@lowers("logsumexp", example=lambda dtype: (torch.ones(4, 3, dtype=dtype), [0]))
+@lowers("logsumexp", example=lambda dtype: [(torch.ones(4, 3, dtype=dtype), [0]), (torch.ones(4, 3, dtype=dtype), []),
+                                            (torch.ones(0, 3, dtype=dtype), [0])])
 @in_opmath
 def logsumexp(a, dims):
     dims = _canonical(a, dims)
@@ -85,7 +86,9 @@ def reduce_or(a, dims):
     return P.lt(splat(0, trues), trues)
 
 
-@lowers("reduce_xor", example=lambda dtype: (torch.ones(4, 3, dtype=dtype), [0]))
+# an odd length carries one element (cat); no dims reduces nothing
+@lowers("reduce_xor", example=lambda dtype: [(torch.ones(5, 3, dtype=dtype), [0]), (torch.ones(4, 3, dtype=dtype), []),
+                                             (torch.ones(0, 3, dtype=dtype), [0])])
 def reduce_xor(a, dims):
     dims = _canonical(a, dims)
     if any(a.shape[d] == 0 for d in dims):     # xor of nothing: 0

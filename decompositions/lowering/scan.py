@@ -11,7 +11,9 @@ import torch
 from primkit import prims
 from primkit.decompositions.lowering.core import P, highest, in_opmath, iota, isnan, lowers, lowest, splat
 
-_example = lambda dtype: (torch.ones(4, 3, dtype=dtype), 0)   # noqa: E731
+# a plain scan, an empty scanned dim, a 0-d operand: each takes its own path
+_example = lambda dtype: [(torch.ones(4, 3, dtype=dtype), 0), (torch.ones(0, 3, dtype=dtype), 0),   # noqa: E731
+                          (torch.ones((), dtype=dtype), 0)]
 
 
 def _prefixes(a, dim):

@@ -23,7 +23,9 @@ def clone_strides(a):
     return elementwise_strides(a.shape, [(a.stride(), a.dtype.itemsize)])
 
 
-@lowers("split_dim", example=lambda dtype: (torch.ones(6, dtype=dtype), 0, 2))
+# the second: a dim of a transposed operand split (4, 1), strides no reshape gives (as_strided)
+@lowers("split_dim", example=lambda dtype: [(torch.ones(6, dtype=dtype), 0, 2),
+                                            (torch.ones(6, 4, dtype=dtype).t(), 0, 4)])
 def split_dim(a, dim, outer):
     d = dim % a.dim()
     inner = a.shape[d] // outer
@@ -99,10 +101,13 @@ def _gather_block(x, positions):
     return x
 
 
-_starts_example = lambda dtype: (torch.ones(4, 3, dtype=dtype), [torch.tensor(1), torch.tensor(0)])   # noqa: E731
+# an int64 and an int32 start (converted)
+_starts_example = lambda dtype: (torch.ones(4, 3, dtype=dtype),   # noqa: E731
+                                 [torch.tensor(1), torch.tensor(0, dtype=torch.int32)])
 
 
-@lowers("dynamic_slice", example=lambda dtype: (*_starts_example(dtype), [2, 2]))
+@lowers("dynamic_slice", example=lambda dtype: [(*_starts_example(dtype), [2, 2]),
+                                                (torch.ones((), dtype=dtype), [], [])])
 def dynamic_slice(a, start_indices, slice_sizes):
     if a.dim() == 0:
         return P.clone(a)
@@ -110,8 +115,10 @@ def dynamic_slice(a, start_indices, slice_sizes):
     return _gather_block(a, [_positions(s, slice_sizes[d], a) for d, s in enumerate(starts)])
 
 
-@lowers("dynamic_update_slice", example=lambda dtype: (torch.ones(4, 3, dtype=dtype), torch.ones(2, 2, dtype=dtype),
-                                                       _starts_example(dtype)[1]))
+@lowers("dynamic_update_slice", example=lambda dtype: [
+    (torch.ones(4, 3, dtype=dtype), torch.ones(2, 2, dtype=dtype), _starts_example(dtype)[1]),
+    (torch.ones(4, 3, dtype=dtype), torch.ones(0, 2, dtype=dtype), _starts_example(dtype)[1]),   # nothing written
+    (torch.ones((), dtype=dtype), torch.ones((), dtype=dtype), [])])
 def dynamic_update_slice(a, update, start_indices):
     if a.dim() == 0:
         return P.clone(update)
@@ -129,7 +136,10 @@ def dynamic_update_slice(a, update, start_indices):
     return with_strides(P.where(inside, _gather_block(update, where_from), a), clone_strides(a))
 
 
-@lowers("slice_update", example=lambda dtype: (torch.ones(6, dtype=dtype), torch.ones(3, dtype=dtype), [0], [6], [2]))
+# the second: a transposed operand, whose layout the result keeps (copy_strided)
+@lowers("slice_update", example=lambda dtype: [
+    (torch.ones(6, dtype=dtype), torch.ones(3, dtype=dtype), [0], [6], [2]),
+    (torch.ones(4, 6, dtype=dtype).t(), torch.ones(3, 4, dtype=dtype), [0, 0], [6, 4], [2, 1])])
 def slice_update(a, update, start_indices, limit_indices, strides):
     # update spread to a's shape by padding (stride - 1 between its elements), and where it landed
     low = list(start_indices)
@@ -140,7 +150,8 @@ def slice_update(a, update, start_indices, limit_indices, strides):
     return with_strides(P.where(written, spread, a), clone_strides(a))
 
 
-@lowers("roll", example=lambda dtype: (torch.ones(5, dtype=dtype), [2], [0]))
+@lowers("roll", example=lambda dtype: [(torch.ones(5, dtype=dtype), [2], [0]),
+                                       (torch.ones(5, dtype=dtype), [0], [0])])   # nothing moves: a copy
 def roll(a, shifts, dims):
     x = a
     for shift, dim in zip(shifts, dims):

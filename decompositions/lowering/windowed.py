@@ -126,7 +126,9 @@ def select_and_scatter_add(source, operand, window_dimensions, window_strides, p
     return total
 
 
-@lowers("im2col", example=lambda dtype: (torch.ones(1, 2, 4, 4, dtype=dtype), [2, 2], [1, 1], [1, 1], [1, 1]))
+# the second: one block, whose columns are a view to lay out anew
+@lowers("im2col", example=lambda dtype: [(torch.ones(1, 2, 4, 4, dtype=dtype), [2, 2], [1, 1], [1, 1], [1, 1]),
+                                         (torch.ones(1, 2, 3, 4, dtype=dtype), [3, 4], [1, 1], [0, 0], [1, 1])])
 def im2col(a, kernel_size, dilation, padding, stride):
     n, c = a.shape[:2]
     low = [0, 0, *padding]
