@@ -1,11 +1,14 @@
-"""Reference implementations of elementwise prims that torch has no single op for: cube root,
-bit counts and reduce_precision. Each is written in plain torch ops (CPU and CUDA, no host sync)
-and returns the elementwise layout its meta rule gives."""
+"""Reference implementations of the elementwise prims (every elementwise family) that are not one
+torch call as is: cube root, bit counts, logical right shift, mvlgamma, polygamma's argument order,
+division rounded toward zero, real and imag as copies. Each is written in plain torch ops (CPU and
+CUDA, no host sync); those built from several torch calls get the elementwise layout from their
+entries' ``layout: elementwise``."""
 from __future__ import annotations
+
+import math
 
 import torch
 
-from primkit.prims.reference.special import in_elementwise_layout
 
 
 def cbrt(a):
@@ -22,7 +25,7 @@ def cbrt(a):
     y3, y3_err = _two_prod(y2, y)
     y = y + (((z - y3) - y3_err) - y2_err * y) / (3.0 * y2)
     root = torch.where((x == 0) | ~torch.isfinite(x), x, torch.ldexp(y, q))
-    return in_elementwise_layout(torch.copysign(root, a.to(torch.float64)).to(a.dtype), a)
+    return torch.copysign(root, a.to(torch.float64)).to(a.dtype)
 
 
 def _two_prod(u, v):
@@ -46,7 +49,7 @@ def population_count(a):
     b = b - ((b >> 1) & 0x55)
     b = (b & 0x33) + ((b >> 2) & 0x33)
     b = (b + (b >> 4)) & 0x0F
-    return in_elementwise_layout(b.sum(dim=1, dtype=a.dtype).reshape(a.shape), a)
+    return b.sum(dim=1, dtype=a.dtype).reshape(a.shape)
 
 
 def count_leading_zeros(a):
@@ -65,39 +68,48 @@ def count_leading_zeros(a):
         step //= 2
     length = length + y    # y is now 0 or 1: the last bit
     out = torch.where(a < 0, torch.zeros_like(a), width - length)
-    return in_elementwise_layout(out, a)
+    return out
 
 
-# float dtype -> (same-width integer dtype, exponent bits, mantissa bits)
-_FORMATS = {
-    torch.float16: (torch.int16, 5, 10), torch.bfloat16: (torch.int16, 8, 7),
-    torch.float32: (torch.int32, 8, 23), torch.float64: (torch.int64, 11, 52),
-}
+def polygamma(a, n):
+    # torch takes the order first; the prim takes the operand first, as every elementwise prim.
+    return torch.special.polygamma(n, a)
 
 
-def reduce_precision(a, exponent_bits, mantissa_bits):
-    """a rounded to the nearest value with exponent_bits/mantissa_bits (XLA's reduce_precision):
-    mantissa rounded to nearest, ties to even; exponents above the reduced range give inf, those
-    at or below its least normal exponent give zero (the reduced format's subnormals are flushed);
-    nan is kept as is; the sign is kept throughout."""
-    int_dtype, src_e, src_m = _FORMATS[a.dtype]
-    sign_bit = 1 << (src_e + src_m)
-    bits = a.view(int_dtype)
-    sign = bits & -sign_bit
-    # The magnitude bits are non-negative and stay below the sign bit through the rounding below
-    # (nan, the only pattern that could carry into it, is set aside), so no step overflows.
-    nan = torch.isnan(a)
-    mag = torch.where(nan, torch.zeros_like(bits), bits & (sign_bit - 1))
-    if mantissa_bits < src_m:
-        shift = src_m - mantissa_bits
-        last = 1 << shift
-        mag = mag + (((mag >> shift) & 1) + ((last >> 1) - 1))    # half, less one, plus the kept lsb: ties to even
-        mag = mag & ~(last - 1)
-    if exponent_bits < src_e:
-        src_bias, bias = (1 << (src_e - 1)) - 1, (1 << (exponent_bits - 1)) - 1
-        exponent = mag >> src_m
-        inf = torch.full_like(mag, ((1 << src_e) - 1) << src_m)
-        mag = torch.where(exponent > src_bias + bias, inf,
-                          torch.where(exponent <= src_bias - bias, torch.zeros_like(mag), mag))
-    out = torch.where(nan, a, (mag | sign).view(a.dtype))
-    return in_elementwise_layout(out, a)
+def shift_right_logical(a, b):
+    """a >> b filling with zeros (the bits of a read as unsigned); 0 where b is outside [0, bits)."""
+    bits = torch.iinfo(a.dtype).bits
+    inside = (b > 0) & (b < bits)
+    shift = torch.where(inside, b, torch.ones_like(b))
+    # Arithmetic shift, then clear the `shift` high bits the sign may have filled.
+    keep = ~(torch.full_like(a, -1) << (bits - shift).to(a.dtype))
+    shifted = (a >> shift) & keep
+    out = torch.where(inside, shifted, torch.where(b == 0, a, torch.zeros_like(a)))
+    return out
+
+
+def mvlgamma(a, p):
+    """Multivariate log-gamma of order p, eager's sum in eager's order:
+    sum_j lgamma(a + (1 - p) / 2 + j / 2) for j = 0..p-1, plus p (p - 1) / 4 log(pi); nan where
+    a <= (p - 1) / 2 (eager raises there, after a host sync; the prim does not look at values)."""
+    offsets = torch.arange((1 - p) / 2, 0.5, 0.5, dtype=a.dtype, device=a.device)
+    out = (a.unsqueeze(-1) + offsets).lgamma().sum(-1) + p * (p - 1) * math.log(math.pi) / 4
+    out = torch.where(a > (p - 1) / 2, out, torch.full_like(out, float("nan")))
+    return out
+
+
+def trunc_divide(a, b):
+    return torch.div(a, b, rounding_mode="trunc")
+
+
+def _dense_copy(t):
+    # Materialize a strided view (real/imag) densely in the same dim order.
+    return t.clone(memory_format=torch.preserve_format)
+
+
+def real(a):
+    return _dense_copy(torch.real(a))
+
+
+def imag(a):
+    return _dense_copy(torch.imag(a))

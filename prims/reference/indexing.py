@@ -1,32 +1,26 @@
-"""Reference implementations of the indexing_extra family: eager's kernels, made contiguous."""
+"""Reference implementations of the indexing prims that are not one torch call as is: eager's kernels
+with the prim's arguments (the family's ``layout`` makes results contiguous), and index_copy, whose
+last write wins on every device."""
 from __future__ import annotations
 
 import torch
 
 
 def scatter_reduce(a, dim, index, src, reduce, include_self):
-    return torch.scatter_reduce(a, dim, index, src, reduce, include_self=include_self).contiguous()
+    return torch.scatter_reduce(a, dim, index, src, reduce, include_self=include_self)
 
 
 def index(a, indices):
-    return a[tuple(indices)].contiguous()
+    return a[tuple(indices)]
 
 
 def index_put(a, indices, values, accumulate):
-    return a.index_put(tuple(indices), values, accumulate=accumulate).contiguous()
+    return a.index_put(tuple(indices), values, accumulate=accumulate)
 
 
 def searchsorted(sorted_sequence, values, right):
     # dense inputs: the kernel would copy them anyway, with a warning
-    return torch.searchsorted(sorted_sequence.contiguous(), values.contiguous(), right=right).contiguous()
-
-
-def take(a, index):
-    return torch.take(a, index).contiguous()
-
-
-def index_add(a, dim, index, source):
-    return a.index_add(dim, index, source).contiguous()
+    return torch.searchsorted(sorted_sequence.contiguous(), values.contiguous(), right=right)
 
 
 def index_copy(a, dim, index, source):
@@ -42,8 +36,4 @@ def index_copy(a, dim, index, source):
     last = torch.full((size,), -1, dtype=torch.int64, device=a.device).scatter_reduce(
         0, index, torch.arange(count, device=a.device), "amax")
     written = (last >= 0).reshape([size if d == dim else 1 for d in range(a.dim())])
-    return torch.where(written, source.index_select(dim, last.clamp(min=0)), a).contiguous()
-
-
-def masked_scatter(a, mask, source):
-    return a.masked_scatter(mask, source).contiguous()
+    return torch.where(written, source.index_select(dim, last.clamp(min=0)), a)
