@@ -4,6 +4,7 @@ from __future__ import annotations
 import torch
 
 from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.prims.strategies import composite, dim_of, dtype_of, shapes, strided
 from primkit.opinfo.samples import layouts, make
 from primkit.prims.errors import PrimConstraintError, PrimIndexError
 
@@ -38,3 +39,14 @@ def errors_scan(op, device):
 
 
 SPECIFIC = {name: (samples_scan, errors_scan) for name in ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp")}
+
+
+# --- fuzz strategies (tests/test_fuzz_meta.py) --------------------------------------------------
+
+@composite
+def scan_call(draw, prim):
+    shape = draw(shapes())
+    return SampleInput(draw(strided(shape, dtype_of(draw, prim))), (dim_of(draw, len(shape)),))
+
+
+STRATEGIES = {"scan": scan_call}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import torch
 
 from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.prims.strategies import composite, dtype_of, FLOATS, maybe, shapes, st, strided
 from primkit.opinfo.samples import layouts, make
 from primkit.prims.errors import PrimConstraintError, PrimIndexError
 
@@ -65,3 +66,28 @@ SPECIFIC = {
     "fft_r2c": (samples_fft_r2c, errors_fft),
     "fft_c2r": (samples_fft_c2r, errors_fft),
 }
+
+
+# --- fuzz strategies (tests/test_fuzz_meta.py) --------------------------------------------------
+
+@composite
+def fft_call(draw, prim):
+    kind = prim.params["kind"]
+    shape = list(draw(shapes(min_dims=1, max_dims=3)))
+    rank = len(shape)
+    dims = draw(st.lists(st.integers(-rank, rank - 1), min_size=1, max_size=rank,
+                         unique_by=lambda d: d % rank))
+    for d in dims:      # C4: transformed dims have elements
+        shape[d] = max(shape[d], 1)
+    among = [torch.complex64, torch.complex128] if kind != "r2c" else FLOATS
+    normalization = maybe(draw, draw(st.integers(0, 2)), 3)
+    if kind == "c2r":
+        last = draw(st.integers(1, 6))
+        shape[dims[-1]] = maybe(draw, last // 2 + 1, last // 2 + 2)
+        mode = last
+    else:
+        mode = draw(st.booleans())
+    return SampleInput(draw(strided(tuple(shape), dtype_of(draw, prim, among))), (dims, mode, normalization))
+
+
+STRATEGIES = {"fft": fft_call}

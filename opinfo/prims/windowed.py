@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 
 from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.prims.common import other_device
+from primkit.opinfo.prims.strategies import composite, dtype_of, invalid, maybe, shapes, st, strided
 from primkit.opinfo.samples import layouts, make
 from primkit.prims.errors import PrimConstraintError
 from primkit.prims.meta.windowed import blocks_shape, window_output_size
@@ -56,13 +58,6 @@ def errors_reduce_window(op, device):
     yield err("C3", f"unsupported dtype {unsupported}", torch.zeros(4, 5, dtype=unsupported, device=device), *good)
 
 
-def _other_device(device):
-    # without a GPU a meta tensor meets a cpu one: the device check fires all the same
-    if not torch.cuda.is_available():
-        return "meta" if torch.device(device).type != "meta" else "cpu"
-    return "cpu" if torch.device(device).type == "cuda" else "cuda"
-
-
 # --- select_and_scatter_add ---------------------------------------------------------------------
 
 def _positions(shape, window):
@@ -111,7 +106,7 @@ def errors_select_and_scatter_add(op, device):
     yield err("C4", "source dtype differs", source.double(), operand, *good)
     yield err("C5", "source shape differs from the window positions", make((4, 5), device, torch.float32), operand,
               *good)
-    yield err("C6", "source on another device", source.to(_other_device(device)), operand, *good)
+    yield err("C6", "source on another device", source.to(other_device(device)), operand, *good)
 
 
 # --- im2col, col2im ---------------------------------------------------------------------------
@@ -196,3 +191,71 @@ SPECIFIC.update({
     "im2col": (samples_im2col, errors_im2col),
     "col2im": (samples_col2im, errors_col2im),
 })
+
+
+# --- fuzz strategies (tests/test_fuzz_meta.py) --------------------------------------------------
+
+@composite
+def window_args(draw, rank):
+    window = [draw(st.integers(1, 3)) for _ in range(rank)]
+    strides = [draw(st.integers(1, 2)) for _ in range(rank)]
+    low = [draw(st.integers(0, 1)) for _ in range(rank)]
+    high = [draw(st.integers(0, 1)) for _ in range(rank)]
+    dilation = [draw(st.integers(1, 2)) for _ in range(rank)]
+    if invalid(draw):
+        (window if draw(st.booleans()) else low).append(draw(st.sampled_from([0, -1])))
+    return [window, strides, low, high, dilation]
+
+
+@composite
+def reduce_window_call(draw, prim):
+    shape = draw(shapes(max_dims=3))
+    return SampleInput(draw(strided(shape, dtype_of(draw, prim))), tuple(draw(window_args(len(shape)))))
+
+
+@composite
+def select_and_scatter_add_call(draw, prim):
+    from primkit.prims.meta.windowed import window_output_size
+    shape = draw(shapes(max_dims=3))
+    dtype = dtype_of(draw, prim)
+    window = draw(window_args(len(shape)))
+    positions = tuple(window_output_size(*dim) for dim in zip(shape, *window)) if len(window[0]) == len(shape) \
+        else shape
+    operand = draw(strided(shape, dtype))
+    source = draw(strided(maybe(draw, positions, positions + (1,)), dtype))
+    return SampleInput(source, (operand, *window))
+
+
+@composite
+def _pairs(draw, least, most):
+    return [draw(st.integers(least, most)) for _ in range(2)]
+
+
+@composite
+def im2col_call(draw, prim):
+    shape = (draw(st.integers(0, 2)), draw(st.integers(1, 2)), draw(st.integers(1, 5)), draw(st.integers(1, 5)))
+    kernel, dilation, padding, stride = draw(_pairs(1, 3)), draw(_pairs(1, 2)), draw(_pairs(0, 1)), draw(_pairs(1, 2))
+    # torch.nn.functional.unfold rejects a size with no block position, which the rule accepts (see report)
+    for d in range(2):
+        while shape[2 + d] + 2 * padding[d] < dilation[d] * (kernel[d] - 1) + 1:
+            kernel[d] -= 1
+    a = draw(strided(shape, dtype_of(draw, prim)))
+    return SampleInput(a, (maybe(draw, kernel, kernel + [1]), dilation, padding, stride))
+
+
+@composite
+def col2im_call(draw, prim):
+    from primkit.prims.meta.windowed import blocks_shape
+    output_size = draw(_pairs(1, 5))
+    kernel, dilation, padding, stride = draw(_pairs(1, 3)), draw(_pairs(1, 2)), draw(_pairs(0, 1)), draw(_pairs(1, 2))
+    for d in range(2):      # at least one block position per dim, as torch's fold needs
+        while output_size[d] + 2 * padding[d] < dilation[d] * (kernel[d] - 1) + 1:
+            kernel[d] -= 1
+    oh, ow = blocks_shape(output_size, kernel, dilation, padding, stride)
+    channels = draw(st.integers(1, 2))
+    length = maybe(draw, oh * ow, oh * ow + 1)
+    a = draw(strided((draw(st.integers(0, 2)), channels * kernel[0] * kernel[1], length), dtype_of(draw, prim)))
+    return SampleInput(a, (output_size, kernel, dilation, padding, stride))
+
+
+STRATEGIES = {"reduce_window": reduce_window_call, "select_and_scatter_add": select_and_scatter_add_call, "im2col": im2col_call, "col2im": col2im_call}

@@ -10,7 +10,8 @@ from __future__ import annotations
 import torch
 
 from primkit.opinfo.core import ErrorInput, SampleInput
-from primkit.opinfo.prim_samples import errors_unsupported_dtype
+from primkit.opinfo.prims.common import error, errors_unsupported_dtype
+from primkit.opinfo.prims.strategies import composite, dtype_of, FLOATS, int_bound, invalid, laid_out, maybe, shapes, st, strided
 from primkit.opinfo.samples import layouts, make
 from primkit.prims.errors import PrimConstraintError
 
@@ -84,16 +85,12 @@ def samples_bincount(op, device, dtype):
     yield SampleInput(torch.zeros(5, dtype=torch.int64, device=device), (0,), name="all zero")
 
 
-def _error(op, cid, name, input, *args):
-    return ErrorInput(SampleInput(input, args, name=f"{cid}: {name}"), PrimConstraintError, f"{op.prim.name}: {cid}:")
-
-
 def errors_bincount(op, device):
-    yield _error(op, "C1", "int32 operand", torch.ones(3, dtype=torch.int32, device=device), 0)
-    yield _error(op, "C1", "float operand", torch.ones(3, device=device), 0)
-    yield _error(op, "C2", "2-d operand", torch.ones(2, 3, dtype=torch.int64, device=device), 0)
-    yield _error(op, "C2", "0-d operand", torch.ones((), dtype=torch.int64, device=device), 0)
-    yield _error(op, "C3", "negative minlength", torch.ones(3, dtype=torch.int64, device=device), -1)
+    yield error(op, "C1", "int32 operand", torch.ones(3, dtype=torch.int32, device=device), 0)
+    yield error(op, "C1", "float operand", torch.ones(3, device=device), 0)
+    yield error(op, "C2", "2-d operand", torch.ones(2, 3, dtype=torch.int64, device=device), 0)
+    yield error(op, "C2", "0-d operand", torch.ones((), dtype=torch.int64, device=device), 0)
+    yield error(op, "C3", "negative minlength", torch.ones(3, dtype=torch.int64, device=device), -1)
 
 
 def samples_repeat_interleave(op, device, dtype):
@@ -104,9 +101,9 @@ def samples_repeat_interleave(op, device, dtype):
 
 
 def errors_repeat_interleave(op, device):
-    yield _error(op, "C1", "int32 repeats", torch.ones(3, dtype=torch.int32, device=device))
-    yield _error(op, "C2", "2-d repeats", torch.ones(2, 3, dtype=torch.int64, device=device))
-    yield _error(op, "C2", "0-d repeats", torch.ones((), dtype=torch.int64, device=device))
+    yield error(op, "C1", "int32 repeats", torch.ones(3, dtype=torch.int32, device=device))
+    yield error(op, "C2", "2-d repeats", torch.ones(2, 3, dtype=torch.int64, device=device))
+    yield error(op, "C2", "0-d repeats", torch.ones((), dtype=torch.int64, device=device))
 
 
 def samples_histc(op, device, dtype):
@@ -124,12 +121,12 @@ def samples_histc(op, device, dtype):
 
 def errors_histc(op, device):
     a = make((3, 4), device, torch.float32)
-    yield _error(op, "C1", "int64 operand", make((3,), device, torch.int64), 4, 0.0, 1.0)
-    yield _error(op, "C2", "zero bins", a, 0, 0.0, 1.0)
-    yield _error(op, "C3", "min == max", a, 4, 0.0, 0.0)
-    yield _error(op, "C3", "min > max", a, 4, 1.0, -1.0)
-    yield _error(op, "C3", "infinite max", a, 4, 0.0, float("inf"))
-    yield _error(op, "C3", "nan min", a, 4, float("nan"), 1.0)
+    yield error(op, "C1", "int64 operand", make((3,), device, torch.int64), 4, 0.0, 1.0)
+    yield error(op, "C2", "zero bins", a, 0, 0.0, 1.0)
+    yield error(op, "C3", "min == max", a, 4, 0.0, 0.0)
+    yield error(op, "C3", "min > max", a, 4, 1.0, -1.0)
+    yield error(op, "C3", "infinite max", a, 4, 0.0, float("inf"))
+    yield error(op, "C3", "nan min", a, 4, float("nan"), 1.0)
 
 
 SPECIFIC = {
@@ -141,3 +138,55 @@ SPECIFIC = {
     "unique": (samples_one_operand, errors_unique),
     "unique_consecutive": (samples_one_operand, errors_unique),
 }
+
+
+# --- fuzz strategies (tests/test_fuzz_meta.py) --------------------------------------------------
+
+@composite
+def nonzero_call(draw, prim):
+    shape = draw(shapes())
+    return SampleInput(draw(laid_out((torch.rand(shape) < 0.5).to(dtype_of(draw, prim)))))
+
+
+@composite
+def masked_select_call(draw, prim):
+    shape = draw(shapes(max_dims=3))
+    mask = draw(laid_out(torch.rand(shape) < 0.5))
+    a = draw(strided(maybe(draw, shape, shape + (2,)), dtype_of(draw, prim)))
+    return SampleInput(a, (maybe(draw, mask, mask.to(torch.int64)),))
+
+
+@composite
+def unique_call(draw, prim):
+    shape = draw(shapes(max_dims=3))
+    dtype = dtype_of(draw, prim)
+    values = torch.testing.make_tensor(shape, dtype=dtype, device="cpu", low=0, high=int_bound(dtype)) \
+        if dtype.is_floating_point or dtype.is_complex else torch.randint(0, int_bound(dtype) + 1, shape).to(dtype)
+    return SampleInput(draw(laid_out(values)))
+
+
+@composite
+def bincount_call(draw, prim):
+    values = torch.randint(0, 5, (draw(st.integers(0, 6)),))
+    if invalid(draw):
+        values = draw(st.sampled_from([values.to(torch.int32), values.reshape(1, -1)]))
+    return SampleInput(draw(laid_out(values)), (maybe(draw, draw(st.integers(0, 7)), -1),))
+
+
+@composite
+def repeat_interleave_call(draw, prim):
+    repeats = torch.randint(0, 3, (draw(st.integers(0, 5)),))
+    if invalid(draw):
+        repeats = draw(st.sampled_from([repeats.to(torch.int32), repeats.reshape(1, -1)]))
+    return SampleInput(draw(laid_out(repeats)))
+
+
+@composite
+def histc_call(draw, prim):
+    a = draw(strided(draw(shapes(max_dims=3)), dtype_of(draw, prim, FLOATS)))
+    low = draw(st.sampled_from([0.0, 1.0, -1.0]))
+    high = maybe(draw, low + draw(st.sampled_from([0.5, 2.0])), low)
+    return SampleInput(a, (maybe(draw, draw(st.integers(1, 6)), 0), low, high))
+
+
+STRATEGIES = {"nonzero": nonzero_call, "masked_select": masked_select_call, "unique": unique_call, "bincount": bincount_call, "repeat_interleave": repeat_interleave_call, "histc": histc_call}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import torch
 
 from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.prims.strategies import composite, dtype_of, DTYPES, maybe, shapes, st, strided
 from primkit.opinfo.samples import layouts, make
 from primkit.prims.errors import PrimConstraintError
 
@@ -40,3 +41,16 @@ def errors_bitcast_convert_type(op, device):
 
 
 SPECIFIC = {"bitcast_convert_type": (samples_bitcast_convert_type, errors_bitcast_convert_type)}
+
+
+# --- fuzz strategies (tests/test_fuzz_meta.py) --------------------------------------------------
+
+@composite
+def bitcast_call(draw, prim):
+    dtype = dtype_of(draw, prim)
+    same_size = [d for d in DTYPES if d in prim.dtypes and d.itemsize == dtype.itemsize] or [dtype]
+    target = maybe(draw, draw(st.sampled_from(same_size)), draw(st.sampled_from(DTYPES)))
+    return SampleInput(draw(strided(draw(shapes()), dtype)), (target,))
+
+
+STRATEGIES = {"bitcast": bitcast_call}

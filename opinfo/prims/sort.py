@@ -4,7 +4,8 @@ from __future__ import annotations
 import torch
 
 from primkit.opinfo.core import ErrorInput, SampleInput
-from primkit.opinfo.prims import errors_arg_reduction
+from primkit.opinfo.prims.reductions import errors_arg_reduction
+from primkit.opinfo.prims.strategies import composite, dim_of, dtype_of, maybe, shapes, st, strided
 from primkit.opinfo.samples import layouts, make
 from primkit.prims.errors import PrimConstraintError, PrimIndexError
 
@@ -121,3 +122,34 @@ SPECIFIC = {
     "kthvalue": (samples_kthvalue, errors_kthvalue),
     "median": (samples_median, errors_arg_reduction),
 }
+
+
+# --- fuzz strategies (tests/test_fuzz_meta.py) --------------------------------------------------
+
+@composite
+def sort_call(draw, prim):
+    shape = draw(shapes())
+    a = draw(strided(shape, dtype_of(draw, prim)))
+    return SampleInput(a, (dim_of(draw, len(shape)), draw(st.booleans()), draw(st.booleans())))
+
+
+@composite
+def topk_call(draw, prim):
+    shape = draw(shapes())
+    a = draw(strided(shape, dtype_of(draw, prim)))
+    dim = dim_of(draw, len(shape))
+    size = shape[dim] if shape and -len(shape) <= dim < len(shape) else 1
+    k = maybe(draw, draw(st.integers(0, size)) if shape else 1, size + 1)
+    return SampleInput(a, (k, dim, draw(st.booleans()), draw(st.booleans())))
+
+
+@composite
+def kthvalue_call(draw, prim):
+    shape = draw(shapes())
+    dim = dim_of(draw, len(shape))
+    size = (shape[dim] if -len(shape) <= dim < len(shape) else 0) if shape else 1
+    k = maybe(draw, draw(st.integers(1, size)) if size else 1, size + 1)
+    return SampleInput(draw(strided(shape, dtype_of(draw, prim))), (k, dim))
+
+
+STRATEGIES = {"sort": sort_call, "topk": topk_call, "kthvalue": kthvalue_call}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 
 from primkit.opinfo.core import ErrorInput, SampleInput
+from primkit.opinfo.prims.strategies import composite, dtype_of, FLOATS, invalid, maybe, shapes, st, strided
 from primkit.opinfo.samples import layouts
 from primkit.prims.errors import PrimConstraintError
 
@@ -245,3 +246,57 @@ SPECIFIC = {
     "normal": (samples_fresh, errors_fresh),
     "bernoulli": (samples_bernoulli, errors_bernoulli),
 }
+
+
+# --- fuzz strategies (tests/test_fuzz_meta.py) --------------------------------------------------
+
+def _counters(draw):
+    return (draw(st.integers(0, 2**31)), draw(st.integers(0, 2**20)))
+
+
+@composite
+def random_call(draw, prim):
+    """uniform, normal, exponential, random_bits, randint: a fresh tensor of a shape from (seed, offset)."""
+    shape = list(draw(shapes()))
+    if shape and invalid(draw):
+        shape[-1] = -1
+    dtype = dtype_of(draw, prim)
+    params = {"uniform": lambda: (0.0, maybe(draw, 2.0, -1.0)), "normal": lambda: (0.0, maybe(draw, 1.0, -1.0)),
+              "exponential": lambda: (maybe(draw, 1.5, 0.0),), "random_bits": lambda: (),
+              "randint": lambda: (0, maybe(draw, draw(st.integers(1, 100)), draw(st.sampled_from([0, 1000]))))}
+    return SampleInput(shape, (*params[prim.meta](), *_counters(draw)), {"dtype": dtype, "device": "cpu"})
+
+
+@composite
+def randperm_call(draw, prim):
+    dtype = dtype_of(draw, prim)
+    n = maybe(draw, draw(st.integers(0, 8)), draw(st.sampled_from([-1, 300])))
+    return SampleInput(n, _counters(draw), {"dtype": dtype, "device": "cpu"})
+
+
+@composite
+def bernoulli_call(draw, prim):
+    p = draw(strided(draw(shapes()), dtype_of(draw, prim, FLOATS), low=0, high=1))
+    return SampleInput(p, _counters(draw))
+
+
+@composite
+def bernoulli_p_call(draw, prim):
+    """A tensor of any layout to shape the draws after (empty_like's layout), p mostly in [0, 1]."""
+    like = draw(strided(draw(shapes()), torch.float32))
+    return SampleInput(like, (maybe(draw, 0.25, 1.5),), {"dtype": dtype_of(draw, prim)})
+
+
+@composite
+def exponential_p_call(draw, prim):
+    like = draw(strided(draw(shapes()), torch.float32))
+    return SampleInput(like, (maybe(draw, 1.5, 0.0),), {"dtype": dtype_of(draw, prim)})
+
+
+@composite
+def masked_uniform_call(draw, prim):
+    mask = draw(strided(draw(shapes()), dtype_of(draw, prim)))
+    return SampleInput(mask, (0.0, maybe(draw, 2.0, -1.0)))
+
+
+STRATEGIES = {"uniform": random_call, "normal": random_call, "exponential": random_call, "random_bits": random_call, "randint": random_call, "randperm": randperm_call, "bernoulli": bernoulli_call, "bernoulli_p": bernoulli_p_call, "exponential_p": exponential_p_call, "masked_uniform": masked_uniform_call}
