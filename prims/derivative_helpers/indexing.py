@@ -1,4 +1,4 @@
-"""Helpers for the derivatives of the indexing families (indexing, indexing_extra, data_dependent):
+"""Helpers for the derivatives of the indexing family:
 the adjoints of reads and writes at tensor-valued indices, written in prims. Where eager's
 formula is a one-liner the catalog spells it in place; these are the ones that need a few steps.
 """
