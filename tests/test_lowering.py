@@ -272,8 +272,7 @@ def test_unknown_target_prim():
 
 # --- the non-elementwise families lower into the core set ---------------------------------------
 
-STRUCTURAL_FAMILIES = {"creation", "memory", "memory_extra", "reductions", "scan", "shape", "windowed", "indexing",
-                       "indexing_extra"}
+STRUCTURAL_FAMILIES = {"creation", "memory", "reductions", "scan", "shape", "windowed", "indexing"}
 STRUCTURAL = sorted(p.name for p in prims.catalog() if p.family in STRUCTURAL_FAMILIES)
 
 
