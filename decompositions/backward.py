@@ -14,12 +14,11 @@ import struct
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_to, elementwise, register_with_variants, to_dtype, upcast,
-)
+    P, aten, broadcast_to, elementwise, like, register_out, register_with_variants, to_dtype, upcast, wrap_dim)
 from primkit.decompositions.nn import (
     MEAN, NONE, SUM, _adaptive_bins, _contiguous, _contiguous_unless_channels_last, _dense_in_order, _dim_order,
-    _i64, _is_channels_last, _is_channels_last_nd, _keep, _like, _numel, _per_dim, _pool_geometry, _repeat_heads,
-    _windows, _wrap_dim, glu_halves, register_out,
+    _i64, _is_channels_last, _is_channels_last_nd, _keep, _numel, _per_dim, _pool_geometry, _repeat_heads,
+    _windows, glu_halves,
 )
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout, preserved_strides
@@ -40,7 +39,7 @@ def _pointwise(name, math_fn, lead):
         scalars = [a for a in args if not isinstance(a, torch.Tensor)]
 
         def fn(*ops):
-            return math_fn(*ops, lambda v: _like(ops[0], v), *scalars, **kwargs)
+            return math_fn(*ops, lambda v: like(ops[0], v), *scalars, **kwargs)
         out = elementwise(fn, *tensors)
         ordered = [tensors[lead]] + [t for i, t in enumerate(tensors) if i != lead]
         if all(tuple(t.shape) == tuple(out.shape) for t in ordered):
@@ -236,7 +235,7 @@ def glu_backward(grad_output, a, dim):
     (g,), _ = upcast(grad_output)
     sig = to_dtype(to_dtype(P.sigmoid(second), orig), first.dtype)
     grad_first = P.mul(sig, g)
-    grad_second = P.mul(P.mul(P.mul(P.sub(_like(sig, 1.0), sig), sig), first), g)
+    grad_second = P.mul(P.mul(P.mul(P.sub(like(sig, 1.0), sig), sig), first), g)
     return _contiguous(to_dtype(P.cat([grad_first, grad_second], dim), orig))   # eager's grad_input is contiguous
 
 
@@ -249,7 +248,7 @@ register_with_variants("glu_backward", glu_backward)
 
 
 def select_backward(grad_output, input_sizes, dim, index):
-    dim = _wrap_dim(dim, len(input_sizes))
+    dim = wrap_dim(dim, len(input_sizes))
     size = input_sizes[dim]
     if not -size <= index < size:
         raise IndexError(f"select_backward(): index {index} out of range for dim {dim} of size {size}")
@@ -260,7 +259,7 @@ def select_backward(grad_output, input_sizes, dim, index):
 
 
 def slice_backward(grad_output, input_sizes, dim, start, end, step):
-    dim = _wrap_dim(dim, len(input_sizes))
+    dim = wrap_dim(dim, len(input_sizes))
     size, count = input_sizes[dim], grad_output.shape[dim]
     if step < 1:
         raise RuntimeError(f"slice_backward(): step must be positive, got {step}")
@@ -273,7 +272,7 @@ def slice_backward(grad_output, input_sizes, dim, start, end, step):
 
 def native_dropout_backward(grad_output, mask, scale):
     # grad * mask * scale, as eager: the kept elements scaled by 1 / (1 - p).
-    return elementwise(lambda g, m: P.mul(P.mul(g, m), _like(g, scale)), grad_output, to_dtype(mask, grad_output.dtype))
+    return elementwise(lambda g, m: P.mul(P.mul(g, m), like(g, scale)), grad_output, to_dtype(mask, grad_output.dtype))
 
 
 register_with_variants("select_backward", select_backward)
@@ -287,7 +286,7 @@ register_with_variants("native_dropout_backward", native_dropout_backward)
 def _softmax_backward(name, log):
     def decomp(grad_output, output, dim, input_dtype):
         _check_same_shape(name, grad_output, output)
-        dims = [_wrap_dim(dim, output.dim())] if output.dim() else []
+        dims = [wrap_dim(dim, output.dim())] if output.dim() else []
         compute = computation_dtype(output.dtype)
         g, y = (to_dtype(_contiguous(t), compute) for t in (grad_output, output))
         if log:     # g - exp(y) * sum(g)
@@ -312,8 +311,8 @@ def _norm_input_grad(g, xhat, rstd_full, dims, count):
     (x - mean) * rstd through both the mean and rstd, for an upstream gradient g."""
     sum_g = _keep(P.sum(g, dims), dims, g)
     sum_gx = _keep(P.sum(P.mul(g, xhat), dims), dims, g)
-    inner = P.sub(P.sub(P.mul(g, _like(g, count)), sum_g), P.mul(xhat, sum_gx))
-    return P.mul(P.mul(inner, rstd_full), _like(g, 1.0 / count if count else math.nan))
+    inner = P.sub(P.sub(P.mul(g, like(g, count)), sum_g), P.mul(xhat, sum_gx))
+    return P.mul(P.mul(inner, rstd_full), like(g, 1.0 / count if count else math.nan))
 
 
 @register(aten.native_group_norm_backward.default)
@@ -372,7 +371,7 @@ def _batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_me
     else:
         mean = running_mean
         rv = to_dtype(running_var, x.dtype)
-        invstd = P.rsqrt(P.add(rv, _like(rv, eps)))
+        invstd = P.rsqrt(P.add(rv, like(rv, eps)))
     xhat = P.mul(P.sub(x, per_channel(mean)), per_channel(invstd))
     gw = g if weight is None else P.mul(g, per_channel(weight))
     grad_input = grad_weight = grad_bias = None
@@ -580,7 +579,7 @@ def _avg_pool_backward(name, n):
         sizes = [a.shape[d] for d in spatial]
         (g,), orig = upcast(grad_output)
         if divisor_override is not None:
-            g = P.div(g, _like(g, divisor_override))
+            g = P.div(g, like(g, divisor_override))
         else:   # the forward's divisor per window, as in decompositions.nn._avg_pool
             padded = [s + (2 * p if count_include_pad else 0) for s, p in zip(sizes, padding)]
             ones = P.full(padded, 1, dtype=g.dtype, device=g.device)
@@ -622,7 +621,7 @@ def _adaptive_avg_pool_backward(name, n):
             out_size, kmax = index.shape
             split = list(g.shape[:d]) + [out_size, kmax] + list(g.shape[d + 1:])
             spread = P.broadcast_in_dim(g, split, [k for k in range(len(split)) if k != d + 1])
-            spread = P.where(P.broadcast_in_dim(valid, split, [d, d + 1]), spread, _like(spread, 0))
+            spread = P.where(P.broadcast_in_dim(valid, split, [d, d + 1]), spread, like(spread, 0))
             flat = list(g.shape[:d]) + [out_size * kmax] + list(g.shape[d + 1:])
             spread = P.reshape(spread, flat)
             where = P.broadcast_in_dim(P.reshape(index, [out_size * kmax]), flat, [d])
@@ -653,7 +652,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         g = P.div(g, P.broadcast_in_dim(P.index_select(freq, 0, idx), [count, dim], [0]))
     if padding_idx >= 0:     # the padding row gets no gradient
         pad = P.eq(idx, _i64(padding_idx, [count], idx.device))
-        g = P.where(P.broadcast_in_dim(pad, [count, dim], [0]), _like(g, 0), g)
+        g = P.where(P.broadcast_in_dim(pad, [count, dim], [0]), like(g, 0), g)
     zeros = P.full([num_weights, dim], 0, dtype=g.dtype, device=g.device)
     grad = P.scatter_add(zeros, 0, P.broadcast_in_dim(idx, [count, dim], [0]), g)
     return to_dtype(grad, orig)
@@ -682,25 +681,25 @@ def _attention_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is_causal,
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     kt = P.permute(kf, [0, 1, 3, 2])
     scores = P.matmul(qf, kt)
-    scores = P.mul(scores, _like(scores, scale))
+    scores = P.mul(scores, like(scores, scale))
     if is_causal:
         row = P.broadcast_in_dim(P.iota(L, start=0, step=1, dtype=torch.int64, device=q.device), [B, H, L, S], [2])
         col = P.broadcast_in_dim(P.iota(S, start=0, step=1, dtype=torch.int64, device=q.device), [B, H, L, S], [3])
-        scores = P.where(P.le(col, row), scores, _like(scores, -math.inf))
+        scores = P.where(P.le(col, row), scores, like(scores, -math.inf))
     if attn_mask is not None:
         mask = broadcast_to(attn_mask, [B, H, L, S])
-        scores = P.where(mask, scores, _like(scores, -math.inf)) if mask.dtype == torch.bool else \
+        scores = P.where(mask, scores, like(scores, -math.inf)) if mask.dtype == torch.bool else \
             P.add(scores, to_dtype(mask, scores.dtype))
     lse = to_dtype(logsumexp, scores.dtype)
-    lse = P.where(P.eq(lse, _like(lse, -math.inf)), _like(lse, math.inf), lse)   # fully masked rows: weights 0
+    lse = P.where(P.eq(lse, like(lse, -math.inf)), like(lse, math.inf), lse)   # fully masked rows: weights 0
     probs = P.exp(P.sub(scores, P.broadcast_in_dim(lse, [B, H, L, S], [0, 1, 2])))
     grad_v = P.matmul(P.permute(probs, [0, 1, 3, 2]), gf)
     grad_probs = P.matmul(gf, P.permute(vf, [0, 1, 3, 2]))
     row_dot = P.sum(P.mul(gf, of), [3])
     grad_scores = P.mul(probs, P.sub(grad_probs, P.broadcast_in_dim(row_dot, [B, H, L, S], [0, 1, 2])))
-    grad_q = P.mul(P.matmul(grad_scores, kf), _like(qf, scale))
+    grad_q = P.mul(P.matmul(grad_scores, kf), like(qf, scale))
     grad_k = P.matmul(P.permute(grad_scores, [0, 1, 3, 2]), qf)
-    grad_k = P.mul(grad_k, _like(grad_k, scale))
+    grad_k = P.mul(grad_k, like(grad_k, scale))
     if groups > 1:   # each key/value head served `groups` query heads
         def fold(t):
             shape = [B, k.shape[1], groups] + list(t.shape[2:])
@@ -764,7 +763,7 @@ def _nll_loss_backward(name):
             w = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [_numel(t.shape)])),
                           list(t.shape))
             g = P.mul(g, w)
-        picked = P.where(ignored, _like(g, 0), P.neg(g))
+        picked = P.where(ignored, like(g, 0), P.neg(g))
         shape = list(x.shape) if a.dim() > 1 else [1] + list(x.shape)
         grad = P.scatter(P.full(shape, 0, dtype=x.dtype, device=x.device), 1, P.expand_dims(safe, [1]),
                          P.expand_dims(picked, [1]))
@@ -783,7 +782,7 @@ def mse_loss_backward(grad_output, a, target, reduction):
         raise RuntimeError(f"{reduction} is not a valid value for reduction")
     count = _numel(a.shape)
     norm = (2.0 / count if count else math.inf) if reduction == MEAN else 2.0   # eager's 2. / numel
-    out = elementwise(lambda g, x, y: P.mul(P.mul(P.sub(x, y), _like(x, norm)), g), grad_output, a, target)
+    out = elementwise(lambda g, x, y: P.mul(P.mul(P.sub(x, y), like(x, norm)), g), grad_output, a, target)
     return _contiguous(out)   # eager allocates grad_input contiguous
 
 
@@ -800,13 +799,13 @@ def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction
                            f"input's {list(a.shape)}")
 
     def math_fn(g, x, t):
-        c = lambda v: _like(x, v)   # noqa: E731
+        c = lambda v: like(x, v)   # noqa: E731
         return P.div(P.mul(g, P.sub(x, t)), P.maximum(P.mul(P.sub(c(1.0), x), x), c(1e-12)))
     out = elementwise(math_fn, broadcast_to(grad_output, list(a.shape)), a, target)
     if weight is not None:
         out = elementwise(P.mul, out, broadcast_to(weight, list(a.shape)))
     if reduction == MEAN:
-        out = elementwise(lambda x: P.div(x, _like(x, _numel(a.shape))), out)
+        out = elementwise(lambda x: P.div(x, like(x, _numel(a.shape))), out)
     return in_layout(out, preserved_strides(a))     # eager's grad_input is empty_like(input)
 
 

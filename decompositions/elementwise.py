@@ -12,9 +12,8 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, elementwise, is_number, prepare, promote, register_with_variants, tensor_device,
-    to_dtype, upcast, write_into,
-)
+    P, aten, broadcast_shapes, elementwise, is_number, like, out_names, prepare, promote, register_inplace, register_out,
+    register_with_variants, tensor_device, to_dtype, upcast, write_into)
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import category, computation_dtype
 from primkit.decompositions.shape import in_layout
@@ -97,20 +96,6 @@ for _name, (_prim, _kind) in BINARY.items():
     register_with_variants(_name, _binary(_name, _prim, _kind))
 
 
-def register_inplace(packet_name, fn, op_name):
-    """Register every tensor overload of aten.<packet_name> (an in-place op) as fn, then copy_to."""
-    packet = getattr(aten, packet_name)
-    for overload in packet.overloads():
-        register(getattr(packet, overload))(_written_into_self(fn, op_name))
-
-
-def _written_into_self(fn, op_name):
-    def inplace(self, *args, **kwargs):
-        return write_into(self, fn(self, *args, **kwargs), op_name)
-    inplace.__qualname__ = f"{fn.__qualname__}[inplace]"
-    return inplace
-
-
 def _nan_ignoring(name, prim_fn, exact_fn):
     """fmax / fmin: the nan-ignoring prim on floats; on exact dtypes (bool included, which the
     prim lacks) there is no nan to ignore and maximum / minimum give the same answer."""
@@ -124,12 +109,8 @@ register_with_variants("fmax", _nan_ignoring("fmax", P.fmax, P.maximum))
 register_with_variants("fmin", _nan_ignoring("fmin", P.fmin, P.minimum))
 
 for _name, _inplace in DUNDER_INPLACE.items():
-    register_inplace(_inplace, _binary(_name, *BINARY[_name]), _inplace)
-
-
-def _like(t, value):
-    """A number as a tensor shaped, typed and placed like t (stride 0: no memory)."""
-    return prepare(value, t.dtype, t.shape, t.device)
+    for _overload in getattr(aten, _inplace).overloads():
+        register_inplace(getattr(getattr(aten, _inplace), _overload), _binary(_name, *BINARY[_name]), _inplace)
 
 
 def result_dtype(*args):
@@ -166,7 +147,7 @@ def round_(a, *, decimals=0):
         return elementwise(P.round, a)
     # Eager scales by 10**|decimals| in the computation dtype, rounds half to even, scales back.
     (x,), orig = upcast(a)
-    scale = _like(x, 10.0 ** abs(decimals))
+    scale = like(x, 10.0 ** abs(decimals))
     if decimals > 0:
         out = P.div(P.round(P.mul(x, scale)), scale)
     else:
@@ -223,7 +204,7 @@ def _classify(name, test_float, value_for_exact, complex_ok=True):
 
 
 def _is_value(value):
-    return lambda a: P.eq(a, _like(a, value))
+    return lambda a: P.eq(a, like(a, value))
 
 
 register_with_variants("isinf", _classify("isinf", P.isinf, False))
@@ -238,11 +219,11 @@ def nan_to_num(a, nan=0.0, posinf=None, neginf=None):
         return P.clone(a)
     info = torch.finfo(a.dtype)
     replace = [(P.isnan(a), 0.0 if nan is None else nan),
-               (P.eq(a, _like(a, INF)), info.max if posinf is None else posinf),
-               (P.eq(a, _like(a, -INF)), info.min if neginf is None else neginf)]
+               (P.eq(a, like(a, INF)), info.max if posinf is None else posinf),
+               (P.eq(a, like(a, -INF)), info.min if neginf is None else neginf)]
     out = a
     for mask, value in reversed(replace):
-        out = P.where(mask, _like(a, value), out)
+        out = P.where(mask, like(a, value), out)
     return out
 
 
@@ -261,7 +242,7 @@ def _check_alpha(name, alpha, dtype, arg="alpha"):
 
 
 def _scaled(b, alpha):
-    return b if alpha == 1 else P.mul(b, _like(b, alpha))
+    return b if alpha == 1 else P.mul(b, like(b, alpha))
 
 
 def add(a, b, *, alpha=1):
@@ -359,9 +340,10 @@ def _any_complex(*xs):
 
 for _overload in aten.float_power.overloads():
     _op = getattr(aten.float_power, _overload)
-    _out = [a.name for a in _op._schema.arguments if a.is_out]
-    register(_op)(float_power if not _out else
-                  (lambda *args, out, **kw: write_into(out, float_power(*args, **kw), "float_power")))
+    if out_names(_op):
+        register_out(_op, float_power, "float_power")
+    else:
+        register(_op)(float_power)
 register(aten.float_power_)(float_power_inplace)
 
 
@@ -391,7 +373,7 @@ def addcmul(a, t1, t2, *, value=1):
     if result_dtype(a, t1, t2) == torch.bool:
         raise RuntimeError("addcmul: bool tensors are not supported (eager has no bool kernel)")
     # eager: self + (value * t1) * t2, value read at the computation dtype's precision
-    return elementwise(lambda x, y, z: P.add(x, P.mul(P.mul(_like(y, value), y), z)), a, t1, t2)
+    return elementwise(lambda x, y, z: P.add(x, P.mul(P.mul(like(y, value), y), z)), a, t1, t2)
 
 
 def addcdiv(a, t1, t2, *, value=1):
@@ -403,7 +385,7 @@ def addcdiv(a, t1, t2, *, value=1):
                            "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
                            "for all dtypes.")
     # eager: self + (value * t1) / t2
-    return elementwise(lambda x, y, z: P.add(x, P.div(P.mul(_like(y, value), y), z)), a, t1, t2)
+    return elementwise(lambda x, y, z: P.add(x, P.div(P.mul(like(y, value), y), z)), a, t1, t2)
 
 
 register_with_variants("addcmul", addcmul)
@@ -426,8 +408,8 @@ def lerp(start, end, weight):
     s, e, w = (prepare(x, compute, shape, tensor_device(*tensors)) for x in (start, end, weight))
     diff = P.sub(e, s)
     w_abs = P.abs(w)
-    small = P.lt(w_abs, _like(w_abs, 0.5))
-    out = P.where(small, P.add(s, P.mul(w, diff)), P.sub(e, P.mul(diff, P.sub(_like(w, 1), w))))
+    small = P.lt(w_abs, like(w_abs, 0.5))
+    out = P.where(small, P.add(s, P.mul(w, diff)), P.sub(e, P.mul(diff, P.sub(like(w, 1), w))))
     # The where's predicate leads the layout rule; eager's result follows (start, end, weight).
     out = in_layout(out, elementwise_strides(shape, [(x.stride(), itemsize(x.dtype)) for x in (s, e, w)]))
     return to_dtype(out, start.dtype)
@@ -447,7 +429,7 @@ def _x_times(log_fn):
     """xlogy / xlog1py: 0 where x is 0 (even where log is -inf) unless y is nan. The mask
     starts from x so the result takes x's layout, as eager's does."""
     def math_(x, y):
-        zero = _like(x, 0)
+        zero = like(x, 0)
         x_is_zero = P.logical_and(P.eq(x, zero), P.logical_not(P.isnan(y)))
         return P.where(x_is_zero, zero, P.mul(x, log_fn(y)))
     return lambda a, b: elementwise(math_, a, b, kind="int_to_float")
@@ -463,8 +445,8 @@ register_with_variants("special_xlog1py", xlog1py)
 def entr(a):
     """-x log x for x > 0, 0 at 0, -inf below, nan for nan."""
     def math_(x):
-        zero = _like(x, 0)
-        negative = P.where(P.isnan(x), x, _like(x, -INF))
+        zero = like(x, 0)
+        negative = P.where(P.isnan(x), x, like(x, -INF))
         return P.where(P.gt(x, zero), P.mul(P.neg(x), P.log(x)), P.where(P.eq(x, zero), zero, negative))
     return elementwise(math_, a, kind="int_to_float")
 
@@ -478,7 +460,7 @@ def _logaddexp(name, exp_fn, log1p_scale):
     def math_(x, y):
         tail = P.log1p(exp_fn(P.neg(P.abs(P.sub(x, y)))))
         if log1p_scale != 1:
-            tail = P.mul(tail, _like(tail, log1p_scale))
+            tail = P.mul(tail, like(tail, log1p_scale))
         same_inf = P.logical_and(P.isinf(x), P.eq(x, y))
         return P.where(same_inf, x, P.add(P.maximum(x, y), tail))
 
@@ -505,7 +487,7 @@ def logit(a, eps=None):
             lo = P.scalar_tensor(eps, dtype=result, device=x.device)
             hi = P.sub(P.scalar_tensor(1, dtype=result, device=x.device), lo)
             x = P.minimum(P.maximum(x, prepare(lo, x.dtype, x.shape, x.device)), prepare(hi, x.dtype, x.shape, x.device))
-        return P.log(P.div(x, P.sub(_like(x, 1), x)))
+        return P.log(P.div(x, P.sub(like(x, 1), x)))
     return elementwise(math_, a, kind="int_to_float")
 
 
@@ -515,8 +497,8 @@ register_with_variants("logit", logit)
 def sinc(a):
     """sin(pi x) / (pi x), 1 at 0."""
     def math_(x):
-        pi_x = P.mul(_like(x, math.pi), x)
-        return P.where(P.eq(x, _like(x, 0)), _like(x, 1), P.div(P.sin(pi_x), pi_x))
+        pi_x = P.mul(like(x, math.pi), x)
+        return P.where(P.eq(x, like(x, 0)), like(x, 1), P.div(P.sin(pi_x), pi_x))
     return elementwise(math_, a, kind="int_to_float")
 
 
@@ -529,7 +511,7 @@ def heaviside(a, values):
     _reject_complex("heaviside", a)
 
     def math_(x, v):
-        zero = _like(x, 0)
+        zero = like(x, 0)
         return P.where(P.eq(x, zero), v, to_dtype(P.gt(x, zero), x.dtype))
     return elementwise(math_, a, values, upcast=False)
 
@@ -570,29 +552,29 @@ def polygamma(n, a):
     if n == 1:
         return elementwise(_trigamma, a, kind="int_to_float")
     factor = (1 if n % 2 else -1) * math.factorial(n)
-    return elementwise(lambda x: P.mul(_like(x, factor), P.zeta(_like(x, n + 1), x)), a, kind="int_to_float")
+    return elementwise(lambda x: P.mul(like(x, factor), P.zeta(like(x, n + 1), x)), a, kind="int_to_float")
 
 
 def _trigamma(x):
     """Eager's trigamma: reflection below 1/2, six recurrence steps, then the asymptotic series."""
-    one = _like(x, 1)
-    reflect = P.lt(x, _like(x, 0.5))
-    sin_pi_x = P.sin(P.mul(_like(x, math.pi), x))
-    reflection = P.neg(P.div(_like(x, math.pi ** 2), P.mul(sin_pi_x, sin_pi_x)))
-    result = P.where(reflect, reflection, _like(x, 0))
+    one = like(x, 1)
+    reflect = P.lt(x, like(x, 0.5))
+    sin_pi_x = P.sin(P.mul(like(x, math.pi), x))
+    reflection = P.neg(P.div(like(x, math.pi ** 2), P.mul(sin_pi_x, sin_pi_x)))
+    result = P.where(reflect, reflection, like(x, 0))
     x = P.where(reflect, P.sub(one, x), x)
     for _ in range(6):
         result = P.add(result, P.div(one, P.mul(x, x)))
         x = P.add(x, one)
     ixx = P.div(one, P.mul(x, x))
-    series = P.mul(ixx, P.sub(_like(x, 1 / 30), P.mul(ixx, _like(x, 1 / 42))))
-    series = P.add(P.add(one, P.div(one, P.mul(_like(x, 2), x))), P.mul(ixx, P.sub(_like(x, 1 / 6), series)))
+    series = P.mul(ixx, P.sub(like(x, 1 / 30), P.mul(ixx, like(x, 1 / 42))))
+    series = P.add(P.add(one, P.div(one, P.mul(like(x, 2), x))), P.mul(ixx, P.sub(like(x, 1 / 6), series)))
     result = P.add(result, P.div(series, x))
     return P.where(reflect, P.neg(result), result)
 
 
 register(aten.polygamma.default)(polygamma)
-register(aten.polygamma.out)(lambda n, a, *, out: write_into(out, polygamma(n, a), "polygamma"))
+register_out(aten.polygamma.out, polygamma, "polygamma")
 register(aten.polygamma_.default)(lambda a, n: write_into(a, polygamma(n, a), "polygamma_"))
 
 
@@ -604,8 +586,8 @@ def angle(a):
         return P.atan2(P.imag(a), P.real(a))
 
     def math_(x):
-        zero = _like(x, 0)
-        return P.where(P.isnan(x), x, P.where(P.lt(x, zero), _like(x, math.pi), zero))
+        zero = like(x, 0)
+        return P.where(P.isnan(x), x, P.where(P.lt(x, zero), like(x, math.pi), zero))
     return elementwise(math_, a, kind="int_to_float")
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.common import P, aten, register_with_variants, to_dtype, write_into
-from primkit.decompositions.reductions import register_overloads, wrap_dim
+from primkit.decompositions.common import (
+    P, aten, register_out, register_overloads, register_with_variants, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout
 from primkit.prims import dtypes as dt
@@ -221,17 +221,10 @@ def _freq(name, onesided):
     return fftfreq
 
 
-def _freq_out(fn, name):
-    def out_variant(n, d=1.0, *, out):
-        return write_into(out, fn(n, d, dtype=out.dtype, device=out.device), name)
-    out_variant.__qualname__ = f"{name}[out]"
-    return out_variant
-
-
 for _name, _onesided in (("fft_fftfreq", False), ("fft_rfftfreq", True)):
     _fn = _freq(_name, _onesided)
     register_overloads(_fn, _name, ("default",))
-    register(getattr(aten, _name).out)(_freq_out(_fn, f"aten::{_name}.out"))
+    register_out(getattr(aten, _name).out, _fn, factory=True)
 
 
 def _shift(name, inverse):

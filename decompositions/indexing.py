@@ -11,10 +11,10 @@ import math
 
 import torch
 
-from primkit.decompositions.shape import in_layout
-from primkit.decompositions.common import P, broadcast_shapes, broadcast_to, prepare, to_dtype
-from primkit.decompositions.reductions import like, register_overloads, wrap_dim
+from primkit.decompositions.common import (
+    P, broadcast_shapes, broadcast_to, like, prepare, register_overloads, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
+from primkit.decompositions.shape import in_layout
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize
 

@@ -19,9 +19,10 @@ import math
 
 import torch
 
-from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, prepare, to_dtype, write_into
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, broadcast_to, elementwise, like, out_names, prepare, register_out, register_overloads, to_dtype, wrap_dim)
 from primkit.decompositions.indexing import contiguous
-from primkit.decompositions.reductions import like, nansum, register_overloads, sum_, vector_norm, wrap_dim
+from primkit.decompositions.reductions import nansum, sum_, vector_norm
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype, result_type
@@ -423,25 +424,18 @@ def register_data_dependent(fn, name, overloads):
     packet = getattr(aten, name)
     for overload in overloads:
         op = getattr(packet, overload)
-        outs = [a.name for a in op._schema.arguments if a.is_out]
-        register(op)(_into_outs_of_data_size(fn, outs, op.name()) if outs else fn)
+        if out_names(op):
+            register_out(op, fn, check=_sizes_are_outs)
+        else:
+            register(op)(fn)
     return fn
 
 
-def _into_outs_of_data_size(fn, out_names, op_name):
-    def out_variant(*args, **kwargs):
-        outs = [kwargs.pop(n) for n in out_names]
-        results = fn(*args, **kwargs)
-        results = results if isinstance(results, tuple) else (results,)
-        for out, result in zip(outs, results):
-            if out.dim() == result.dim():
-                for size, out_size in zip(result.shape, out.shape):
-                    if isinstance(size, torch.SymInt):
-                        torch._check(size == out_size)
-        written = tuple(write_into(o, r, op_name) for o, r in zip(outs, results))
-        return written if len(written) > 1 else written[0]
-    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
-    return out_variant
+def _sizes_are_outs(out, result):
+    if out.dim() == result.dim():
+        for size, out_size in zip(result.shape, out.shape):
+            if isinstance(size, torch.SymInt):
+                torch._check(size == out_size)
 
 
 def _int64_of(name, t):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, elementwise, to_dtype, upcast, write_into
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, broadcast_to, elementwise, like, register_out, register_overloads, to_dtype, upcast)
 from primkit.decompositions.registry import register
-from primkit.decompositions.reductions import like, register_overloads
+from primkit.decompositions.shape import in_layout
 from primkit.prims import dtypes as dt
 
 
@@ -163,8 +164,8 @@ def _check_out_dtype_kernel(op_name, device, out_dtype, operand_dtype):
         raise RuntimeError("out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs")
 
 
-def _check_dtype_out(out, out_dtype):
-    if out.dtype != out_dtype:
+def _check_dtype_out(out, result):
+    if out.dtype != result.dtype:
         raise RuntimeError("out_dtype must be the same as the dtype of the provided out tensor")
 
 
@@ -229,18 +230,9 @@ def baddbmm_dtype(input, a, b, out_dtype, *, beta=1, alpha=1):
     return _scaled_sum_as("baddbmm", input, _upcast_product(bmm, a, b), beta, alpha, out_dtype)
 
 
-def _dtype_out(fn):
-    def out_variant(*args, out, **kwargs):
-        result = fn(*args, **kwargs)
-        _check_dtype_out(out, result.dtype)
-        return write_into(out, result, f"{fn.__name__}[out]")
-    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
-    return out_variant
-
-
 for _name, _fn in (("mm", mm_dtype), ("bmm", bmm_dtype), ("addmm", addmm_dtype), ("baddbmm", baddbmm_dtype)):
     register(getattr(aten, _name).dtype)(_fn)
-    register(getattr(aten, _name).dtype_out)(_dtype_out(_fn))
+    register_out(getattr(aten, _name).dtype_out, _fn, f"{_fn.__name__}[out]", check=_check_dtype_out)
 
 
 # --- factorizations and solves -----------------------------------------------------------------
@@ -249,7 +241,6 @@ for _name, _fn in (("mm", mm_dtype), ("bmm", bmm_dtype), ("addmm", addmm_dtype),
 
 def column_major(t):
     """t laid out as eager's linalg kernels lay out a batch of matrices."""
-    from primkit.decompositions.shape import in_layout
     if t.dim() < 2:
         return t
     m, n = t.shape[-2], t.shape[-1]

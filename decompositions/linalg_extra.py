@@ -16,12 +16,11 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, broadcast_to, elementwise, round_to, to_dtype, write_into)
+    P, aten, broadcast_shapes, broadcast_to, elementwise, into_out, like, register_out, register_overloads, round_to, to_dtype, wrap_dim, wrap_dims,
+    write_into)
 from primkit.decompositions.linalg import (
     _batch_broadcast, _check_linalg_dtype, _check_square, _identity_like, _zeros_info, column_major,
-    lu_solve as linalg_lu_solve,
-)
-from primkit.decompositions.reductions import like, register_overloads, wrap_dim
+    lu_solve as linalg_lu_solve)
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout
 from primkit.decompositions.type_promotion import result_type
@@ -281,9 +280,7 @@ def lu_solve(b, lu, pivots):
     return linalg_lu_solve(lu, pivots, b)
 
 
-@register(aten.lu_solve.out)
-def lu_solve_out(b, lu, pivots, *, out):
-    return write_into(out, lu_solve(b, lu, pivots), "lu_solve.out")
+register_out(aten.lu_solve.out, lu_solve, "lu_solve.out")
 
 
 def _permutation(pivots, m):
@@ -573,21 +570,13 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 register_overloads(addr, "addr", ("default", "out"), inplace=("default",))
 
 
-def _check_dims(name, dims, ndim):
-    wrapped = [wrap_dim(d, ndim) for d in dims]
-    for d in wrapped:
-        if wrapped.count(d) > 1:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return wrapped
-
-
 def tensordot(a, b, dims_a, dims_b):
     """Contract dims_a of a with dims_b of b: both permuted and reshaped to matrices, one mm."""
     if len(dims_a) != len(dims_b):
         raise RuntimeError("both dimension lists should have same length")
     if a.dtype != b.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    dims_a, dims_b = _check_dims("tensordot", dims_a, a.dim()), _check_dims("tensordot", dims_b, b.dim())
+    dims_a, dims_b = wrap_dims(dims_a, a.dim(), unique=True), wrap_dims(dims_b, b.dim(), unique=True)
     contracted = 1
     for da, db in zip(dims_a, dims_b):
         sa, sb = a.shape[da], b.shape[db]
@@ -610,16 +599,11 @@ def tensordot(a, b, dims_a, dims_b):
     return torch.reshape(torch.mm(left, right), sizes)
 
 
-def _strict_out(name, fn):
-    """An out= form that takes no type promotion: out must have the result's dtype (as eager's)."""
-    def out_variant(*args, out, **kwargs):
-        result = fn(*args, **kwargs)
-        if out.dtype != result.dtype:
-            raise RuntimeError(f"{name}: Expected the output tensor to have dtype {dt.short(result.dtype)}, but got an "
-                               f"output tensor with dtype {dt.short(out.dtype)}")
-        return write_into(out, result, name)
-    out_variant.__qualname__ = f"{name}[out]"
-    return out_variant
+def _no_promotion(out, result):
+    """tensordot's out= takes no type promotion: out must have the result's dtype (as eager's)."""
+    if out.dtype != result.dtype:
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {dt.short(result.dtype)}, but got an "
+                           f"output tensor with dtype {dt.short(out.dtype)}")
 
 
 def inner(a, b):
@@ -635,12 +619,12 @@ def inner(a, b):
 def inner_out(a, b, *, out):
     if a.dim() == 0 or b.dim() == 0:    # eager's mul.out: type promotion into out
         return write_into(out, inner(a, b), "inner.out")
-    return _strict_out("tensordot", inner)(a, b, out=out)
+    return into_out(inner, aten.inner.out, "tensordot", check=_no_promotion)(a, b, out=out)
 
 
 register(aten.inner.default)(inner)
 register(aten.tensordot.default)(tensordot)
-register(aten.tensordot.out)(_strict_out("tensordot", tensordot))
+register_out(aten.tensordot.out, tensordot, "tensordot", check=_no_promotion)
 
 
 # --- shapes of products: block_diag, cartesian_prod, combinations ----------------------------------------

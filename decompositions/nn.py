@@ -16,27 +16,14 @@ import torch
 from primkit.decompositions.random import bernoulli_noise
 from primkit.decompositions.shape import in_layout
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, broadcast_to, elementwise, prepare, register_with_variants, to_dtype, upcast,
-    write_into,
-)
+    P, aten, broadcast_shapes, broadcast_to, elementwise, like, register_out, register_with_variants, to_dtype,
+    upcast, wrap_dim)
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import contiguous_strides, is_channels_last, is_contiguous
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def _like(t, value):
-    """A number as a tensor shaped, typed and placed like t (stride 0: no memory)."""
-    return prepare(value, t.dtype, t.shape, t.device)
-
-
-def _wrap_dim(dim, ndim):
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
 
 
 def _numel(shape):
@@ -76,28 +63,6 @@ def _is_channels_last(t):
     return t.dim() == 4 and is_channels_last(t.shape, t.stride()) and not is_contiguous(t.shape, t.stride())
 
 
-def register_out(op, fn):
-    """Register the out= overload ``op`` of a functional ``fn``: compute, then write each result
-    into its out tensor (the schema's out arguments, in order), as eager's out= kernels do."""
-    names = [a.name for a in op._schema.arguments if a.is_out]
-    op_name = op.name().split("::")[1]
-
-    def out_variant(*args, **kwargs):
-        outs = [kwargs.pop(n) for n in names]
-        results = fn(*args, **kwargs)
-        if len(names) == 1:
-            return write_into(outs[0], results, op_name)
-        for n, r in zip(names, results):
-            if r is None:   # an output_mask entry that is False: eager has no result to copy either
-                raise RuntimeError(f"{op_name}: no result for {n} (its output_mask entry is False), so nothing "
-                                   f"can be written into it")
-        return tuple(write_into(o, r, op_name) for o, r in zip(outs, results))
-    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
-    out_variant.__module__ = fn.__module__
-    register(op)(out_variant)
-    return out_variant
-
-
 def _is_channels_last_nd(t):
     """t (4-D or 5-D) laid out channels-last and not also contiguous: eager's suggest_memory_format."""
     if t.dim() not in (4, 5) or t.numel() == 0:
@@ -119,7 +84,7 @@ def _check_floating(name, t):
 
 def _mean(x, dims):
     total = P.sum(x, dims)
-    return P.div(total, _like(total, _numel([x.shape[d] for d in dims])))
+    return P.div(total, like(total, _numel([x.shape[d] for d in dims])))
 
 
 # ----------------------------------------------------------------------------- activations
@@ -131,7 +96,7 @@ def _activation(name, math_fn, *, floating_only=True):
         if floating_only:
             _check_floating(name, a)
         (x,), orig = upcast(a)
-        return to_dtype(math_fn(x, lambda v: _like(x, v), *args, **kwargs), orig)
+        return to_dtype(math_fn(x, lambda v: like(x, v), *args, **kwargs), orig)
     decomp.__name__ = decomp.__qualname__ = name
     return decomp
 
@@ -195,7 +160,7 @@ def glu_halves(a, dim, check=lambda a: None):
     if a.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     check(a)
-    dim = _wrap_dim(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     size = a.shape[dim]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
@@ -222,7 +187,7 @@ def _log_sigmoid_parts(a):
     _check_floating("log_sigmoid", a)
     (x,), orig = upcast(_contiguous(a))   # eager's kernel writes a contiguous result
     buffer = P.exp(P.neg(P.abs(x)))
-    out = P.sub(P.minimum(x, _like(x, 0.0)), P.log1p(buffer))
+    out = P.sub(P.minimum(x, like(x, 0.0)), P.log1p(buffer))
     return to_dtype(out, orig), to_dtype(buffer, orig)
 
 
@@ -243,7 +208,7 @@ register_with_variants("log_sigmoid", lambda a: _log_sigmoid_parts(a)[0])
 def _softmax_impl(a, dim, out_dtype, log):
     """(log_)softmax along dim: subtract the max before exp so huge inputs stay finite; rows with
     an inf or all -inf give nan, as eager. The result is contiguous, as eager's."""
-    dims = [_wrap_dim(dim, a.dim())] if a.dim() else []
+    dims = [wrap_dim(dim, a.dim())] if a.dim() else []
     x = to_dtype(_contiguous(a), computation_dtype(a.dtype))
     if x is a:
         x = P.clone(x)
@@ -289,9 +254,8 @@ def log_softmax(a, dim, dtype=None):
 # Explicit overloads: the .Dimname ones take a dim name, which primkit's tensors do not carry.
 register(aten.softmax.int)(softmax)
 register(aten.log_softmax.int)(log_softmax)
-register(aten.softmax.int_out)(lambda a, dim, dtype=None, *, out: write_into(out, softmax(a, dim, dtype), "softmax"))
-register(aten.log_softmax.int_out)(
-    lambda a, dim, dtype=None, *, out: write_into(out, log_softmax(a, dim, dtype), "log_softmax"))
+register_out(aten.softmax.int_out, softmax, "softmax")
+register_out(aten.log_softmax.int_out, log_softmax, "log_softmax")
 
 
 # ----------------------------------------------------------------------------- normalization
@@ -332,7 +296,7 @@ def native_layer_norm(a, normalized_shape, weight, bias, eps):
     dims = _check_normalized_shape("layer_norm", a, normalized_shape, weight, bias)
     (x,), orig = upcast(_contiguous(a))
     mean = _mean(x, dims)
-    rstd = P.rsqrt(P.add(P.var(x, dims, 0.0), _like(mean, eps)))
+    rstd = P.rsqrt(P.add(P.var(x, dims, 0.0), like(mean, eps)))
     y = P.mul(P.sub(x, _keep(mean, dims, x)), _keep(rstd, dims, x))
     y = _affine(y, weight, bias, lambda p: P.broadcast_in_dim(p, list(x.shape), dims))
     # Eager keeps mean and rstd in the input dtype on CPU and in float32 on CUDA.
@@ -351,7 +315,7 @@ def _rms_norm(a, normalized_shape, weight, eps):
     dims = _check_normalized_shape("rms_norm", a, normalized_shape, weight, None)
     (x,), orig = upcast(a)
     eps = torch.finfo(x.dtype).eps if eps is None else eps
-    rstd = P.rsqrt(P.add(_mean(P.mul(x, x), dims), _like(P.sum(x, dims), eps)))
+    rstd = P.rsqrt(P.add(_mean(P.mul(x, x), dims), like(P.sum(x, dims), eps)))
     y = to_dtype(P.mul(x, _keep(rstd, dims, x)), orig)
     if weight is not None:
         y = elementwise(P.mul, y, weight)
@@ -386,12 +350,12 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
     if training:
         mean = _mean(x, dims)
         var = P.var(x, dims, 0.0)
-        invstd = P.rsqrt(P.add(var, _like(var, eps)))
+        invstd = P.rsqrt(P.add(var, like(var, eps)))
         if running_mean is not None:
             n = _numel([x.shape[d] for d in dims])
-            unbiased = P.mul(var, _like(var, n / max(n - 1, 1)))
-            blend = lambda old, new: P.add(P.mul(to_dtype(old, x.dtype), _like(new, 1 - momentum)),   # noqa: E731
-                                           P.mul(new, _like(new, momentum)))
+            unbiased = P.mul(var, like(var, n / max(n - 1, 1)))
+            blend = lambda old, new: P.add(P.mul(to_dtype(old, x.dtype), like(new, 1 - momentum)),   # noqa: E731
+                                           P.mul(new, like(new, momentum)))
             # Eager updates the running statistics outside autograd: constants to differentiation,
             # so that writing them into running_mean/var is not refused while the input requires grad.
             new_mean = P.stop_gradient(to_dtype(blend(running_mean, mean), running_mean.dtype))
@@ -400,7 +364,7 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
         y = P.mul(P.sub(x, per_channel(mean)), per_channel(invstd))
     else:
         rm, rv = (to_dtype(t, x.dtype) for t in (running_mean, running_var))
-        invstd = P.rsqrt(P.add(rv, _like(rv, eps)))
+        invstd = P.rsqrt(P.add(rv, like(rv, eps)))
         y = P.mul(P.sub(x, per_channel(rm)), per_channel(invstd))
         # Eager returns empty saved statistics in evaluation mode, typed like the running stats.
         save_mean = save_invstd = P.full([0], 0, dtype=running_mean.dtype, device=a.device)
@@ -515,7 +479,7 @@ def norm_except_dim(v, pow=2, dim=0):
     """The p-norm of v over every dim but ``dim`` (all of them for dim=-1), keeping v's rank."""
     if dim == -1:
         return aten.linalg_vector_norm.default(v, pow)
-    d = _wrap_dim(dim, v.dim())
+    d = wrap_dim(dim, v.dim())
     # v seen as (rest, v.shape[d], rest): an explicit reduction over the others, even when there are
     # none (an empty dim list would mean every dim to linalg_vector_norm).
     x = P.expand_dims(_contiguous(v), [v.dim()])
@@ -566,7 +530,7 @@ def native_group_norm(a, weight, bias, N, C, HxW, group, eps):
     (x,), orig = upcast(_contiguous_unless_channels_last(a))
     grouped = P.reshape(_contiguous(x), [N, group, (C // group) * HxW])
     mean = _mean(grouped, [2])
-    rstd = P.rsqrt(P.add(P.var(grouped, [2], 0.0), _like(mean, eps)))
+    rstd = P.rsqrt(P.add(P.var(grouped, [2], 0.0), like(mean, eps)))
 
     def per_channel(stat):   # (N, group) -> broadcast over x, one value per channel
         stat = P.reshape(P.broadcast_in_dim(stat, [N, group, C // group], [0, 1]), [N, C])
@@ -766,7 +730,7 @@ def _max_pool(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
         first = P.amin(P.where(P.ge(grid_win, P.broadcast_in_dim(
             P.scalar_tensor(0, dtype=torch.int64, device=a.device), list(grid_win.shape), [])), grid_win, big), [n])
         first = P.broadcast_in_dim(first, list(values.shape), spatial)
-        index = P.where(P.eq(values, _like(values, -math.inf)), first, index)
+        index = P.where(P.eq(values, like(values, -math.inf)), first, index)
     return restore(values), restore(index)
 
 
@@ -816,7 +780,7 @@ def _avg_pool(name, a, n, kernel_size, stride, padding, ceil_mode, count_include
     win = _windows(xc, spatial, kernel, stride, dilation, out, padding, 0)
     total = P.sum(win, [win.dim() - 1])
     if divisor_override is not None:
-        count = _like(total, divisor_override)
+        count = like(total, divisor_override)
     else:
         # Window sizes: count ones over the input, or over input plus padding (not the ceil_mode overhang).
         sizes = [x.shape[d] + (2 * p if count_include_pad else 0) for d, p in zip(spatial, padding)]
@@ -839,7 +803,7 @@ def avg_pool1d(a, kernel_size, stride=(), padding=0, ceil_mode=False, count_incl
                        (1, kernel_size), (1, stride), (0, padding))
 
 
-register(aten.avg_pool2d.out)(lambda *args, out, **kw: write_into(out, avg_pool2d(*args, **kw), "avg_pool2d"))
+register_out(aten.avg_pool2d.out, avg_pool2d, "avg_pool2d")
 
 
 def _i64(value, shape, device):
@@ -883,7 +847,7 @@ def _adaptive_avg_pool(name, a, output_size, n):
         split = list(y.shape[:d]) + [out_size, kmax] + list(y.shape[d + 1:])
         gathered = P.reshape(gathered, split)
         mask = P.broadcast_in_dim(valid, split, [d, d + 1])
-        y = P.sum(P.where(mask, gathered, _like(gathered, 0)), [d + 1])
+        y = P.sum(P.where(mask, gathered, like(gathered, 0)), [d + 1])
         bin_counts.append(bin_count)
     count = None
     for d, bin_count in zip(spatial, bin_counts):   # window size = product of the per-dim bin sizes
@@ -965,7 +929,7 @@ def _adaptive_max_pool(name, a, output_size, n):
         v = P.broadcast_in_dim(v, [b[0].shape[0] for b in bins] + [b[0].shape[1] for b in bins], [i, n + i])
         valid = v if valid is None else P.logical_and(valid, v)
     valid = P.reshape(valid, list(output_size) + [_numel(valid.shape[n:])])
-    win = P.where(P.broadcast_in_dim(valid, list(win.shape), spatial + [last]), win, _like(win, -math.inf))
+    win = P.where(P.broadcast_in_dim(valid, list(win.shape), spatial + [last]), win, like(win, -math.inf))
     values, position = P.amax(win, [last]), P.argmax(win, last)
     grid = P.reshape(P.iota(_numel(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
     grid_win = P.broadcast_in_dim(windows(grid, list(range(n))), list(win.shape), spatial + [last])
@@ -1179,7 +1143,7 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
     keep = P.broadcast_in_dim(counted, [length, dim], [0])
     zeros = P.full([bags, dim], 0, dtype=w.dtype, device=device)
     if mode == 2:
-        out = P.scatter_reduce(zeros, 0, bag_rows, P.where(keep, rows, _like(rows, -math.inf)), "amax", False)
+        out = P.scatter_reduce(zeros, 0, bag_rows, P.where(keep, rows, like(rows, -math.inf)), "amax", False)
         # The first position of each bag holding its maximum (eager's scan keeps the first), as a row index.
         hit = P.logical_and(keep, P.eq(rows, P.gather(out, 0, bag_rows)))
         first = P.scatter_reduce(P.full([bags, dim], length, dtype=torch.int64, device=device), 0, bag_rows,
@@ -1191,10 +1155,10 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
                               _i64(0, [bags, dim], device))
         out = P.where(P.broadcast_in_dim(P.gt(bag_size, _i64(0, [bags], device)), [bags, dim], [0]), out, zeros)
     else:
-        out = P.scatter_add(zeros, 0, bag_rows, P.where(keep, rows, _like(rows, 0)))
+        out = P.scatter_add(zeros, 0, bag_rows, P.where(keep, rows, like(rows, 0)))
         if mode == 1:
             count = P.broadcast_in_dim(to_dtype(bag_size, w.dtype), [bags, dim], [0])
-            out = P.where(P.gt(count, _like(count, 0)), P.div(out, count), zeros)
+            out = P.where(P.gt(count, like(count, 0)), P.div(out, count), zeros)
         if mode == 0:   # eager sizes the bags only for mean and max mode (and its backward): zeros, one per offset
             bag_size = P.full([offsets.shape[0]], 0, dtype=torch.int64, device=device)
         max_indices = bag_size
@@ -1274,8 +1238,8 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
         return P.reshape(broadcast_to(t, batch + [rows, cols]), [B, rows, cols])
     scale = 1.0 / math.sqrt(E) if scale is None else scale
     scores = P.matmul(flat(qf, L, E), P.permute(flat(kf, S, E), [0, 2, 1]))
-    scores = P.mul(scores, _like(scores, scale))
-    masked = _like(scores, -math.inf)
+    scores = P.mul(scores, like(scores, scale))
+    masked = like(scores, -math.inf)
     if is_causal:   # query i sees keys j <= i
         row = P.broadcast_in_dim(P.iota(L, start=0, step=1, dtype=torch.int64, device=q.device), [B, L, S], [1])
         col = P.broadcast_in_dim(P.iota(S, start=0, step=1, dtype=torch.int64, device=q.device), [B, L, S], [2])
@@ -1285,10 +1249,10 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
         scores = P.where(mask, scores, masked) if mask.dtype == torch.bool else \
             P.add(scores, to_dtype(mask, scores.dtype))
     row_max = P.amax(scores, [2])
-    row_max = P.where(P.eq(row_max, _like(row_max, -math.inf)), _like(row_max, 0), row_max)
+    row_max = P.where(P.eq(row_max, like(row_max, -math.inf)), like(row_max, 0), row_max)
     weights = P.exp(P.sub(scores, _keep(row_max, [2], scores)))
     total = P.sum(weights, [2])
-    safe_total = P.where(P.eq(total, _like(total, 0)), _like(total, 1), total)
+    safe_total = P.where(P.eq(total, like(total, 0)), like(total, 1), total)
     probs = P.div(weights, _keep(safe_total, [2], weights))
     if dropout_p > 0:
         probs = _attention_dropout(probs, dropout_p)
@@ -1301,7 +1265,7 @@ def _attention_dropout(probs, p):
     """Eager's math path (the one CPU takes with dropout): F.dropout of the softmax output, whose mask is
     empty_like(attn).bernoulli_(1 - p) on the contiguous (batch..., L, S) weights in the computation dtype."""
     if p == 1:
-        return P.mul(probs, _like(probs, 0))
+        return P.mul(probs, like(probs, 0))
     keep = bernoulli_noise(_contiguous(probs), 1 - p, probs.dtype)
     return aten.mul.Tensor(probs, aten.div.Scalar(keep, 1 - p))
 
@@ -1409,7 +1373,7 @@ def _reduce(loss, reduction):
     if reduction not in (MEAN, SUM):
         raise RuntimeError(f"{reduction} is not a valid value for reduction")
     total = P.sum(loss, list(range(loss.dim())))
-    return P.div(total, _like(total, _numel(loss.shape))) if reduction == MEAN else total
+    return P.div(total, like(total, _numel(loss.shape))) if reduction == MEAN else total
 
 
 def _pointwise_loss(name, fn):
@@ -1469,16 +1433,16 @@ def _nll(logp, target, weight, reduction, ignore_index):
     ignored = P.eq(t, _i64(ignore_index, t.shape, t.device))
     safe = P.where(ignored, _i64(0, t.shape, t.device), t)   # ignored targets may be out of range
     picked = P.squeeze(P.gather(x, 1, P.expand_dims(safe, [1])), [1])
-    w = _like(picked, 1) if weight is None else \
+    w = like(picked, 1) if weight is None else \
         P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [_numel(t.shape)])), list(t.shape))
-    w = P.where(ignored, _like(picked, 0), w)
+    w = P.where(ignored, like(picked, 0), w)
     loss = P.neg(P.mul(picked, w))
     all_dims = list(range(loss.dim()))
     total_weight = P.sum(w, all_dims)
     if reduction == NONE:
         out = P.reshape(loss, list(target.shape))
         if logp.dim() > 1:   # eager's kernel leaves total_weight 0 per batch, and sums it for a single sample
-            total_weight = _like(total_weight, 0)
+            total_weight = like(total_weight, 0)
     elif reduction == SUM:
         out = P.sum(loss, all_dims)
     elif reduction == MEAN:
@@ -1519,13 +1483,13 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
                                f"{list(a.shape)}, got {list(target.shape)}")
         t = to_dtype(target, x.dtype)
         if label_smoothing > 0:
-            t = P.add(P.mul(t, _like(t, 1 - label_smoothing)), _like(t, label_smoothing / classes))
+            t = P.add(P.mul(t, like(t, 1 - label_smoothing)), like(t, label_smoothing / classes))
         per_class = P.mul(x, t) if w is None else P.mul(P.mul(x, t), w)
         if reduction == NONE:
             return to_dtype(P.neg(P.sum(per_class, [class_dim])), orig)
         total = P.neg(P.sum(per_class, list(range(x.dim()))))
         if reduction == MEAN:   # averaged over the batch (elements / classes), nan when empty
-            total = P.div(total, _like(total, _numel(x.shape) // classes if classes else 0))
+            total = P.div(total, like(total, _numel(x.shape) // classes if classes else 0))
         return to_dtype(total, orig)
     nll = _nll(logp, target, weight, reduction, ignore_index)[0]
     if label_smoothing == 0:
@@ -1534,7 +1498,7 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
     smooth = P.neg(P.sum(x if w is None else P.mul(x, w), [class_dim]))
     t = to_dtype(target, torch.int64)
     ignored = P.eq(t, _i64(ignore_index, t.shape, t.device))
-    smooth = P.where(ignored, _like(smooth, 0), smooth)
+    smooth = P.where(ignored, like(smooth, 0), smooth)
     dims = list(range(smooth.dim()))
     if reduction == NONE:
         smooth_total = smooth
@@ -1547,10 +1511,10 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
             safe = P.where(ignored, _i64(0, t.shape, t.device), t)
             picked = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [_numel(t.shape)])),
                                list(t.shape))
-            denominator = P.sum(P.where(ignored, _like(picked, 0), picked), dims)
+            denominator = P.sum(P.where(ignored, like(picked, 0), picked), dims)
         smooth_total = P.div(P.sum(smooth, dims), denominator)
-    smooth_total = P.mul(smooth_total, _like(smooth_total, label_smoothing / classes))
-    mixed = P.add(P.mul(to_dtype(nll, x.dtype), _like(smooth_total, 1 - label_smoothing)), smooth_total)
+    smooth_total = P.mul(smooth_total, like(smooth_total, label_smoothing / classes))
+    mixed = P.add(P.mul(to_dtype(nll, x.dtype), like(smooth_total, 1 - label_smoothing)), smooth_total)
     return to_dtype(mixed, orig)
 
 
@@ -1561,10 +1525,10 @@ def safe_softmax(a, dim, dtype=None):
     out = _softmax_impl(x, dim, x.dtype, log=False)
     if _numel(x.shape) == 0:
         return out
-    dims = [_wrap_dim(dim, x.dim())] if x.dim() else []
-    all_masked = P.logical_not(P.amax(P.ne(x, _like(x, -math.inf)), dims)) if dims else \
-        P.eq(x, _like(x, -math.inf))
-    return P.where(_keep(all_masked, dims, out) if dims else all_masked, _like(out, 0), out)
+    dims = [wrap_dim(dim, x.dim())] if x.dim() else []
+    all_masked = P.logical_not(P.amax(P.ne(x, like(x, -math.inf)), dims)) if dims else \
+        P.eq(x, like(x, -math.inf))
+    return P.where(_keep(all_masked, dims, out) if dims else all_masked, like(out, 0), out)
 
 
 # ----------------------------------------------------------------------------- out= overloads

@@ -13,10 +13,11 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, elementwise, prepare, register_with_variants, round_to, to_dtype, upcast, write_into)
+    P, aten, elementwise, like, prepare, register_inplace, register_out, register_with_variants, round_to, to_dtype,
+    upcast, wrap_dim)
 from primkit.decompositions.nn import (
     MEAN, NONE, _activation, _check_floating, _contiguous, _dense_in_order, _elu, _i64,
-    _is_channels_last_nd, _like, _numel, _reduce, _wrap_dim, nll_loss, register_out,
+    _is_channels_last_nd, _numel, _reduce, nll_loss, nll_loss_forward,
 )
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import computation_dtype, result_type
@@ -61,12 +62,12 @@ def relu6(a):
     return aten.hardtanh.default(a, 0.0, 6.0)
 
 
-register(aten.relu6_.default)(lambda a: write_into(a, relu6(a), "relu6_"))
+register_inplace(aten.relu6_.default, relu6, "relu6_")
 
 
 @register(aten._prelu_kernel.default)
 def prelu_kernel(a, weight):
-    return elementwise(lambda x, w: P.where(P.gt(x, _like(x, 0)), x, P.mul(w, x)), a, weight)
+    return elementwise(lambda x, w: P.where(P.gt(x, like(x, 0)), x, P.mul(w, x)), a, weight)
 
 
 @register(aten.prelu.default)
@@ -276,8 +277,8 @@ def pixel_unshuffle(a, downscale_factor):
     return _shuffle(a, split, perm, [*batch, c * r * r, h // r, w // r])
 
 
-register(aten.pixel_shuffle.out)(lambda a, r, *, out: write_into(out, pixel_shuffle(a, r), "pixel_shuffle"))
-register(aten.pixel_unshuffle.out)(lambda a, r, *, out: write_into(out, pixel_unshuffle(a, r), "pixel_unshuffle"))
+register_out(aten.pixel_shuffle.out, pixel_shuffle, "pixel_shuffle")
+register_out(aten.pixel_unshuffle.out, pixel_unshuffle, "pixel_unshuffle")
 
 
 def channel_shuffle(a, groups):
@@ -295,7 +296,7 @@ def channel_shuffle(a, groups):
 
 
 register(aten.channel_shuffle.default, aten.native_channel_shuffle.default)(channel_shuffle)
-register(aten.channel_shuffle.out)(lambda a, g, *, out: write_into(out, channel_shuffle(a, g), "channel_shuffle"))
+register_out(aten.channel_shuffle.out, channel_shuffle, "channel_shuffle")
 
 
 # ----------------------------------------------------------------------------- upsampling
@@ -368,7 +369,7 @@ def _linear(name, n):
             w_shape[dim] = out_size
             lam = P.broadcast_in_dim(lam, list(x.shape[:dim]) + [out_size] + list(x.shape[dim + 1:]), [dim])
             x0, x1 = P.index_select(x, dim, i0), P.index_select(x, dim, i1)
-            x = P.add(P.mul(x0, P.sub(_like(lam, 1.0), lam)), P.mul(x1, lam))
+            x = P.add(P.mul(x0, P.sub(like(lam, 1.0), lam)), P.mul(x1, lam))
         return _output_layout(to_dtype(x, orig), a)
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -449,11 +450,11 @@ def _vec(base, n, linear):
 def _register_upsample(name, base, n, linear):
     packet = getattr(aten, name)
     register(packet.default)(base)
-    register(packet.out)(lambda *args, out, **kw: write_into(out, base(*args, **kw), name))
+    register_out(packet.out, base, name)
     vec = _vec(base, n, linear)
     register(packet.vec)(vec)
     if "vec_out" in packet.overloads():
-        register(packet.vec_out)(lambda *args, out, **kw: write_into(out, vec(*args, **kw), name))
+        register_out(packet.vec_out, vec, name)
 
 
 for _n in (1, 2, 3):
@@ -535,7 +536,7 @@ def _aa_resample(x, dim, index, w, inside):
     lead, trail = list(x.shape[:dim]), list(x.shape[dim + 1:])
     shape = lead + [out_size, taps] + trail
     picked = P.reshape(P.index_select(x, dim, P.reshape(index, [out_size * taps])), shape)
-    terms = P.where(_spread(inside, dim, shape), P.mul(picked, _spread(w, dim, shape)), _like(picked, 0.0))
+    terms = P.where(_spread(inside, dim, shape), P.mul(picked, _spread(w, dim, shape)), like(picked, 0.0))
     return P.sum(terms, [dim + 1])
 
 
@@ -545,7 +546,7 @@ def _aa_resample_adjoint(g, dim, in_size, index, w, inside):
     lead, trail = list(g.shape[:dim]), list(g.shape[dim + 1:])
     shape = lead + [out_size, taps] + trail
     spread = P.broadcast_in_dim(g, shape, [d for d in range(len(shape)) if d != dim + 1])
-    terms = P.where(_spread(inside, dim, shape), P.mul(spread, _spread(w, dim, shape)), _like(spread, 0.0))
+    terms = P.where(_spread(inside, dim, shape), P.mul(spread, _spread(w, dim, shape)), like(spread, 0.0))
     zeros = P.full(lead + [in_size] + trail, 0, dtype=g.dtype, device=g.device)
     terms = P.reshape(terms, lead + [out_size * taps] + trail)
     return P.index_add(zeros, dim, P.reshape(index, [out_size * taps]), terms)
@@ -708,7 +709,7 @@ class _GridPoints:
         planes = P.reshape(self.a, [n, channels, _numel(self.sizes)])
         index = P.broadcast_in_dim(P.reshape(flat, [n, count]), [n, channels, count], [0, 2])
         picked = P.reshape(P.gather(planes, 2, index), self.out_shape)
-        return P.where(self.spread(inside), picked, _like(picked, 0.0))
+        return P.where(self.spread(inside), picked, like(picked, 0.0))
 
     def spread(self, t):
         """A per-point tensor broadcast over the channels."""
@@ -812,7 +813,7 @@ def _linspace_from_neg_one(theta, steps, align_corners):
         return P.full([1], 0, dtype=theta.dtype, device=theta.device)
     line = aten.linspace.default(-1, 1, steps, dtype=theta.dtype, device=theta.device)
     if not align_corners:   # two steps, each rounded, as eager's range * (steps - 1) / steps
-        line = P.div(P.mul(line, _like(line, steps - 1)), _like(line, steps))
+        line = P.div(P.mul(line, like(line, steps - 1)), like(line, steps))
     return line
 
 
@@ -845,7 +846,7 @@ register_out(aten.affine_grid_generator.out, affine_grid_generator)
 def _pointwise_loss(name, math_fn):
     """loss(input, target, reduction, *params): math on the promoted computation dtype, then reduced."""
     def loss(a, b, reduction=MEAN, *params):
-        pointwise = elementwise(lambda x, y: math_fn(x, y, lambda v: _like(x, v), *params), a, b)
+        pointwise = elementwise(lambda x, y: math_fn(x, y, lambda v: like(x, v), *params), a, b)
         (x,), orig = upcast(pointwise)
         return to_dtype(_reduce(x, reduction), orig)
     loss.__name__ = loss.__qualname__ = name
@@ -899,7 +900,7 @@ def _pointwise_loss_backward(name, math_fn):
     def backward(grad_output, a, b, reduction, *params):
         count = _numel(a.shape)
         norm = (1.0 / count if count else math.inf) if reduction == MEAN else 1.0   # eager's 1. / numel
-        out = elementwise(lambda g, x, y: math_fn(g, x, y, lambda v: _like(x, v), norm, *params), grad_output, a, b)
+        out = elementwise(lambda g, x, y: math_fn(g, x, y, lambda v: like(x, v), norm, *params), grad_output, a, b)
         return _contiguous(out)
     backward.__name__ = backward.__qualname__ = f"{name}_backward"
     return backward
@@ -933,7 +934,7 @@ def binary_cross_entropy(a, target, weight=None, reduction=MEAN):
     _check_same_size("binary_cross_entropy", a, target)
     _check_floating("binary_cross_entropy", a)
     (x, t), orig = upcast(a, to_dtype(target, a.dtype))
-    c = lambda v: _like(x, v)   # noqa: E731
+    c = lambda v: like(x, v)   # noqa: E731
     # eager clamps each log at -100 so that 0 * log(0) stays finite; at log(0) itself the clamp is
     # taken by where (the log reads 1 there), so the derivative of the graph is finite too (the
     # clamp's zero times log's 1/0 would be nan)
@@ -965,7 +966,7 @@ def kl_div(a, target, reduction=MEAN, log_target=False):
 @register(aten.poisson_nll_loss.default)
 def poisson_nll_loss(a, target, log_input, full, eps, reduction):
     def math_fn(x, t):
-        c = lambda v: _like(x, v)   # noqa: E731
+        c = lambda v: like(x, v)   # noqa: E731
         loss = P.sub(P.exp(x), P.mul(t, x)) if log_input else P.sub(x, P.mul(t, P.log(P.add(x, c(eps)))))
         if full:
             stirling = P.add(P.sub(P.mul(t, P.log(t)), t), P.mul(c(0.5), P.log(P.mul(c(2 * math.pi), t))))
@@ -978,7 +979,7 @@ def poisson_nll_loss(a, target, log_input, full, eps, reduction):
 @register(aten.hinge_embedding_loss.default)
 def hinge_embedding_loss(a, target, margin=1.0, reduction=MEAN):
     def math_fn(x, t):
-        c = lambda v: _like(x, v)   # noqa: E731
+        c = lambda v: like(x, v)   # noqa: E731
         margin_part = P.where(P.ne(t, c(1.0)), P.maximum(P.sub(c(margin), x), c(0.0)), c(0.0))
         return P.add(margin_part, P.where(P.ne(t, c(-1.0)), x, c(0.0)))
     (x,), orig = upcast(elementwise(math_fn, a, target))
@@ -992,7 +993,7 @@ def margin_ranking_loss(a, b, target, margin=0.0, reduction=MEAN):
                            f"input1: {list(a.shape)}, input2: {list(b.shape)}, target: {list(target.shape)} ")
 
     def math_fn(x1, x2, t):
-        c = lambda v: _like(x1, v)   # noqa: E731
+        c = lambda v: like(x1, v)   # noqa: E731
         return P.maximum(P.add(P.mul(P.neg(t), P.sub(x1, x2)), c(margin)), c(0.0))
     (x,), orig = upcast(elementwise(math_fn, a, b, target))
     return to_dtype(_reduce(x, reduction), orig)
@@ -1016,11 +1017,11 @@ def cosine_embedding_loss(a, b, target, margin=0.0, reduction=MEAN):
     compute = computation_dtype(dtype)
     x1, x2 = to_dtype(a, compute), to_dtype(b, compute)
     prod = P.sum(P.mul(x1, x2), [dim])
-    mag1 = P.add(P.sum(P.mul(x1, x1), [dim]), _like(prod, COSINE_EMBEDDING_EPS))
-    mag2 = P.add(P.sum(P.mul(x2, x2), [dim]), _like(prod, COSINE_EMBEDDING_EPS))
+    mag1 = P.add(P.sum(P.mul(x1, x1), [dim]), like(prod, COSINE_EMBEDDING_EPS))
+    mag2 = P.add(P.sum(P.mul(x2, x2), [dim]), like(prod, COSINE_EMBEDDING_EPS))
     cos = P.div(prod, P.sqrt(P.mul(mag1, mag2)))
     t = prepare(target, compute, cos.shape, cos.device)
-    c = lambda v: _like(cos, v)   # noqa: E731
+    c = lambda v: like(cos, v)   # noqa: E731
     pos = P.where(P.eq(t, c(1.0)), P.sub(c(1.0), cos), c(0.0))
     neg = P.where(P.eq(t, c(-1.0)), P.maximum(P.sub(cos, c(margin)), c(0.0)), c(0.0))
     return to_dtype(_reduce(P.add(pos, neg), reduction), dtype)
@@ -1044,7 +1045,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if dtype not in dt.FLOAT:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dt.short(dtype)}")
     ndim = max(x1.dim(), x2.dim())
-    dim = _wrap_dim(dim, ndim)
+    dim = wrap_dim(dim, ndim)
     a, b = aten.broadcast_tensors.default([to_dtype(x1, dtype), to_dtype(x2, dtype)])
 
     def normalized(t):
@@ -1094,7 +1095,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     return cdist_forward(x1, x2, p, compute_mode)
 
 
-register(aten._cdist_forward.out)(lambda *args, out, **kw: write_into(out, cdist_forward(*args, **kw), "_cdist_forward"))
+register_out(aten._cdist_forward.out, cdist_forward, "_cdist_forward")
 
 
 @register(aten.nll_loss2d.default)
@@ -1105,14 +1106,10 @@ def nll_loss2d(a, target, weight=None, reduction=MEAN, ignore_index=-100):
     return nll_loss(a, target, weight, reduction, ignore_index)
 
 
-@register(aten.nll_loss2d_forward.output)
-def nll_loss2d_forward_output(a, target, weight, reduction, ignore_index, *, output, total_weight):
-    from primkit.decompositions.nn import nll_loss_forward
-    out, total = nll_loss_forward(a, target, weight, reduction, ignore_index)
-    return (write_into(output, out, "nll_loss2d_forward"), write_into(total_weight, total, "nll_loss2d_forward"))
+register_out(aten.nll_loss2d_forward.output, nll_loss_forward, "nll_loss2d_forward")
 
 
-register(aten.nll_loss2d.out)(lambda *args, out, **kw: write_into(out, nll_loss2d(*args, **kw), "nll_loss2d"))
+register_out(aten.nll_loss2d.out, nll_loss2d, "nll_loss2d")
 
 
 @register(aten._pdist_forward.default)
@@ -1172,7 +1169,7 @@ def _frame_losses(per_frame, batched, reduction):
     if reduction not in (0, 1, 2):
         raise RuntimeError(f"{reduction} is not a valid value for reduction")
     total = P.sum(per_frame, [0])
-    return P.div(total, _like(total, per_frame.shape[0])) if reduction == MEAN else total
+    return P.div(total, like(total, per_frame.shape[0])) if reduction == MEAN else total
 
 
 @register(aten.multi_margin_loss.default)
@@ -1184,7 +1181,7 @@ def multi_margin_loss(a, target, p=1, margin=1, weight=None, reduction=MEAN):
     _check_floating("multi_margin_loss", a)
     (x,), orig = upcast(P.reshape(a, [frames, classes]))
     t = P.reshape(to_dtype(target, torch.int64), [frames, 1])
-    c = lambda v: _like(x, v)   # noqa: E731
+    c = lambda v: like(x, v)   # noqa: E731
     z = P.add(P.sub(c(margin), P.broadcast_in_dim(P.gather(x, 1, t), [frames, classes], [0, 1])), x)
     h = P.where(P.gt(z, c(0)), z if p == 1 else P.mul(z, z), c(0))
     if weight is not None:
@@ -1193,7 +1190,7 @@ def multi_margin_loss(a, target, p=1, margin=1, weight=None, reduction=MEAN):
     classes_iota = P.broadcast_in_dim(P.iota(classes, start=0, step=1, dtype=torch.int64, device=a.device),
                                       [frames, classes], [1])
     h = P.where(P.eq(classes_iota, P.broadcast_in_dim(t, [frames, classes], [0, 1])), c(0), h)   # i == y
-    per_frame = P.div(P.sum(h, [1]), _like(P.sum(h, [1]), classes))
+    per_frame = P.div(P.sum(h, [1]), like(P.sum(h, [1]), classes))
     return to_dtype(_frame_losses(per_frame, target.dim() > 0, reduction), orig)
 
 
@@ -1220,7 +1217,7 @@ def multilabel_margin_loss_forward(a, target, reduction):
     listed = P.eq(P.cumsum(to_dtype(P.lt(t, _i64(0, shape, a.device)), torch.int64), 1), _i64(0, shape, a.device))
     safe = P.where(listed, t, _i64(0, shape, a.device))
     hits = P.scatter_add(P.full(shape, 0, dtype=x.dtype, device=a.device), 1, safe, to_dtype(listed, x.dtype))
-    is_target = P.gt(hits, _like(hits, 0))
+    is_target = P.gt(hits, like(hits, 0))
     # z[n, k, i] = 1 - x[n, target[n, k]] + x[n, i], kept where k is listed and i is not.
     cube = [frames, classes, classes]
     z = P.add(P.sub(P.full(cube, 1, dtype=x.dtype, device=a.device), P.broadcast_in_dim(P.gather(x, 1, safe), cube,
@@ -1231,7 +1228,7 @@ def multilabel_margin_loss_forward(a, target, reduction):
     terms = P.where(P.logical_and(keep, P.gt(z, P.full(cube, 0, dtype=x.dtype, device=a.device))), z,
                     P.full(cube, 0, dtype=x.dtype, device=a.device))
     per_frame = P.sum(terms, [1, 2])
-    per_frame = P.div(per_frame, _like(per_frame, classes))
+    per_frame = P.div(per_frame, like(per_frame, classes))
     loss = _frame_losses(per_frame, target.dim() > 1, reduction)
     return to_dtype(loss, orig), P.reshape(to_dtype(is_target, a.dtype), list(target.shape))
 
@@ -1312,7 +1309,7 @@ def col2im(a, output_size, kernel_size, dilation, padding, stride):
     x = to_dtype(batched, torch.int64) if a.dtype == torch.bool else batched
     (x,), orig = upcast(x) if a.dtype != torch.bool else ((x,), a.dtype)
     out = P.col2im(x, list(output_size), list(kernel_size), list(dilation), list(padding), list(stride))
-    out = P.ne(out, _like(out, 0)) if a.dtype == torch.bool else to_dtype(out, orig)
+    out = P.ne(out, like(out, 0)) if a.dtype == torch.bool else to_dtype(out, orig)
     return out if a.dim() == 3 else P.squeeze(out, [0])
 
 
@@ -1347,7 +1344,7 @@ def trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     return to_dtype(P.sum(x, sorted(sumdim)) if sumdim else x, orig)
 
 
-register(aten._trilinear.out)(lambda *args, out, **kw: write_into(out, trilinear(*args, **kw), "_trilinear"))
+register_out(aten._trilinear.out, trilinear, "_trilinear")
 
 
 @register(aten.bilinear.default)
@@ -1433,7 +1430,7 @@ def _blackman(n, N, dtype):
 def _kaiser(n, N, dtype, beta=12.0):
     compute = computation_dtype(dtype)
     x = to_dtype(n, compute)
-    c = lambda v: _like(x, v)   # noqa: E731
+    c = lambda v: like(x, v)   # noqa: E731
     alpha = (N - 1) / 2.0
     r = P.div(P.sub(x, c(alpha)), c(alpha))
     arg = P.mul(c(beta), P.sqrt(P.abs(P.sub(c(1.0), P.mul(r, r)))))
@@ -1455,15 +1452,9 @@ def _register_window(name, formula):
     for overload in packet.overloads():
         op = getattr(packet, overload)
         if overload.endswith("out"):
-            register(op)(_window_out(base, name))
+            register_out(op, base, name, factory=True)
         else:
             register(op)(base)
-
-
-def _window_out(base, name):
-    def fn(window_length, *args, out):
-        return write_into(out, base(window_length, *args, dtype=out.dtype, device=out.device), name)
-    return fn
 
 
 for _name, _formula in WINDOWS.items():

@@ -10,13 +10,12 @@ the forward's mask (native_dropout's second output, rrelu's noise) and never dra
 from __future__ import annotations
 
 import math
-import struct
 
 import torch
 
-from primkit.decompositions.common import P, aten, write_into
+from primkit.decompositions.common import P, aten, like, register_inplace, register_out, round_to, write_into
 from primkit.decompositions.composite import above_autograd
-from primkit.decompositions.nn import _check_dropout_p, _contiguous, _like, _numel, register_out
+from primkit.decompositions.nn import _check_dropout_p, _contiguous, _numel
 from primkit.decompositions.random import bernoulli_noise, masked_uniform
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import preserved_strides
@@ -44,7 +43,7 @@ def _dropout_impl(a, p, train, *, feature, alpha):
     if p == 0 or not train or _numel(a.shape) == 0:
         return a        # eager returns the input itself
     if p == 1:
-        return P.mul(a, _like(a, 0))    # eager's input * zeros({}): nan stays nan
+        return P.mul(a, like(a, 0))    # eager's input * zeros({}): nan stays nan
     noise = bernoulli_noise(_feature_noise_like(a) if feature else a, 1 - p, a.dtype)
     if not alpha:
         return aten.mul.Tensor(a, aten.div.Scalar(noise, 1 - p))
@@ -109,11 +108,6 @@ def _opmath(dtype):
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
-def _as_float32(x):
-    """x rounded to float32 (eager's kernel converts lower and upper to its float32 opmath type)."""
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
 def _rrelu_train(a, lower, upper):
     """Eager's CPU training kernel over the contiguous input, in order: an element x <= 0 draws a slope
     r = uniform(lower, upper) (a double, rounded to the opmath type) and gives x * r with noise r;
@@ -121,14 +115,14 @@ def _rrelu_train(a, lower, upper):
     x = _contiguous(a)
     opmath = _opmath(a.dtype)
     low, high = (float(lower), float(upper)) if opmath == torch.float64 else \
-        (_as_float32(float(lower)), _as_float32(float(upper)))
+        (round_to(float(lower), torch.float32), round_to(float(upper), torch.float32))
     if not low <= high:
         raise RuntimeError(f"rrelu: Lower bound should be less than or equal to the upper bound, got lower={lower}, "
                            f"upper={upper}")
-    drawn = P.le(x, _like(x, 0))
+    drawn = P.le(x, like(x, 0))
     slope = P.convert_element_type(masked_uniform(drawn, low, high), opmath)
     out = P.where(drawn, P.convert_element_type(P.mul(P.convert_element_type(x, opmath), slope), a.dtype), x)
-    noise = P.where(drawn, P.convert_element_type(slope, a.dtype), _like(x, 1))
+    noise = P.where(drawn, P.convert_element_type(slope, a.dtype), like(x, 1))
     return out, noise
 
 
@@ -170,13 +164,11 @@ def rrelu(a, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
 
 
 register(aten.rrelu.default)(rrelu)
-register(aten.rrelu_.default)(lambda a, *args, **kw: write_into(a, rrelu(a, *args, **kw), "rrelu_"))
+register_inplace(aten.rrelu_.default, rrelu, "rrelu_")
 register(aten.rrelu_with_noise.default)(rrelu_with_noise)
 register(aten.rrelu_with_noise_functional.default)(rrelu_with_noise_functional)
-register(aten.rrelu_with_noise_.default)(
-    lambda a, *args, **kw: write_into(a, rrelu_with_noise(a, *args, **kw), "rrelu_with_noise_"))
-register(aten.rrelu_with_noise.out)(
-    lambda *args, out, **kw: write_into(out, rrelu_with_noise(*args, **kw), "rrelu_with_noise"))
+register_inplace(aten.rrelu_with_noise_.default, rrelu_with_noise, "rrelu_with_noise_")
+register_out(aten.rrelu_with_noise.out, rrelu_with_noise, "rrelu_with_noise")
 
 
 @register(aten.rrelu_with_noise_backward.default)

@@ -1,8 +1,7 @@
 """Decompositions of reductions: sums, extrema, statistics, norms, logical reductions.
 
 Each reduces a list of dims with one reduction prim (whose output is contiguous, as eager's
-is) and puts the reduced dims back as size 1 for keepdim. Helpers shared with the indexing
-and linalg decompositions (``wrap_dim``, ``register_overloads``) live here too.
+is) and puts the reduced dims back as size 1 for keepdim.
 """
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import math
 
 import torch
 
-from primkit.decompositions.common import P, aten, prepare, to_dtype, upcast, write_into
+from primkit.decompositions.common import P, aten, like, register_overloads, to_dtype, upcast, wrap_dim
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout
 from primkit.decompositions.type_promotion import computation_dtype
@@ -19,51 +18,6 @@ from primkit.prims.meta.strides import contiguous_strides
 
 
 # ----------------------------------------------------------------------------- shared helpers
-
-def wrap_dim(dim, ndim):
-    """A dim in [0, ndim) (a 0-d tensor accepts -1 and 0), with eager's IndexError."""
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
-
-
-def register_overloads(fn, name, overloads, *, inplace=()):
-    """Register fn for aten.<name>.<overload>; an out= overload computes fn and copies into its
-    out tensors (one per result); ``inplace`` overloads of aten.<name>_ copy into self."""
-    packet = getattr(aten, name)
-    for overload in overloads:
-        op = getattr(packet, overload)
-        outs = [a.name for a in op._schema.arguments if a.is_out]
-        register(op)(_into_outs(fn, outs, op.name()) if outs else fn)
-    for overload in inplace:
-        op = getattr(getattr(aten, name + "_"), overload)
-        register(op)(_into_self(fn, op.name()))
-    return fn
-
-
-def _into_outs(fn, out_names, op_name):
-    def out_variant(*args, **kwargs):
-        outs = [kwargs.pop(n) for n in out_names]
-        results = fn(*args, **kwargs)
-        results = results if isinstance(results, tuple) else (results,)
-        written = tuple(write_into(o, r, op_name) for o, r in zip(outs, results))
-        return written if len(written) > 1 else written[0]
-    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
-    return out_variant
-
-
-def _into_self(fn, op_name):
-    def inplace_variant(self, *args, **kwargs):
-        return write_into(self, fn(self, *args, **kwargs), op_name)
-    inplace_variant.__qualname__ = f"{fn.__qualname__}[inplace]"
-    return inplace_variant
-
-
-def like(t, value):
-    """A number as a tensor shaped, typed and placed like t (stride 0: no memory)."""
-    return prepare(value, t.dtype, t.shape, t.device)
-
 
 def reduced_dims(a, dim, *, empty_means_all=True):
     """The sorted dims a reduction reduces. None reduces every dim, and so does [] unless

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, prepare, to_dtype, write_into
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, broadcast_to, prepare, register_inplace, register_out, to_dtype, wrap_dim, wrap_dims)
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
@@ -20,21 +21,6 @@ from primkit.prims.meta.strides import (
 
 
 # --- dims, sizes and layouts -------------------------------------------------------------
-
-def _wrap(dim, ndim):
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
-
-
-def _wrap_dims(dims, ndim):
-    wrapped = [_wrap(d, ndim) for d in dims]
-    for d in wrapped:
-        if wrapped.count(d) > 1:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return wrapped
-
 
 def _check_sizes(size, op):
     if any(s < 0 for s in size):
@@ -115,14 +101,6 @@ def in_layout(t, strides):
     if _same_layout(t.shape, t.stride(), strides):
         return t
     return P.copy_strided(t, list(strides))
-
-
-def register_out(out_op, fn):
-    """out= overload of a functional decomposition: compute, then copy into out (eager's checks)."""
-    def out_variant(*args, out, **kwargs):
-        return write_into(out, fn(*args, **kwargs), out_op.name())
-    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
-    register(out_op)(out_variant)
 
 
 # --- views -------------------------------------------------------------------------------
@@ -230,7 +208,7 @@ def permute(a, dims):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
                            f"of the desired ordering of dimensions i.e. input.dim() = {a.dim()} is not equal to "
                            f"len(dims) = {len(dims)}")
-    dims = [_wrap(d, a.dim()) for d in dims]
+    dims = [wrap_dim(d, a.dim()) for d in dims]
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return P.permute(a, dims)
@@ -245,7 +223,7 @@ def t(a):
 
 @register(aten.transpose.int)
 def transpose(a, dim0, dim1):
-    d0, d1 = _wrap(dim0, a.dim()), _wrap(dim1, a.dim())
+    d0, d1 = wrap_dim(dim0, a.dim()), wrap_dim(dim1, a.dim())
     perm = list(range(a.dim()))
     if a.dim():
         perm[d0], perm[d1] = perm[d1], perm[d0]
@@ -278,7 +256,7 @@ def expand(a, size, *, implicit=False):
 
 @register(aten.unsqueeze.default)
 def unsqueeze(a, dim):
-    return P.expand_dims(a, [_wrap(dim, a.dim() + 1)])
+    return P.expand_dims(a, [wrap_dim(dim, a.dim() + 1)])
 
 
 @register(aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims)
@@ -286,7 +264,7 @@ def squeeze(a, dim=None):
     if dim is None:
         dims = [i for i, s in enumerate(a.shape) if s == 1]
     else:
-        dims = [_wrap(d, a.dim()) for d in ([dim] if isinstance(dim, int) else dim)]
+        dims = [wrap_dim(d, a.dim()) for d in ([dim] if isinstance(dim, int) else dim)]
         dims = [d for d in dims if a.dim() and a.shape[d] == 1]   # eager ignores non-size-1 dims
     return P.squeeze(a, sorted(set(dims)))
 
@@ -307,7 +285,7 @@ def detach(a):
 def slice_(a, dim=0, start=None, end=None, step=1):
     if a.dim() == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     size = a.shape[dim]
@@ -324,7 +302,7 @@ def slice_(a, dim=0, start=None, end=None, step=1):
 def select(a, dim, index):
     if a.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     size = a.shape[dim]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {dim}")
@@ -347,14 +325,14 @@ def as_strided(a, size, stride, storage_offset=None):
 @register(aten.unfold.default)
 def unfold(a, dimension, size, step):
     """Tensor.unfold: the windows of length size, step apart, along dimension (a view)."""
-    return P.unfold(a, _wrap(dimension, a.dim()), size, step)
+    return P.unfold(a, wrap_dim(dimension, a.dim()), size, step)
 
 
 @register(aten.diagonal.default)
 def diagonal(a, offset=0, dim1=0, dim2=1):
     if a.dim() < 2:
         raise RuntimeError(f"diagonal dimensions requires ndim larger than 1, got {a.dim()}")
-    d1, d2 = _wrap(dim1, a.dim()), _wrap(dim2, a.dim())
+    d1, d2 = wrap_dim(dim1, a.dim()), wrap_dim(dim2, a.dim())
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     rest = [d for d in range(a.dim()) if d not in (d1, d2)]
@@ -393,7 +371,7 @@ def _split_at(a, dim, sizes):
 def split(a, split_size, dim=0):
     if a.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     size = a.shape[dim]
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
@@ -407,7 +385,7 @@ def split(a, split_size, dim=0):
 def split_with_sizes(a, split_sizes, dim=0):
     if a.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     if any(s < 0 for s in split_sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
                            f"split_sizes={list(split_sizes)}")
@@ -421,7 +399,7 @@ def split_with_sizes(a, split_sizes, dim=0):
 def unbind(a, dim=0):
     if a.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     return [select(a, dim, i) for i in range(a.shape[dim])]
 
 
@@ -435,7 +413,7 @@ def cat(tensors, dim=0):
         if t.dim() == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     dtype = result_type(*tensors)
-    dim = _wrap(dim, kept[0].dim())
+    dim = wrap_dim(dim, kept[0].dim())
     return P.cat([to_dtype(t, dtype) for t in kept], dim)
 
 
@@ -447,7 +425,7 @@ def stack(tensors, dim=0):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
-    dim = _wrap(dim, tensors[0].dim() + 1)
+    dim = wrap_dim(dim, tensors[0].dim() + 1)
     return cat([P.expand_dims(t, [dim]) for t in tensors], dim)
 
 
@@ -461,7 +439,7 @@ register_out(aten.stack.out, stack)
 def flip(a, dims):
     if not dims:   # eager's flip over no dims is a copy (preserve_format)
         return P.clone(a)
-    return P.rev(a, _wrap_dims(dims, a.dim()))
+    return P.rev(a, wrap_dims(dims, a.dim(), unique=True))
 
 
 @register(aten.roll.default)
@@ -479,7 +457,7 @@ def roll(a, shifts, dims=()):
         return P.clone(a)
     out = a
     for shift, dim in zip(shifts, dims):   # one dim at a time, as eager
-        out = _roll_dim(out, shift, _wrap(dim, a.dim()))
+        out = _roll_dim(out, shift, wrap_dim(dim, a.dim()))
     return out
 
 
@@ -572,15 +550,8 @@ for _fn, _outs in ((flip, aten.flip.out), (roll, aten.roll.out), (repeat, aten.r
     register_out(_outs, _fn)
 
 
-def _inplace(op, fn):
-    def inplace_variant(self, *args, **kwargs):
-        return write_into(self, fn(self, *args, **kwargs), op.name())
-    inplace_variant.__qualname__ = f"{fn.__qualname__}[inplace]"
-    register(op)(inplace_variant)
-
-
-_inplace(aten.triu_.default, triu)
-_inplace(aten.tril_.default, tril)
+register_inplace(aten.triu_.default, triu)
+register_inplace(aten.tril_.default, tril)
 
 
 # --- copies and conversions --------------------------------------------------------------

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.common import P, aten, elementwise, register_with_variants, to_dtype, write_into
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, elementwise, out_names, register_out, register_with_variants, to_dtype, wrap_dim, wrap_dims)
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import bitcast, in_layout
+from primkit.decompositions.shape import bitcast, in_layout, strides_for
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import elementwise_strides, is_non_overlapping
 
@@ -46,8 +47,7 @@ VIEW_COPIES = {
 for _name, _view_fn in VIEW_COPIES.items():
     register_with_variants(_name, _copy_of(_view_fn))
 register(aten.view_copy.default)(_copy_of(aten.view.default))
-register(aten.view_copy.out)(lambda a, size, *, out: write_into(out, _copy_of(aten.view.default)(a, size),
-                                                                "view_copy.out"))
+register_out(aten.view_copy.out, _copy_of(aten.view.default), "view_copy.out")
 
 
 @register(aten.view_copy.dtype)
@@ -56,8 +56,7 @@ def view_copy_dtype(a, dtype):
     return bitcast(a, dtype, "view_copy")
 
 
-register(aten.view_copy.dtype_out)(lambda a, dtype, *, out: write_into(out, view_copy_dtype(a, dtype),
-                                                                       "view_copy.dtype_out"))
+register_out(aten.view_copy.dtype_out, view_copy_dtype, "view_copy.dtype_out")
 
 
 def narrow_copy(a, dim, start, length):
@@ -76,33 +75,17 @@ LIST_COPIES = {"split_copy": aten.split.Tensor, "split_with_sizes_copy": aten.sp
                "unbind_copy": aten.unbind.int}
 
 
-def _list_out(name, fn):
-    def out_variant(a, *args, out, **kwargs):
-        pieces = fn(a, *args, **kwargs)
-        if len(out) != len(pieces):
-            raise RuntimeError(f"{name}: expected {len(pieces)} out tensors, got {len(out)}")
-        for dst, piece in zip(out, pieces):
-            write_into(dst, piece, name)
-    out_variant.__qualname__ = f"{name}[out]"
-    return out_variant
-
-
 for _name, _view_fn in LIST_COPIES.items():
     _packet = getattr(aten, _name)
     for _overload in _packet.overloads():
         _op = getattr(_packet, _overload)
-        is_out = any(arg.is_out for arg in _op._schema.arguments)
-        register(_op)(_list_out(_op.name(), _copy_of(_view_fn)) if is_out else _copy_of(_view_fn))
+        if out_names(_op):
+            register_out(_op, _copy_of(_view_fn))
+        else:
+            register(_op)(_copy_of(_view_fn))
 
 
 # ------------------------------------------------------------------ *_scatter: a view's values written into a copy
-
-
-def _wrap(dim, ndim, op):
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
 
 
 def _check_src(src, view, op):
@@ -131,7 +114,7 @@ def select_scatter(a, src, dim, index):
     """a with src written at index along dim (dense in a's dim order, like eager's clone)."""
     view = aten.select.int(a, dim, index)     # eager's checks of dim and index
     _check_src(src, view, "select_scatter")
-    dim = _wrap(dim, a.dim(), "select_scatter")
+    dim = wrap_dim(dim, a.dim(), "select_scatter")
     index = index + a.shape[dim] if index < 0 else index
     return _slice_update(a, aten.unsqueeze.default(src, dim), dim, index, index + 1, 1)
 
@@ -140,7 +123,7 @@ def slice_scatter(a, src, dim=0, start=None, end=None, step=1):
     """a with src written into a[start:end:step] along dim."""
     view = aten.slice.Tensor(a, dim, start, end, step)
     _check_src(src, view, "slice_scatter")
-    dim = _wrap(dim, a.dim(), "slice_scatter")
+    dim = wrap_dim(dim, a.dim(), "slice_scatter")
     size = a.shape[dim]
     start = 0 if start is None else (start + size if start < 0 else start)
     start = min(max(start, 0), size)
@@ -154,7 +137,7 @@ def diagonal_scatter(a, src, offset=0, dim1=0, dim2=1):
     length of the dim it runs along, broadcast over the other dim and selected on the diagonal."""
     view = aten.diagonal.default(a, offset, dim1, dim2)   # eager's checks of the dims
     _check_src(src, view, "diagonal_scatter")
-    d1, d2 = _wrap(dim1, a.dim(), "diagonal_scatter"), _wrap(dim2, a.dim(), "diagonal_scatter")
+    d1, d2 = wrap_dim(dim1, a.dim(), "diagonal_scatter"), wrap_dim(dim2, a.dim(), "diagonal_scatter")
     along = d1 if offset >= 0 else d2            # the diagonal's k-th entry sits at index k of this dim
     n = a.shape[along]
     padded = aten.constant_pad_nd.default(to_dtype(src, a.dtype), [0, n - src.shape[-1]])
@@ -179,10 +162,6 @@ register_with_variants("diagonal_scatter", diagonal_scatter)
 # decomposes with. Each is written in the views and copies above (or in shape.py).
 
 
-def _wrap_dims(dims, ndim, op):
-    return [_wrap(d, ndim, op) for d in dims]
-
-
 @register(aten.movedim.int, aten.movedim.intlist)
 def movedim(a, source, destination):
     """a's dims permuted so that source[i] lands at destination[i], the rest keeping their order."""
@@ -192,7 +171,7 @@ def movedim(a, source, destination):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({source} dims) should contain the "
                            f"same number of dims as destination ({destination} dims)")
     n = a.dim()
-    src, dst = _wrap_dims(source, n, "movedim"), _wrap_dims(destination, n, "movedim")
+    src, dst = wrap_dims(source, n, "movedim"), wrap_dims(destination, n, "movedim")
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `source` ({source}) or `destination` ({destination})")
     perm = [-1] * n
@@ -213,7 +192,7 @@ def ravel(a):
 def flatten(a, start_dim=0, end_dim=-1):
     if a.dim() == 0:
         return aten.reshape.default(a, [1])
-    start, end = _wrap(start_dim, a.dim(), "flatten"), _wrap(end_dim, a.dim(), "flatten")
+    start, end = wrap_dim(start_dim, a.dim(), "flatten"), wrap_dim(end_dim, a.dim(), "flatten")
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
@@ -224,7 +203,7 @@ def flatten(a, start_dim=0, end_dim=-1):
 
 @register(aten.unflatten.int)
 def unflatten(a, dim, sizes):
-    dim = _wrap(dim, a.dim(), "unflatten")
+    dim = wrap_dim(dim, a.dim(), "unflatten")
     if len(sizes) == 0:
         raise RuntimeError("unflatten: sizes must be non-empty")
     shape = list(a.shape)
@@ -237,7 +216,7 @@ def narrow(a, dim, start, length):
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
-    size = a.shape[_wrap(dim, a.dim(), "narrow")]
+    size = a.shape[wrap_dim(dim, a.dim(), "narrow")]
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     start = start + size if start < 0 else start
@@ -258,7 +237,7 @@ def narrow_tensor(a, dim, start, length):
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
-    d = _wrap(dim, a.dim(), "narrow")
+    d = wrap_dim(dim, a.dim(), "narrow")
     size = a.shape[d]
     if length > size:
         raise RuntimeError(f"narrow(): length ({length}) exceeds dimension size ({size}).")
@@ -291,7 +270,7 @@ def _sections(size, sections, op):
 def tensor_split_sections(a, sections, dim=0):
     if a.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
-    return aten.split_with_sizes.default(a, _sections(a.shape[_wrap(dim, a.dim(), "tensor_split")], sections,
+    return aten.split_with_sizes.default(a, _sections(a.shape[wrap_dim(dim, a.dim(), "tensor_split")], sections,
                                                       "tensor_split()"), dim)
 
 
@@ -299,7 +278,7 @@ def tensor_split_sections(a, sections, dim=0):
 def tensor_split_indices(a, indices, dim=0):
     if a.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
-    size = a.shape[_wrap(dim, a.dim(), "tensor_split")]
+    size = a.shape[wrap_dim(dim, a.dim(), "tensor_split")]
     bounds = [0] + list(indices) + [size]
     return [aten.slice.Tensor(a, dim, min(lo, size), min(max(hi, lo), size), 1)
             for lo, hi in zip(bounds[:-1], bounds[1:])]
@@ -319,7 +298,7 @@ def chunk(a, chunks, dim=0):
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    size = a.shape[_wrap(dim, a.dim(), "chunk")]
+    size = a.shape[wrap_dim(dim, a.dim(), "chunk")]
     split = -(-size // chunks)
     if split == 0 and size == 0:   # eager splits an empty dim into `chunks` empty pieces
         return aten.split_with_sizes.default(a, [0] * chunks, dim)
@@ -385,8 +364,7 @@ STACKS = {"hstack": (_atleast(1), 1), "vstack": (_atleast(2), 0), "dstack": (_at
 for _op, (_prepare, _dim) in STACKS.items():
     _fn = _stack_along(_op, _prepare, _dim)
     register(getattr(aten, _op).default)(_fn)
-    register(getattr(aten, _op).out)(
-        lambda tensors, *, out, _fn=_fn, _op=_op: write_into(out, _fn(tensors), f"{_op}.out"))
+    register_out(getattr(aten, _op).out, _fn, f"{_op}.out")
 
 
 @register(aten.broadcast_to.default)
@@ -396,7 +374,6 @@ def broadcast_to(a, size):
 
 @register(aten.broadcast_tensors.default)
 def broadcast_tensors(tensors):
-    from primkit.decompositions.common import broadcast_shapes
     shape = list(broadcast_shapes(*(t.shape for t in tensors)))
     return [aten.expand.default(t, shape) for t in tensors]
 
@@ -466,7 +443,6 @@ def type_as(a, other):
 
 @register(aten.contiguous.default)
 def contiguous(a, memory_format=torch.contiguous_format):
-    from primkit.decompositions.shape import strides_for
     if tuple(a.stride()) == tuple(strides_for(a.shape, memory_format)) or (
             memory_format == torch.contiguous_format and a.is_contiguous()):
         return a
@@ -479,7 +455,7 @@ def contiguous(a, memory_format=torch.contiguous_format):
 def diag_embed(a, offset=0, dim1=-2, dim2=-1):
     """Zeros with a's last dim written on the (offset, dim1, dim2) diagonal of two new dims."""
     ndim = a.dim() + 1
-    d1, d2 = _wrap(dim1, ndim, "diag_embed"), _wrap(dim2, ndim, "diag_embed")
+    d1, d2 = wrap_dim(dim1, ndim, "diag_embed"), wrap_dim(dim2, ndim, "diag_embed")
     if d1 == d2:
         raise RuntimeError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = a.shape[-1] + abs(offset)
@@ -515,7 +491,7 @@ def rot90(a, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if a.dim() < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {a.dim()}")
-    d0, d1 = _wrap(dims[0], a.dim(), "rot90"), _wrap(dims[1], a.dim(), "rot90")
+    d0, d1 = wrap_dim(dims[0], a.dim(), "rot90"), wrap_dim(dims[1], a.dim(), "rot90")
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     k %= 4
@@ -571,10 +547,7 @@ def frexp(a):
     return tuple(P.frexp(a))
 
 
-@register(aten.frexp.Tensor_out)
-def frexp_out(a, *, mantissa, exponent):
-    m, e = frexp(a)
-    return write_into(mantissa, m, "frexp.Tensor_out"), write_into(exponent, e, "frexp.Tensor_out")
+register_out(aten.frexp.Tensor_out, frexp, "frexp.Tensor_out")
 
 
 @register(aten.isreal.default)
@@ -608,11 +581,10 @@ def linalg_cross(a, b, *, dim=-1):
     """a x b along dim (size 3): a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0."""
     if a.dim() != b.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    d = _wrap(dim, a.dim(), "linalg_cross")
+    d = wrap_dim(dim, a.dim(), "linalg_cross")
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
                            f"{b.shape[d]}")
-    from primkit.decompositions.common import broadcast_shapes
     shape = list(broadcast_shapes(a.shape, b.shape))
     a, b = aten.expand.default(a, shape), aten.expand.default(b, shape)
 
@@ -644,7 +616,7 @@ def diff(a, n=1, dim=-1, prepend=None, append=None):
     pieces = [t for t in (prepend, a, append) if t is not None]
     x = aten.cat.default(pieces, dim) if len(pieces) > 1 else a
     for _ in range(n):
-        size = x.shape[_wrap(dim, x.dim(), "diff")]
+        size = x.shape[wrap_dim(dim, x.dim(), "diff")]
         if size == 0:
             break
         hi, lo = aten.slice.Tensor(x, dim, 1, size, 1), aten.slice.Tensor(x, dim, 0, size - 1, 1)
@@ -716,5 +688,4 @@ def chunk_cat(tensors, dim, num_chunks):
     return aten.cat.default(pieces, d + 1)
 
 
-register(aten._chunk_cat.out)(lambda tensors, dim, num_chunks, *, out:
-                              write_into(out, chunk_cat(tensors, dim, num_chunks), "_chunk_cat"))
+register_out(aten._chunk_cat.out, chunk_cat, "_chunk_cat")

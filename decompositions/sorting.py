@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, to_dtype
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, broadcast_to, like, register_overloads, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
-from primkit.decompositions.reductions import like, register_overloads, wrap_dim
 from primkit.decompositions.shape import in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype, result_type
 from primkit.prims import dtypes as dt
