@@ -16,12 +16,11 @@ import torch
 from primkit.decompositions.common import (
     P, aten, broadcast_to, elementwise, like, register_out, register_with_variants, to_dtype, upcast, wrap_dim)
 from primkit.decompositions.nn import (
-    MEAN, NONE, SUM, _adaptive_bins, _contiguous, _contiguous_unless_channels_last, _dense_in_order, _dim_order,
-    _i64, _is_channels_last, _is_channels_last_nd, _keep, _numel, _per_dim, _pool_geometry, _repeat_heads,
-    _windows, glu_halves,
-)
+    MEAN, NONE, SUM, _adaptive_bins, _contiguous_unless_channels_last, _dense_in_order, _dim_order, _i64,
+    _is_channels_last, _is_channels_last_nd, _keep, _numel, _per_dim, _pool_geometry, _repeat_heads, _windows,
+    glu_halves)
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import in_layout, preserved_strides
+from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import elementwise_strides
@@ -236,7 +235,7 @@ def glu_backward(grad_output, a, dim):
     sig = to_dtype(to_dtype(P.sigmoid(second), orig), first.dtype)
     grad_first = P.mul(sig, g)
     grad_second = P.mul(P.mul(P.mul(P.sub(like(sig, 1.0), sig), sig), first), g)
-    return _contiguous(to_dtype(P.cat([grad_first, grad_second], dim), orig))   # eager's grad_input is contiguous
+    return contiguous(to_dtype(P.cat([grad_first, grad_second], dim), orig))   # eager's grad_input is contiguous
 
 
 register_with_variants("glu_backward", glu_backward)
@@ -288,7 +287,7 @@ def _softmax_backward(name, log):
         _check_same_shape(name, grad_output, output)
         dims = [wrap_dim(dim, output.dim())] if output.dim() else []
         compute = computation_dtype(output.dtype)
-        g, y = (to_dtype(_contiguous(t), compute) for t in (grad_output, output))
+        g, y = (to_dtype(contiguous(t), compute) for t in (grad_output, output))
         if log:     # g - exp(y) * sum(g)
             out = P.sub(g, P.mul(P.exp(y), _keep(_sum_to(g, dims), dims, g)))
         else:       # y * (g - sum(g * y))
@@ -319,7 +318,7 @@ def _norm_input_grad(g, xhat, rstd_full, dims, count):
 def native_group_norm_backward(grad_out, a, mean, rstd, weight, N, C, HxW, group, output_mask):
     """Layer norm's gradient within each (sample, group) of C // group channels, the weight applied
     per channel; grad_weight and grad_bias sum over the batch and the spatial dims."""
-    (x, g), orig = upcast(_contiguous(a), _contiguous(grad_out))
+    (x, g), orig = upcast(contiguous(a), contiguous(grad_out))
     grouped, per_channel = [N, group, (C // group) * HxW], [N, C, HxW]
     m, r = (P.broadcast_in_dim(to_dtype(P.reshape(s, [N, group]), x.dtype), grouped, [0, 1]) for s in (mean, rstd))
     g = P.reshape(g, per_channel)
@@ -330,7 +329,7 @@ def native_group_norm_backward(grad_out, a, mean, rstd, weight, N, C, HxW, group
         grad_input = _norm_input_grad(P.reshape(gw, grouped), xhat, r, [2], grouped[2])
         grad_input = to_dtype(P.reshape(grad_input, list(a.shape)), orig)
         # eager's kernel keeps a channels-last input's layout (2-d and 3-d), else writes a contiguous one
-        grad_input = in_layout(grad_input, a.stride()) if _is_channels_last_nd(a) else _contiguous(grad_input)
+        grad_input = in_layout(grad_input, a.stride()) if _is_channels_last_nd(a) else contiguous(grad_input)
     if output_mask[1]:
         grad_weight = to_dtype(P.sum(P.mul(g, P.reshape(xhat, per_channel)), [0, 2]), orig)
     if output_mask[2]:
@@ -343,7 +342,7 @@ def native_layer_norm_backward(grad_out, a, normalized_shape, mean, rstd, weight
     n = len(normalized_shape)
     axis = a.dim() - n
     dims, outer = list(range(axis, a.dim())), list(range(axis))
-    (x, g), orig = upcast(_contiguous(a), _contiguous(grad_out))
+    (x, g), orig = upcast(contiguous(a), contiguous(grad_out))
     m, r = (P.broadcast_in_dim(P.reshape(to_dtype(s, x.dtype), list(a.shape[:axis])), list(x.shape), outer)
             for s in (mean, rstd))
     xhat = P.mul(P.sub(x, m), r)
@@ -436,7 +435,7 @@ def weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
     along = lambda t: P.broadcast_in_dim(t, list(v.shape), [dim])   # noqa: E731
     grad_v = P.sub(P.mul(along(a), gw), P.mul(along(b), v))
     grad_g = P.reshape(to_dtype(grad_g, saved_g.dtype), list(saved_g.shape))
-    return _contiguous(to_dtype(grad_v, orig)), _contiguous(grad_g)
+    return contiguous(to_dtype(grad_v, orig)), contiguous(grad_g)
 
 
 # ----------------------------------------------------------------------------- convolution
@@ -450,8 +449,8 @@ def _weight_grad(x, gy, kernel, stride, padding, dilation, groups):
     cpg = cin // groups
     # x: (N, G*cpg, *s) -> (cpg, G*N, *s), so group g of the new channels is group g of x's.
     spatial = list(x.shape[2:])
-    xg = P.reshape(_contiguous(x), [N, groups, cpg] + spatial)
-    xg = P.reshape(_contiguous(P.permute(xg, [2, 1, 0] + list(range(3, n + 3)))), [cpg, groups * N] + spatial)
+    xg = P.reshape(contiguous(x), [N, groups, cpg] + spatial)
+    xg = P.reshape(contiguous(P.permute(xg, [2, 1, 0] + list(range(3, n + 3)))), [cpg, groups * N] + spatial)
     kg = P.permute(gy, [1, 0] + list(range(2, n + 2)))            # (Cout, N, *o)
     out = P.convolution(xg, kg, None, dilation, padding, stride, False, [0] * n, groups)   # (cpg, Cout, *k')
     starts, limits = [0] * (n + 2), [out.shape[0], out.shape[1]] + list(kernel)
@@ -492,7 +491,7 @@ def convolution_backward(grad_output, a, weight, bias_sizes, stride, padding, di
         if output_mask[1]:
             grad_weight = _weight_grad(grad_output, a, kernel, stride, padding, dilation, groups)
     # Eager lays both gradients out channels-last when the input or the weight is, else contiguous.
-    layout = _channels_last if _is_channels_last(a) or _is_channels_last(weight) else _contiguous
+    layout = _channels_last if _is_channels_last(a) or _is_channels_last(weight) else contiguous
     grad_input = None if grad_input is None else layout(grad_input)
     grad_weight = None if grad_weight is None else layout(grad_weight)
     if output_mask[2]:
@@ -510,7 +509,7 @@ def _channels_last(t):
 
 def _like_input_layout(grad, a):
     """A pooling gradient laid out as eager's: channels-last when the input is, else contiguous."""
-    return in_layout(grad, a.stride()) if _is_channels_last(a) else _contiguous(grad)
+    return in_layout(grad, a.stride()) if _is_channels_last(a) else contiguous(grad)
 
 
 def _max_pool_backward(name, n):
@@ -528,9 +527,9 @@ def _scatter_to_plane(grad_output, a, indices, n):
     """Each output's gradient added at its index (a flat position in its channel's input plane)."""
     lead = list(a.shape[:a.dim() - n])
     plane, out_plane = _numel(a.shape[a.dim() - n:]), _numel(grad_output.shape[a.dim() - n:])
-    (g,), orig = upcast(_contiguous(grad_output))
+    (g,), orig = upcast(contiguous(grad_output))
     g = P.reshape(g, lead + [out_plane])
-    index = P.reshape(_contiguous(indices), lead + [out_plane])
+    index = P.reshape(contiguous(indices), lead + [out_plane])
     zeros = P.full(lead + [plane], 0, dtype=g.dtype, device=g.device)
     return to_dtype(P.reshape(P.scatter_add(zeros, len(lead), index, g), list(a.shape)), orig)
 
@@ -542,7 +541,7 @@ def _fractional_max_pool_backward(name, n):
         if list(grad_output.shape) != expected or list(indices.shape) != expected:
             raise RuntimeError(f"{name}: expected grad_output and indices of shape {expected}, got "
                                f"{list(grad_output.shape)} and {list(indices.shape)}")
-        return _contiguous(_scatter_to_plane(grad_output, a, indices, n))   # eager's gradient is contiguous
+        return contiguous(_scatter_to_plane(grad_output, a, indices, n))   # eager's gradient is contiguous
     decomp.__name__ = decomp.__qualname__ = f"{name}_backward"
     return decomp
 
@@ -565,7 +564,7 @@ register_with_variants("adaptive_max_pool2d_backward",
                        _adaptive_max_pool_backward("adaptive_max_pool2d_backward", 2, _like_input_layout))
 # eager's 3-d gradient is contiguous whatever the input's layout
 register_with_variants("adaptive_max_pool3d_backward",
-                       _adaptive_max_pool_backward("adaptive_max_pool3d_backward", 3, lambda g, a: _contiguous(g)))
+                       _adaptive_max_pool_backward("adaptive_max_pool3d_backward", 3, lambda g, a: contiguous(g)))
 
 
 def _avg_pool_backward(name, n):
@@ -612,7 +611,7 @@ def _adaptive_avg_pool_backward(name, n):
             raise RuntimeError(f"{name}: expected a {n + 1}D or {n + 2}D input and a grad_output of the same rank, "
                                f"got {list(a.shape)} and {list(grad_output.shape)}")
         spatial = list(range(a.dim() - n, a.dim()))
-        (g,), orig = upcast(_contiguous(grad_output))
+        (g,), orig = upcast(contiguous(grad_output))
         bins = [_adaptive_bins(a.shape[d], g.shape[d], a.device) for d in spatial]
         for d, (_, _, count) in zip(spatial, bins):   # the forward's divisor, one factor per dim
             g = P.div(g, P.broadcast_in_dim(to_dtype(count, g.dtype), list(g.shape), [d]))
@@ -644,8 +643,8 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         raise RuntimeError(f"embedding_dense_backward: expected int32 or int64 indices, got {dt.short(indices.dtype)}")
     count = _numel(indices.shape)
     dim = grad_output.shape[-1]
-    (g,), orig = upcast(P.reshape(_contiguous(grad_output), [count, dim]))
-    idx = P.reshape(to_dtype(_contiguous(indices), torch.int64), [count])
+    (g,), orig = upcast(P.reshape(contiguous(grad_output), [count, dim]))
+    idx = P.reshape(to_dtype(contiguous(indices), torch.int64), [count])
     if scale_grad_by_freq:   # each row's gradient divided by how often its index occurs
         ones = P.full([count], 1, dtype=g.dtype, device=g.device)
         freq = P.scatter_add(P.full([num_weights], 0, dtype=g.dtype, device=g.device), 0, idx, ones)
@@ -783,7 +782,7 @@ def mse_loss_backward(grad_output, a, target, reduction):
     count = _numel(a.shape)
     norm = (2.0 / count if count else math.inf) if reduction == MEAN else 2.0   # eager's 2. / numel
     out = elementwise(lambda g, x, y: P.mul(P.mul(P.sub(x, y), like(x, norm)), g), grad_output, a, target)
-    return _contiguous(out)   # eager allocates grad_input contiguous
+    return contiguous(out)   # eager allocates grad_input contiguous
 
 
 register_with_variants("mse_loss_backward", mse_loss_backward)

@@ -14,7 +14,7 @@ import torch
 from primkit.decompositions.common import (
     P, broadcast_shapes, broadcast_to, like, prepare, register_overloads, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import in_layout
+from primkit.decompositions.shape import contiguous, in_layout
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize
 
@@ -26,10 +26,6 @@ def _as_int64_index(name, index, allowed=INDEX_DTYPES):
         raise RuntimeError(f"{name}(): Expected dtype {' or '.join(dt.short(d) for d in allowed)} for index, "
                            f"got {dt.short(index.dtype)}")
     return to_dtype(index, torch.int64)
-
-
-def contiguous(t):
-    return in_layout(t, contiguous_strides(t.shape))
 
 
 # ----------------------------------------------------------------------------- gather / scatter

@@ -348,7 +348,7 @@ register_overloads(lu_factor_ex, "linalg_lu_factor_ex", ("default", "out"))
 register_overloads(lu_factor, "linalg_lu_factor", ("default", "out"))
 
 
-def lu_solve(lu, pivots, b, *, left=True, adjoint=False):
+def linalg_lu_solve(lu, pivots, b, *, left=True, adjoint=False):
     _check_square("linalg.lu_solve", lu, "LU")
     _check_matrix("linalg.lu_solve", b, "B")
     if (b.shape[-2] if left else b.shape[-1]) != lu.shape[-1]:
@@ -365,7 +365,7 @@ def lu_solve(lu, pivots, b, *, left=True, adjoint=False):
     return column_major(x) if left else x
 
 
-register_overloads(lu_solve, "linalg_lu_solve", ("default", "out"))
+register_overloads(linalg_lu_solve, "linalg_lu_solve", ("default", "out"))
 
 
 def linalg_qr(a, mode="reduced"):

@@ -20,9 +20,9 @@ from primkit.decompositions.common import (
     write_into)
 from primkit.decompositions.linalg import (
     _batch_broadcast, _check_linalg_dtype, _check_square, _identity_like, _zeros_info, column_major,
-    lu_solve as linalg_lu_solve)
+    linalg_lu_solve)
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import in_layout
+from primkit.decompositions.shape import contiguous, in_layout
 from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import contiguous_strides
@@ -42,14 +42,10 @@ def _check_at_least_2d(name, t, what="input"):
         raise RuntimeError(f"{name}: {what} must have at least 2 dimensions.")
 
 
-def _check_same_dtype(name, what_a, a, what_b, b):
+def _check_operand_dtypes(name, what_a, a, what_b, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"{name}: Expected {what_a} and {what_b} to have the same dtype, but got {what_a} of dtype "
                            f"{dt.short(a.dtype)} and {what_b} of dtype {dt.short(b.dtype)}")
-
-
-def contiguous(t):
-    return in_layout(t, contiguous_strides(t.shape))
 
 
 def _empty(dtype, device):
@@ -106,8 +102,8 @@ def ormqr(a, tau, other, left=True, transpose=False):
     if tuple(other.shape[:-2]) != tuple(a.shape[:-2]):
         raise RuntimeError(f"{name}: Expected batch dimensions of other to be equal to input.shape[:-2], but got "
                            f"{list(other.shape[:-2])}")
-    _check_same_dtype(name, "input", a, "tau", tau)
-    _check_same_dtype(name, "input", a, "other", other)
+    _check_operand_dtypes(name, "input", a, "tau", tau)
+    _check_operand_dtypes(name, "input", a, "other", other)
     _check_kernel_dtype("ormqr_cpu", a)
     return column_major(P.ormqr(a, tau, other, left, transpose))
 

@@ -14,7 +14,7 @@ import math
 import torch
 
 from primkit.decompositions.random import bernoulli_noise
-from primkit.decompositions.shape import in_layout
+from primkit.decompositions.shape import contiguous, in_layout
 from primkit.decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, elementwise, like, register_out, register_with_variants, to_dtype,
     upcast, wrap_dim)
@@ -44,19 +44,15 @@ def _keepdim(reduced, dims):
     return P.expand_dims(reduced, sorted(dims)) if dims else reduced
 
 
-def _contiguous(t):
-    return in_layout(t, contiguous_strides(t.shape))
-
-
 def _contiguous_unless_channels_last(t):
     """Eager's norm kernels allocate their output channels-last for a channels-last input, else contiguous."""
-    return t if _is_channels_last(t) else _contiguous(t)
+    return t if _is_channels_last(t) else contiguous(t)
 
 
 def _dense_in_order(t, perm):
     """t with the strides of a contiguous tensor of permute(t, perm) (eager's transposed buffers)."""
     inverse = [perm.index(d) for d in range(len(perm))]
-    return P.permute(_contiguous(P.permute(t, perm)), inverse)
+    return P.permute(contiguous(P.permute(t, perm)), inverse)
 
 
 def _is_channels_last(t):
@@ -135,6 +131,26 @@ def _elu(x, c, alpha=1, scale=1, input_scale=1):
     return P.where(P.gt(x, c(0)), P.mul(x, c(scale)), negative)
 
 
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _celu(x, c, alpha=1.0):
+    return _elu(x, c, alpha, 1.0, 1.0 / alpha if alpha else math.inf)
+
+
+def _hardshrink(x, c, lambd=0.5):
+    # nan compares false, so it passes through as eager's kernel does.
+    return P.where(P.logical_and(P.ge(x, c(-lambd)), P.le(x, c(lambd))), c(0.0), x)
+
+
+def _softshrink(x, c, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be in range [0, inf), but found {lambd}")
+    middle = P.mul(x, c(0.0))     # eager writes x * 0 there, so nan stays nan
+    return P.where(P.gt(x, c(lambd)), P.sub(x, c(lambd)), P.where(P.lt(x, c(-lambd)), P.add(x, c(lambd)), middle))
+
+
 ACTIVATIONS = {
     # name: (math on the computation dtype, floating inputs only)
     "relu": (_relu, False),
@@ -148,6 +164,10 @@ ACTIVATIONS = {
     "hardsigmoid": (lambda x, c: P.div(_relu6_window(x, c), c(6.0)), True),
     "hardswish": (lambda x, c: P.div(P.mul(x, _relu6_window(x, c)), c(6.0)), True),
     "mish": (lambda x, c: P.mul(x, P.tanh(P.log1p(P.exp(x)))), True),
+    "celu": (_celu, True),
+    "selu": (lambda x, c: _elu(x, c, SELU_ALPHA, SELU_SCALE, 1.0), True),
+    "hardshrink": (_hardshrink, True),
+    "softshrink": (_softshrink, True),
 }
 
 for _name, (_math, _floating_only) in ACTIVATIONS.items():
@@ -185,7 +205,7 @@ def _log_sigmoid_parts(a):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|; and exp(-|x|),
     the buffer eager's CPU kernel saves for the backward."""
     _check_floating("log_sigmoid", a)
-    (x,), orig = upcast(_contiguous(a))   # eager's kernel writes a contiguous result
+    (x,), orig = upcast(contiguous(a))   # eager's kernel writes a contiguous result
     buffer = P.exp(P.neg(P.abs(x)))
     out = P.sub(P.minimum(x, like(x, 0.0)), P.log1p(buffer))
     return to_dtype(out, orig), to_dtype(buffer, orig)
@@ -209,7 +229,7 @@ def _softmax_impl(a, dim, out_dtype, log):
     """(log_)softmax along dim: subtract the max before exp so huge inputs stay finite; rows with
     an inf or all -inf give nan, as eager. The result is contiguous, as eager's."""
     dims = [wrap_dim(dim, a.dim())] if a.dim() else []
-    x = to_dtype(_contiguous(a), computation_dtype(a.dtype))
+    x = to_dtype(contiguous(a), computation_dtype(a.dtype))
     if x is a:
         x = P.clone(x)
     if _numel(x.shape) == 0:
@@ -294,7 +314,7 @@ def _check_normalized_shape(name, x, normalized_shape, weight, bias):
 @register(aten.native_layer_norm.default)
 def native_layer_norm(a, normalized_shape, weight, bias, eps):
     dims = _check_normalized_shape("layer_norm", a, normalized_shape, weight, bias)
-    (x,), orig = upcast(_contiguous(a))
+    (x,), orig = upcast(contiguous(a))
     mean = _mean(x, dims)
     rstd = P.rsqrt(P.add(P.var(x, dims, 0.0), like(mean, eps)))
     y = P.mul(P.sub(x, _keep(mean, dims, x)), _keep(rstd, dims, x))
@@ -324,13 +344,13 @@ def _rms_norm(a, normalized_shape, weight, eps):
 
 @register(aten.rms_norm.default)
 def rms_norm(a, normalized_shape, weight=None, eps=None):
-    return _contiguous(_rms_norm(a, normalized_shape, weight, eps)[0])    # eager's result is contiguous
+    return contiguous(_rms_norm(a, normalized_shape, weight, eps)[0])    # eager's result is contiguous
 
 
 @register(aten._fused_rms_norm.default)
 def fused_rms_norm(a, normalized_shape, weight, eps):
     out, rstd = _rms_norm(a, normalized_shape, weight, eps)
-    return _contiguous(out), rstd    # the fused kernel writes a contiguous result
+    return contiguous(out), rstd    # the fused kernel writes a contiguous result
 
 
 def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -463,7 +483,7 @@ def weight_norm_interface(v, g, dim=0):
     """(w, norm): norm = sqrt(sum(v^2)) over the other dims, shaped and laid out like g and computed
     in float32 for float16/bfloat16 (eager's kernel keeps it there); w = v * (g / norm), contiguous."""
     dims = _weight_norm_dims(v, dim, "_weight_norm_interface")
-    (x, gx), orig = upcast(_contiguous(v), g)
+    (x, gx), orig = upcast(contiguous(v), g)
     norm = P.sqrt(P.sum(P.mul(x, x), dims))                       # (v.shape[dim],)
     scale = P.div(P.reshape(gx, list(norm.shape)), norm)
     w = P.mul(x, P.broadcast_in_dim(scale, list(x.shape), [dim]))
@@ -482,7 +502,7 @@ def norm_except_dim(v, pow=2, dim=0):
     d = wrap_dim(dim, v.dim())
     # v seen as (rest, v.shape[d], rest): an explicit reduction over the others, even when there are
     # none (an empty dim list would mean every dim to linalg_vector_norm).
-    x = P.expand_dims(_contiguous(v), [v.dim()])
+    x = P.expand_dims(contiguous(v), [v.dim()])
     others = [k for k in range(v.dim() + 1) if k != d]
     return P.squeeze(aten.linalg_vector_norm.default(x, pow, others, True), [v.dim()])
 
@@ -492,7 +512,7 @@ def weight_norm(v, g, dim=0):
     """Eager's composite: the fused kernel where it applies, else v * (g / norm_except_dim(v, 2, dim))."""
     if v.device != g.device:
         raise RuntimeError(f"_weight_norm: expected v and g on the same device, got {v.device} and {g.device}")
-    v, g = _contiguous(v), _contiguous(g)
+    v, g = contiguous(v), contiguous(g)
     if torch.float16 not in (v.dtype, g.dtype) and dim in (0, v.dim() - 1):
         return weight_norm_interface(v, g, dim)[0]
     return aten.mul.Tensor(v, aten.div.Tensor(g, norm_except_dim(v, 2, dim)))
@@ -511,7 +531,7 @@ def instance_norm(a, weight, bias, running_mean, running_var, use_input_stats, m
 
     def repeated(t):   # (C,) -> (N * C,): t repeated N times
         return None if t is None else P.reshape(P.broadcast_in_dim(t, [n, c], [1]), [n * c])
-    x = P.reshape(_contiguous(a), [1, n * c] + list(a.shape[2:]))
+    x = P.reshape(contiguous(a), [1, n * c] + list(a.shape[2:]))
     rm, rv = repeated(running_mean), repeated(running_var)
     y, _, _, new_mean, new_var = _batch_norm(x, repeated(weight), repeated(bias), rm, rv, use_input_stats, momentum,
                                              eps)
@@ -528,7 +548,7 @@ def native_group_norm(a, weight, bias, N, C, HxW, group, eps):
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
                            f"of shape {list(a.shape)} and num_groups={group}")
     (x,), orig = upcast(_contiguous_unless_channels_last(a))
-    grouped = P.reshape(_contiguous(x), [N, group, (C // group) * HxW])
+    grouped = P.reshape(contiguous(x), [N, group, (C // group) * HxW])
     mean = _mean(grouped, [2])
     rstd = P.rsqrt(P.add(P.var(grouped, [2], 0.0), like(mean, eps)))
 
@@ -676,7 +696,7 @@ def _pool_layout(a, n):
     """_working_layout for poolings: eager's 3-d average and adaptive poolings return contiguous
     results whatever the input's layout."""
     if n == 3:
-        return a, list(range(a.dim() - 3, a.dim())), _contiguous
+        return a, list(range(a.dim() - 3, a.dim())), contiguous
     return _working_layout(a, n)
 
 
@@ -1009,7 +1029,7 @@ def _fractional_max_pool(name, a, kernel_size, output_size, random_samples, n):
         index = term if index is None else P.add(index, term)
     windows = _numel(output_size) * _numel(kernel)
     flat = P.reshape(index, [batch, planes, windows])
-    win = P.reshape(P.gather(P.reshape(_contiguous(x), [batch, planes, _numel(sizes)]), 2, flat),
+    win = P.reshape(P.gather(P.reshape(contiguous(x), [batch, planes, _numel(sizes)]), 2, flat),
                     [batch, planes] + output_size + [_numel(kernel)])
     index = P.reshape(index, [batch, planes] + output_size + [_numel(kernel)])
     last = n + 2
@@ -1017,7 +1037,7 @@ def _fractional_max_pool(name, a, kernel_size, output_size, random_samples, n):
     indices = P.squeeze(P.gather(index, last, P.expand_dims(position, [last])), [last])
     if a.dim() == n + 1:
         values, indices = P.squeeze(values, [0]), P.squeeze(indices, [0])
-    return _contiguous(values), _contiguous(indices)
+    return contiguous(values), contiguous(indices)
 
 
 @register(aten.fractional_max_pool2d.default)
@@ -1054,7 +1074,7 @@ def _max_unpool(name, a, indices, output_size, n):
     zeros = P.full(lead + [_numel(output_size)], 0, dtype=a.dtype, device=a.device)
     out = P.reshape(P.scatter(zeros, len(lead), where, values), lead + list(output_size))
     # Eager's 2-d unpooling keeps a channels-last input's layout; the 3-d one writes a contiguous result.
-    return _dense_in_order(out, [0, 2, 3, 1]) if n == 2 and _is_channels_last(a) else _contiguous(out)
+    return _dense_in_order(out, [0, 2, 3, 1]) if n == 2 and _is_channels_last(a) else contiguous(out)
 
 
 @register(aten.max_unpool2d.default)
@@ -1266,7 +1286,7 @@ def _attention_dropout(probs, p):
     empty_like(attn).bernoulli_(1 - p) on the contiguous (batch..., L, S) weights in the computation dtype."""
     if p == 1:
         return P.mul(probs, like(probs, 0))
-    keep = bernoulli_noise(_contiguous(probs), 1 - p, probs.dtype)
+    keep = bernoulli_noise(contiguous(probs), 1 - p, probs.dtype)
     return aten.mul.Tensor(probs, aten.div.Scalar(keep, 1 - p))
 
 
@@ -1376,10 +1396,11 @@ def _reduce(loss, reduction):
     return P.div(total, like(total, _numel(loss.shape))) if reduction == MEAN else total
 
 
-def _pointwise_loss(name, fn):
-    """A loss that is a pointwise function of (input, target), then reduced in the computation dtype."""
-    def loss(a, b, reduction=MEAN):
-        pointwise = elementwise(fn, a, b)
+def _pointwise_loss(name, math_fn):
+    """loss(input, target, reduction, *params): ``math_fn(x, y, c, *params)`` on the promoted computation
+    dtype (``c(v)``: the number v shaped like x), then reduced."""
+    def loss(a, b, reduction=MEAN, *params):
+        pointwise = elementwise(lambda x, y: math_fn(x, y, lambda v: like(x, v), *params), a, b)
         (x,), orig = upcast(pointwise)
         return to_dtype(_reduce(x, reduction), orig)
     loss.__name__ = loss.__qualname__ = name
@@ -1391,8 +1412,8 @@ def _squared_difference(x, y):
     return P.mul(diff, diff)
 
 
-register_with_variants("mse_loss", _pointwise_loss("mse_loss", _squared_difference))
-register(aten.l1_loss.default)(_pointwise_loss("l1_loss", lambda x, y: P.abs(P.sub(x, y))))
+register_with_variants("mse_loss", _pointwise_loss("mse_loss", lambda x, y, c: _squared_difference(x, y)))
+register(aten.l1_loss.default)(_pointwise_loss("l1_loss", lambda x, y, c: P.abs(P.sub(x, y))))
 
 
 def binary_cross_entropy_with_logits(a, target, weight=None, pos_weight=None, reduction=MEAN):
@@ -1534,21 +1555,29 @@ def safe_softmax(a, dim, dtype=None):
 # ----------------------------------------------------------------------------- out= overloads
 # Each computes its functional form and writes every result into its out tensor.
 
-for _op, _fn in (
-        (aten._adaptive_avg_pool2d.out, adaptive_avg_pool2d), (aten.adaptive_avg_pool2d.out, adaptive_avg_pool2d),
-        (aten.adaptive_avg_pool1d.out, adaptive_avg_pool1d), (aten.avg_pool1d.out, avg_pool1d),
-        (aten.convolution.out, convolution), (aten.embedding.out, embedding), (aten.nll_loss.out, nll_loss),
-        (aten.max_pool2d_with_indices.out, max_pool2d_with_indices), (aten.native_batch_norm.out, native_batch_norm),
-        (aten._native_batch_norm_legit.out, native_batch_norm),
-        (aten._native_batch_norm_legit.no_stats_out, native_batch_norm_no_stats),
-        (aten._native_batch_norm_legit_no_training.out, native_batch_norm_no_training),
-        (aten.native_group_norm.out, native_group_norm),
-        (aten.native_layer_norm.out, native_layer_norm), (aten.nll_loss_forward.output, nll_loss_forward),
-        (aten.log_sigmoid_forward.output, log_sigmoid_forward),
-        (aten._adaptive_avg_pool3d.out, _adaptive_avg_pool3d), (aten.adaptive_avg_pool3d.out, adaptive_avg_pool3d),
-        (aten.avg_pool3d.out, avg_pool3d), (aten.max_pool3d_with_indices.out, max_pool3d_with_indices),
-        (aten.adaptive_max_pool2d.out, adaptive_max_pool2d), (aten.adaptive_max_pool3d.out, adaptive_max_pool3d),
-        (aten.max_unpool2d.out, max_unpool2d), (aten.max_unpool3d.out, max_unpool3d),
-        (aten.fractional_max_pool2d.output, fractional_max_pool2d),
-        (aten.fractional_max_pool3d.output, fractional_max_pool3d)):
-    register_out(_op, _fn)
+register_out(aten._adaptive_avg_pool2d.out, adaptive_avg_pool2d)
+register_out(aten.adaptive_avg_pool2d.out, adaptive_avg_pool2d)
+register_out(aten.adaptive_avg_pool1d.out, adaptive_avg_pool1d)
+register_out(aten.avg_pool1d.out, avg_pool1d)
+register_out(aten.convolution.out, convolution)
+register_out(aten.embedding.out, embedding)
+register_out(aten.nll_loss.out, nll_loss)
+register_out(aten.max_pool2d_with_indices.out, max_pool2d_with_indices)
+register_out(aten.native_batch_norm.out, native_batch_norm)
+register_out(aten._native_batch_norm_legit.out, native_batch_norm)
+register_out(aten._native_batch_norm_legit.no_stats_out, native_batch_norm_no_stats)
+register_out(aten._native_batch_norm_legit_no_training.out, native_batch_norm_no_training)
+register_out(aten.native_group_norm.out, native_group_norm)
+register_out(aten.native_layer_norm.out, native_layer_norm)
+register_out(aten.nll_loss_forward.output, nll_loss_forward)
+register_out(aten.log_sigmoid_forward.output, log_sigmoid_forward)
+register_out(aten._adaptive_avg_pool3d.out, _adaptive_avg_pool3d)
+register_out(aten.adaptive_avg_pool3d.out, adaptive_avg_pool3d)
+register_out(aten.avg_pool3d.out, avg_pool3d)
+register_out(aten.max_pool3d_with_indices.out, max_pool3d_with_indices)
+register_out(aten.adaptive_max_pool2d.out, adaptive_max_pool2d)
+register_out(aten.adaptive_max_pool3d.out, adaptive_max_pool3d)
+register_out(aten.max_unpool2d.out, max_unpool2d)
+register_out(aten.max_unpool3d.out, max_unpool3d)
+register_out(aten.fractional_max_pool2d.output, fractional_max_pool2d)
+register_out(aten.fractional_max_pool3d.output, fractional_max_pool3d)

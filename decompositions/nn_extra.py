@@ -16,7 +16,7 @@ from primkit.decompositions.common import (
     P, aten, elementwise, like, prepare, register_inplace, register_out, register_with_variants, round_to, to_dtype,
     upcast, wrap_dim)
 from primkit.decompositions.nn import (
-    MEAN, NONE, _activation, _check_floating, _contiguous, _dense_in_order, _elu, _i64,
+    MEAN, NONE, _activation, _pointwise_loss, _check_floating, contiguous, _dense_in_order, _elu, _i64,
     _is_channels_last_nd, _numel, _reduce, nll_loss, nll_loss_forward,
 )
 from primkit.decompositions.registry import register
@@ -24,38 +24,6 @@ from primkit.decompositions.type_promotion import computation_dtype, result_type
 from primkit.prims import dtypes as dt
 
 # ----------------------------------------------------------------------------- activations
-
-SELU_ALPHA = 1.6732632423543772848170429916717
-SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _celu(x, c, alpha=1.0):
-    return _elu(x, c, alpha, 1.0, 1.0 / alpha if alpha else math.inf)
-
-
-def _hardshrink(x, c, lambd=0.5):
-    # nan compares false, so it passes through as eager's kernel does.
-    return P.where(P.logical_and(P.ge(x, c(-lambd)), P.le(x, c(lambd))), c(0.0), x)
-
-
-def _softshrink(x, c, lambd=0.5):
-    if lambd < 0:
-        raise RuntimeError(f"softshrink: lambda must be in range [0, inf), but found {lambd}")
-    middle = P.mul(x, c(0.0))     # eager writes x * 0 there, so nan stays nan
-    return P.where(P.gt(x, c(lambd)), P.sub(x, c(lambd)), P.where(P.lt(x, c(-lambd)), P.add(x, c(lambd)), middle))
-
-
-ACTIVATIONS = {
-    # name: (math on the computation dtype, floating inputs only)
-    "celu": (_celu, True),
-    "selu": (lambda x, c: _elu(x, c, SELU_ALPHA, SELU_SCALE, 1.0), True),
-    "hardshrink": (_hardshrink, True),
-    "softshrink": (_softshrink, True),
-}
-
-for _name, (_math, _floating_only) in ACTIVATIONS.items():
-    register_with_variants(_name, _activation(_name, _math, floating_only=_floating_only))
-
 
 @register(aten.relu6.default)
 def relu6(a):
@@ -95,7 +63,7 @@ def _output_layout(t, like):
     """Eager's pad/upsample/shuffle kernels: channels-last for a channels-last input, else contiguous."""
     if _is_channels_last_nd(like) and t.dim() == like.dim():
         return _dense_in_order(t, [0] + list(range(2, t.dim())) + [1])
-    return _contiguous(t)
+    return contiguous(t)
 
 
 def _index_pad(a, pad, n, mode_index, layout=None):
@@ -211,7 +179,7 @@ def pad_circular(a, pad):
         size = a.shape[a.dim() - 1 - k]
         if pad[2 * k] > size or pad[2 * k + 1] > size:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    return _index_pad(a, pad, n, _circular_index, _contiguous)   # eager's composite fills a contiguous tensor
+    return _index_pad(a, pad, n, _circular_index, contiguous)   # eager's composite fills a contiguous tensor
 
 
 @register(aten.pad.default)
@@ -237,7 +205,7 @@ def pad(a, pad, mode="constant", value=None):
 
 def _shuffle(a, split, perm, merged):
     """reshape a to ``split``, permute by ``perm``, reshape to ``merged``, in eager's output layout."""
-    y = P.reshape(P.permute(P.reshape(_contiguous(a), split), perm), merged)
+    y = P.reshape(P.permute(P.reshape(contiguous(a), split), perm), merged)
     return _output_layout(y, a)
 
 
@@ -599,7 +567,7 @@ def _upsample_aa_backward(name):
             dim, in_size, out_size = 2 + k, input_size[2 + k], output_size[k]
             g = _aa_resample_adjoint(g, dim, in_size, *_aa_taps(name, in_size, out_size, scale, align_corners,
                                                                 g.dtype, g.device))
-        return _output_layout(g, grad_output) if AA_FILTERS[name][2] else _contiguous(g)
+        return _output_layout(g, grad_output) if AA_FILTERS[name][2] else contiguous(g)
     fn.__name__ = fn.__qualname__ = f"{name}_backward"
     return fn
 
@@ -746,11 +714,11 @@ def grid_sampler_2d(a, grid, interpolation_mode, padding_mode, align_corners):
                 term = weighted(tap(dx, dy), wxj)
                 row = term if row is None else P.add(row, term)
             out = weighted(row, wyi) if out is None else P.add(out, weighted(row, wyi))
-        return _contiguous(to_dtype(out, a.dtype))
+        return contiguous(to_dtype(out, a.dtype))
     px = _pad_coordinates(_unnormalize(gx, width, align_corners, c), width, padding_mode, align_corners, c)
     py = _pad_coordinates(_unnormalize(gy, height, align_corners, c), height, padding_mode, align_corners, c)
     if interpolation_mode == NEAREST:
-        return _contiguous(to_dtype(value([P.round(px), P.round(py)]), a.dtype))
+        return contiguous(to_dtype(value([P.round(px), P.round(py)]), a.dtype))
     west, north = P.floor(px), P.floor(py)
     w, nn = P.sub(px, west), P.sub(py, north)
     e, s = P.sub(c(1.0), w), P.sub(c(1.0), nn)
@@ -759,7 +727,7 @@ def grid_sampler_2d(a, grid, interpolation_mode, padding_mode, align_corners):
     for v, weight in ((value([east, north]), P.mul(s, w)), (value([west, south]), P.mul(nn, e)),
                       (value([east, south]), P.mul(nn, w))):
         out = P.add(out, weighted(v, weight))
-    return _contiguous(to_dtype(out, a.dtype))   # eager's kernel writes a contiguous result
+    return contiguous(to_dtype(out, a.dtype))   # eager's kernel writes a contiguous result
 
 
 register_out(aten.grid_sampler_2d.out, grid_sampler_2d)
@@ -780,7 +748,7 @@ def grid_sampler_3d(a, grid, interpolation_mode, padding_mode, align_corners):
                           c, scalar=True)
          for g, size in zip(pts.coords, reversed(pts.sizes))]
     if interpolation_mode == NEAREST:
-        return _contiguous(to_dtype(pts.value([P.round(x) for x in p]), a.dtype))
+        return contiguous(to_dtype(pts.value([P.round(x) for x in p]), a.dtype))
     low = [P.floor(x) for x in p]
     high = [P.add(x, c(1.0)) for x in low]
     out = None
@@ -794,7 +762,7 @@ def grid_sampler_3d(a, grid, interpolation_mode, padding_mode, align_corners):
             weight = d if weight is None else P.mul(weight, d)
         term = pts.weighted(pts.value([hi if pick else lo for lo, hi, pick in zip(low, high, picks)]), weight)
         out = term if out is None else P.add(out, term)
-    return _contiguous(to_dtype(out, a.dtype))
+    return contiguous(to_dtype(out, a.dtype))
 
 
 register_out(aten.grid_sampler_3d.out, grid_sampler_3d)
@@ -841,16 +809,6 @@ register_out(aten.affine_grid_generator.out, affine_grid_generator)
 
 
 # ----------------------------------------------------------------------------- losses
-
-
-def _pointwise_loss(name, math_fn):
-    """loss(input, target, reduction, *params): math on the promoted computation dtype, then reduced."""
-    def loss(a, b, reduction=MEAN, *params):
-        pointwise = elementwise(lambda x, y: math_fn(x, y, lambda v: like(x, v), *params), a, b)
-        (x,), orig = upcast(pointwise)
-        return to_dtype(_reduce(x, reduction), orig)
-    loss.__name__ = loss.__qualname__ = name
-    return loss
 
 
 def _huber(x, y, c, delta=1.0):
@@ -901,7 +859,7 @@ def _pointwise_loss_backward(name, math_fn):
         count = _numel(a.shape)
         norm = (1.0 / count if count else math.inf) if reduction == MEAN else 1.0   # eager's 1. / numel
         out = elementwise(lambda g, x, y: math_fn(g, x, y, lambda v: like(x, v), norm, *params), grad_output, a, b)
-        return _contiguous(out)
+        return contiguous(out)
     backward.__name__ = backward.__qualname__ = f"{name}_backward"
     return backward
 
@@ -1122,7 +1080,7 @@ def pdist_forward(a, p=2.0):
 
 @register(aten.pdist.default)
 def pdist(a, p=2.0):
-    return _pdist(_contiguous(a), p)
+    return _pdist(contiguous(a), p)
 
 
 def _pdist(a, p):
@@ -1304,7 +1262,7 @@ def col2im(a, output_size, kernel_size, dilation, padding, stride):
                            f"{padding[1]}), stride=({stride[0]}, {stride[1]}), expected size of input's dimension 2 "
                            f"to match the calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
                            f"{blocks[0] * blocks[1]}, but got input.size(2)={a.shape[-1]}.")
-    batched = _contiguous(a if a.dim() == 3 else P.expand_dims(a, [0]))
+    batched = contiguous(a if a.dim() == 3 else P.expand_dims(a, [0]))
     # bool: eager's += of overlapping blocks is a logical or; the prim sums numbers
     x = to_dtype(batched, torch.int64) if a.dtype == torch.bool else batched
     (x,), orig = upcast(x) if a.dtype != torch.bool else ((x,), a.dtype)
@@ -1330,7 +1288,7 @@ def one_hot(a, num_classes=-1):
     classes = P.iota(num_classes, start=0, step=1, dtype=torch.int64, device=a.device)
     shape = list(a.shape) + [num_classes]
     hot = P.eq(P.broadcast_in_dim(a, shape, list(range(a.dim()))), P.broadcast_in_dim(classes, shape, [a.dim()]))
-    return _contiguous(P.convert_element_type(hot, torch.int64))     # eager's result is contiguous
+    return contiguous(P.convert_element_type(hot, torch.int64))     # eager's result is contiguous
 
 
 @register(aten._trilinear.default)

@@ -15,7 +15,7 @@ import torch
 
 from primkit.decompositions.common import P, aten, like, register_inplace, register_out, round_to, write_into
 from primkit.decompositions.composite import above_autograd
-from primkit.decompositions.nn import _check_dropout_p, _contiguous, _numel
+from primkit.decompositions.nn import _check_dropout_p, contiguous, _numel
 from primkit.decompositions.random import bernoulli_noise, masked_uniform
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import preserved_strides
@@ -31,7 +31,7 @@ def _feature_noise_like(a):
     (sample, channel), from a contiguous copy where a holds channels outside samples."""
     if a.dim() < 2:
         raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input, got a {a.dim()}-D input")
-    src = a if a.stride(0) >= a.stride(1) else _contiguous(a)
+    src = a if a.stride(0) >= a.stride(1) else contiguous(a)
     return P.slice(src, [0] * a.dim(), [a.shape[0], a.shape[1]] + [1] * (a.dim() - 2), [1] * a.dim())
 
 
@@ -112,7 +112,7 @@ def _rrelu_train(a, lower, upper):
     """Eager's CPU training kernel over the contiguous input, in order: an element x <= 0 draws a slope
     r = uniform(lower, upper) (a double, rounded to the opmath type) and gives x * r with noise r;
     any other element (nan too) gives x with noise 1. Returns (output, noise), both contiguous."""
-    x = _contiguous(a)
+    x = contiguous(a)
     opmath = _opmath(a.dtype)
     low, high = (float(lower), float(upper)) if opmath == torch.float64 else \
         (round_to(float(lower), torch.float32), round_to(float(upper), torch.float32))
@@ -127,7 +127,7 @@ def _rrelu_train(a, lower, upper):
 
 
 def _rrelu_eval(a, lower, upper):
-    return _contiguous(aten.leaky_relu.default(a, (lower + upper) / 2))     # eager writes a contiguous result
+    return contiguous(aten.leaky_relu.default(a, (lower + upper) / 2))     # eager writes a contiguous result
 
 
 def _check_generator(name, generator):

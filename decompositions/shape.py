@@ -103,6 +103,11 @@ def in_layout(t, strides):
     return P.copy_strided(t, list(strides))
 
 
+def contiguous(t):
+    """t laid out contiguously (t itself when it already is)."""
+    return in_layout(t, contiguous_strides(t.shape))
+
+
 # --- views -------------------------------------------------------------------------------
 
 @register(aten.view.default, aten._unsafe_view.default)

@@ -185,7 +185,7 @@ def movedim(a, source, destination):
 @register(aten.ravel.default)
 def ravel(a):
     """a's values in one dim: a view of a contiguous a, else of a contiguous copy."""
-    return aten.view.default(contiguous(a), [-1])
+    return aten.view.default(make_contiguous(a), [-1])
 
 
 @register(aten.flatten.using_ints)
@@ -368,7 +368,7 @@ for _op, (_prepare, _dim) in STACKS.items():
 
 
 @register(aten.broadcast_to.default)
-def broadcast_to(a, size):
+def broadcast_to_shape(a, size):
     return aten.expand.default(a, size)
 
 
@@ -442,7 +442,7 @@ def type_as(a, other):
 
 
 @register(aten.contiguous.default)
-def contiguous(a, memory_format=torch.contiguous_format):
+def make_contiguous(a, memory_format=torch.contiguous_format):
     if tuple(a.stride()) == tuple(strides_for(a.shape, memory_format)) or (
             memory_format == torch.contiguous_format and a.is_contiguous()):
         return a
