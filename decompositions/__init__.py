@@ -17,10 +17,10 @@ from primkit.decompositions.trace import check_prim_only, non_prim_ops, trace, t
 from primkit.decompositions.canonicalize import ModuleGroup, canonicalize, graph_hash, group_by_module
 from primkit.decompositions.backend import expand_kept, requirements
 
-# Each module registers its decompositions on import; one module per op family.
+# Each module registers its decompositions on import; one module (nn: one package) per op family.
 from primkit.decompositions import (  # noqa: E402,F401
-    aliases, backward, complex, creation, elementwise, fft, indexing, indexing_extra, linalg, linalg_extra, nn,
-    nn_extra, nn_random, random, reductions, shape, shape_extra, sorting, special,
+    aliases, backward, complex, creation, elementwise, fft, indexing, linalg, nn, random, reductions, shape, sorting,
+    special,
 )
 
 __all__ = ["get_decompositions", "trace", "DecompositionError", "register", "registered",

@@ -15,10 +15,13 @@ import torch
 
 from primkit.decompositions.common import (
     P, aten, broadcast_to, elementwise, like, register_out, register_with_variants, to_dtype, upcast, wrap_dim)
-from primkit.decompositions.nn import (
-    MEAN, NONE, SUM, _adaptive_bins, _contiguous_unless_channels_last, _dense_in_order, _dim_order, _i64,
-    _is_channels_last, _is_channels_last_nd, _keep, _numel, _per_dim, _pool_geometry, _repeat_heads, _windows,
-    glu_halves)
+from primkit.decompositions.nn.activation import glu_halves
+from primkit.decompositions.nn.attention import _dim_order, _repeat_heads
+from primkit.decompositions.nn.common import (
+    _contiguous_unless_channels_last, _dense_in_order, _i64, _is_channels_last, _is_channels_last_nd, _keep, _numel,
+    _per_dim)
+from primkit.decompositions.nn.loss import MEAN, NONE, SUM
+from primkit.decompositions.nn.pooling import _adaptive_bins, _pool_geometry, _windows
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype
@@ -562,6 +565,8 @@ register_with_variants("fractional_max_pool2d_backward", _fractional_max_pool_ba
 register_with_variants("fractional_max_pool3d_backward", _fractional_max_pool_backward("fractional_max_pool3d", 3))
 register_with_variants("adaptive_max_pool2d_backward",
                        _adaptive_max_pool_backward("adaptive_max_pool2d_backward", 2, _like_input_layout))
+
+
 # eager's 3-d gradient is contiguous whatever the input's layout
 register_with_variants("adaptive_max_pool3d_backward",
                        _adaptive_max_pool_backward("adaptive_max_pool3d_backward", 3, lambda g, a: contiguous(g)))

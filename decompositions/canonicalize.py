@@ -33,6 +33,7 @@ from primkit.prims.meta.strides import elementwise_strides, is_non_overlapping_a
 
 P = torch.ops.primkit
 
+
 # Algebraic facts, as data: prims whose two operands may be swapped.
 COMMUTATIVE = frozenset({
     "add", "mul", "maximum", "minimum", "fmax", "fmin", "eq", "ne", "logical_and", "logical_or",

@@ -11,8 +11,10 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import can_cast, computation_dtype, result_type
 from primkit.prims import dtypes as dt
 
+
 P = torch.ops.primkit
 aten = torch.ops.aten
+
 
 # How the result dtype of an elementwise op follows from the promoted dtype of its operands.
 PROMOTION_KINDS = {
@@ -300,3 +302,26 @@ def register_with_variants(name: str, fn):
             if is_tensor_overload(getattr(inplace, overload)):
                 register_inplace(getattr(inplace, overload), fn, f"{name}_")
     return fn
+
+
+# ----------------------------------------------------------------------------- counting and selection
+
+def register_data_dependent(fn, name, overloads):
+    """register_overloads for ops whose result sizes are data: an out= overload is traced on the
+    assumption that they are the out tensors' sizes (eager resizes out; primkit does not, and the
+    copy_to prim checks the sizes when the graph runs)."""
+    packet = getattr(aten, name)
+    for overload in overloads:
+        op = getattr(packet, overload)
+        if out_names(op):
+            register_out(op, fn, check=_sizes_are_outs)
+        else:
+            register(op)(fn)
+    return fn
+
+
+def _sizes_are_outs(out, result):
+    if out.dim() == result.dim():
+        for size, out_size in zip(result.shape, out.shape):
+            if isinstance(size, torch.SymInt):
+                torch._check(size == out_size)

@@ -17,6 +17,7 @@ from primkit.decompositions.shape import in_layout
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import is_non_overlapping
 
+
 # The real dtypes with a complex counterpart that has prims (complex32 has none).
 PRIM_REAL = (torch.float32, torch.float64)
 
@@ -128,3 +129,9 @@ def conj(a):
     if a.dtype not in dt.COMPLEX:
         return aten.alias.default(a)
     return laid_out_as(a, P.conj_physical)
+
+
+@register(aten.resolve_conj.default, aten.resolve_neg.default)
+def resolve_lazy_bits(a):
+    """a itself: primkit tensors never carry eager's lazy conjugate or negative bit."""
+    return a

@@ -16,9 +16,7 @@ import torch
 
 from primkit.decompositions.common import P, aten, prepare, register_out, round_to, scalar, to_dtype
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import (
-    _cast_value, _check_sizes, check_layout, preserved_strides, strides_for,
-)
+from primkit.decompositions.shape import _cast_value, _check_sizes, check_layout, preserved_strides, strides_for
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import contiguous_strides
 

@@ -12,16 +12,19 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, elementwise, is_number, like, out_names, prepare, promote, register_inplace, register_out,
-    register_with_variants, tensor_device, to_dtype, upcast, write_into)
+    P, aten, broadcast_shapes, elementwise, is_number, like, out_names, prepare, promote, register_inplace,
+    register_out, register_with_variants, tensor_device, to_dtype, upcast, write_into)
+from primkit.decompositions.indexing import INEXACT
 from primkit.decompositions.registry import register
-from primkit.decompositions.type_promotion import category, computation_dtype
 from primkit.decompositions.shape import in_layout
+from primkit.decompositions.type_promotion import category, computation_dtype
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.common import fits
 from primkit.prims.meta.strides import elementwise_strides, itemsize
 
+
 INF, NAN = float("inf"), float("nan")
+
 
 # aten name -> (prim, promotion kind). Integer inputs of "int_to_float" ops compute in float.
 UNARY = {
@@ -59,13 +62,19 @@ BINARY = {
     "__and__": ("bitwise_and", "default"), "__or__": ("bitwise_or", "default"),
     "__xor__": ("bitwise_xor", "default"),
 }
+
+
 # Exact in any dtype (comparisons, selections, sign and bit manipulation): no float32 upcast.
 NO_UPCAST = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "isnan",
              "logical_not", "maximum", "minimum", "neg", "abs", "bitwise_not", "bitwise_and",
              "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "__lshift__", "__rshift__",
              "__and__", "__or__", "__xor__", "copysign", "nextafter"}
+
+
 # Eager's kernels that read a single-element second operand at full precision (see elementwise).
 SCALAR_IN_OPMATH = {"mul", "div"}
+
+
 # Python operators (shifts, &, |, ^) whose in-place form is spelled __i<name>__ rather than <name>_.
 DUNDER_INPLACE = {"__lshift__": "__ilshift__", "__rshift__": "__irshift__", "__and__": "__iand__",
                   "__or__": "__ior__", "__xor__": "__ixor__"}
@@ -656,3 +665,69 @@ register_with_variants("clamp", clamp)
 register_with_variants("clip", clamp)
 register_with_variants("clamp_min", lambda a, min: clamp(a, min=min))
 register_with_variants("clamp_max", lambda a, max: clamp(a, max=max))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """a == b, or |a - b| <= atol + |rtol * b| where that is finite (nan == nan with equal_nan);
+    bool operands compare in the default float dtype."""
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"isclose: {dt.short(a.dtype)} did not match {dt.short(b.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    close = elementwise(P.eq, a, b, kind="always_bool")
+    if equal_nan and a.dtype in INEXACT:
+        close = P.logical_or(close, elementwise(P.logical_and, P.isnan(a), P.isnan(b)))
+    if rtol == 0 and atol == 0:
+        return close
+    if a.dtype == torch.bool:
+        a, b = (to_dtype(t, torch.get_default_dtype()) for t in (a, b))
+    allowed = elementwise(P.add, P.abs(elementwise(P.mul, b, rtol)), atol)
+    actual = P.abs(elementwise(P.sub, a, b))
+    within = elementwise(P.le, actual, allowed, kind="always_bool")
+    if actual.dtype in INEXACT:
+        within = P.logical_and(P.isfinite(actual), within)
+    return P.logical_or(close, within)
+
+
+register(aten.isclose.default)(isclose)
+
+
+def square(a):
+    return aten.pow.Tensor_Scalar(a, 2)
+
+
+register_with_variants("square", square)
+
+
+def _integer_binary(name, prim):
+    def decomp(a, b):
+        for t in (a, b):
+            if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex()):
+                raise RuntimeError(f"\"{name}_cpu\" not implemented for '{str(t.dtype)[6:].capitalize()}'")
+        return elementwise(prim, a, b, upcast=False)
+    decomp.__qualname__ = name
+    return decomp
+
+
+register_with_variants("gcd", _integer_binary("gcd", P.gcd))
+register_with_variants("lcm", _integer_binary("lcm", P.lcm))
+
+
+@register(aten.frexp.Tensor)
+def frexp(a):
+    if not a.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return tuple(P.frexp(a))
+
+
+register_out(aten.frexp.Tensor_out, frexp, "frexp.Tensor_out")
+
+
+@register(aten.isreal.default)
+def isreal(a):
+    """True where the imaginary part is 0 (always, for a real tensor)."""
+    if not a.is_complex():
+        return aten.ones_like.default(a, dtype=torch.bool)
+    return P.eq(P.imag(a), aten.zeros_like.default(P.imag(a)))

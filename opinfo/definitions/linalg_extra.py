@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.linalg_extra import MATRIX_EXP_THETAS
+from primkit.decompositions.linalg import MATRIX_EXP_THETAS
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from primkit.opinfo.definitions.linalg import LINALG_DTYPES, SQUARE_SHAPES, TALL_SHAPES, _matrices, _well_conditioned
 from primkit.opinfo.dtypes import ALL, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
