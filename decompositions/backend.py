@@ -17,7 +17,7 @@ import torch.utils._pytree as pytree
 from torch.fx import traceback as fx_traceback
 
 from primkit import prims
-from primkit.decompositions.registry import DecompositionError, _overloads, registered
+from primkit.decompositions.registry import DecompositionError, overloads_of, registered
 
 _ATEN_KEY = "primkit.aten_op"   # the key under node.meta["custom"] while tracing (FX copies "custom" onto nodes)
 
@@ -117,7 +117,7 @@ def kept_ops(keep, context="trace(keep=...)") -> dict:
     table = registered()
     out = {}
     for op in keep:
-        for overload in _overloads(op, context):
+        for overload in overloads_of(op, context):
             if prims.is_prim(overload):
                 raise TypeError(f"{context}: {overload.name()} is a prim; keep names ATen ops (a prim stays "
                                 f"whole when it is in the target)")
@@ -162,8 +162,8 @@ def _emit_kept(op, entry):
 def kept_composites(kept: dict) -> dict:
     """Entries for ``composites``: each kept CompositeImplicitAutograd op (or one torch runs through a
     Python kernel above autograd) records itself as one node instead of running its composite."""
-    from primkit.decompositions.composite import _override_keys
-    return {op: _emit_kept(op, entry) for op, entry in kept.items() if _override_keys(op)}
+    from primkit.decompositions.composite import override_keys
+    return {op: _emit_kept(op, entry) for op, entry in kept.items() if override_keys(op)}
 
 
 def mark_kept(gm, kept: dict) -> None:

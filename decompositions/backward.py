@@ -16,12 +16,12 @@ import torch
 from primkit.decompositions.common import (
     P, aten, broadcast_to, elementwise, like, register_out, register_with_variants, to_dtype, upcast, wrap_dim)
 from primkit.decompositions.nn.activation import glu_halves
-from primkit.decompositions.nn.attention import _dim_order, _repeat_heads
+from primkit.decompositions.nn.attention import dim_order, repeat_heads
 from primkit.decompositions.nn.common import (
-    _contiguous_unless_channels_last, _dense_in_order, _i64, _is_channels_last, _is_channels_last_nd, _keep, _numel,
-    _per_dim)
+    contiguous_unless_channels_last, dense_in_order, i64, is_channels_last_4d, is_channels_last_nd, keep_expanded,
+    numel_of, per_dim)
 from primkit.decompositions.nn.loss import MEAN, NONE, SUM
-from primkit.decompositions.nn.pooling import _adaptive_bins, _pool_geometry, _windows
+from primkit.decompositions.nn.pooling import adaptive_bins, pool_geometry, pool_windows
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype
@@ -292,10 +292,10 @@ def _softmax_backward(name, log):
         compute = computation_dtype(output.dtype)
         g, y = (to_dtype(contiguous(t), compute) for t in (grad_output, output))
         if log:     # g - exp(y) * sum(g)
-            out = P.sub(g, P.mul(P.exp(y), _keep(_sum_to(g, dims), dims, g)))
+            out = P.sub(g, P.mul(P.exp(y), keep_expanded(_sum_to(g, dims), dims, g)))
         else:       # y * (g - sum(g * y))
             gy = P.mul(g, y)
-            out = P.sub(gy, P.mul(y, _keep(_sum_to(gy, dims), dims, y)))
+            out = P.sub(gy, P.mul(y, keep_expanded(_sum_to(gy, dims), dims, y)))
         return to_dtype(out, input_dtype)
     decomp.__name__ = decomp.__qualname__ = name
     return decomp
@@ -311,8 +311,8 @@ register_with_variants("_log_softmax_backward_data", _softmax_backward("_log_sof
 def _norm_input_grad(g, xhat, rstd_full, dims, count):
     """rstd / n * (n * g - sum(g) - xhat * sum(g * xhat)) over dims: the gradient of
     (x - mean) * rstd through both the mean and rstd, for an upstream gradient g."""
-    sum_g = _keep(P.sum(g, dims), dims, g)
-    sum_gx = _keep(P.sum(P.mul(g, xhat), dims), dims, g)
+    sum_g = keep_expanded(P.sum(g, dims), dims, g)
+    sum_gx = keep_expanded(P.sum(P.mul(g, xhat), dims), dims, g)
     inner = P.sub(P.sub(P.mul(g, like(g, count)), sum_g), P.mul(xhat, sum_gx))
     return P.mul(P.mul(inner, rstd_full), like(g, 1.0 / count if count else math.nan))
 
@@ -332,7 +332,7 @@ def native_group_norm_backward(grad_out, a, mean, rstd, weight, N, C, HxW, group
         grad_input = _norm_input_grad(P.reshape(gw, grouped), xhat, r, [2], grouped[2])
         grad_input = to_dtype(P.reshape(grad_input, list(a.shape)), orig)
         # eager's kernel keeps a channels-last input's layout (2-d and 3-d), else writes a contiguous one
-        grad_input = in_layout(grad_input, a.stride()) if _is_channels_last_nd(a) else contiguous(grad_input)
+        grad_input = in_layout(grad_input, a.stride()) if is_channels_last_nd(a) else contiguous(grad_input)
     if output_mask[1]:
         grad_weight = to_dtype(P.sum(P.mul(g, P.reshape(xhat, per_channel)), [0, 2]), orig)
     if output_mask[2]:
@@ -352,7 +352,7 @@ def native_layer_norm_backward(grad_out, a, normalized_shape, mean, rstd, weight
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         gw = g if weight is None else P.mul(g, P.broadcast_in_dim(to_dtype(weight, x.dtype), list(x.shape), dims))
-        grad_input = to_dtype(_norm_input_grad(gw, xhat, r, dims, _numel(a.shape[axis:])), orig)
+        grad_input = to_dtype(_norm_input_grad(gw, xhat, r, dims, numel_of(a.shape[axis:])), orig)
     if output_mask[1] and weight is not None:
         grad_weight = to_dtype(_sum_to(P.mul(g, xhat), outer), weight.dtype)
     if output_mask[2] and bias is not None:
@@ -365,7 +365,7 @@ def _batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_me
     if a.dim() < 2:
         raise RuntimeError(f"batch_norm_backward: expected an input with at least 2 dims (N, C, ...), got {a.dim()}-D")
     dims = [0] + list(range(2, a.dim()))
-    (x, g), orig = upcast(_contiguous_unless_channels_last(a), grad_out)
+    (x, g), orig = upcast(contiguous_unless_channels_last(a), grad_out)
     g = in_layout(g, x.stride()) if tuple(g.stride()) != tuple(x.stride()) else g
     per_channel = lambda v: P.broadcast_in_dim(to_dtype(v, x.dtype), list(x.shape), [1])   # noqa: E731
     if train:
@@ -379,7 +379,7 @@ def _batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_me
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         if train:
-            grad_input = _norm_input_grad(gw, xhat, per_channel(invstd), dims, _numel([x.shape[d] for d in dims]))
+            grad_input = _norm_input_grad(gw, xhat, per_channel(invstd), dims, numel_of([x.shape[d] for d in dims]))
         else:    # the statistics are constants
             grad_input = P.mul(gw, per_channel(invstd))
         grad_input = to_dtype(grad_input, orig)
@@ -399,7 +399,7 @@ def batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_mea
                         output_mask, reserve):
     # aten.batch_norm's backward: save_var holds the inverse std, as native_batch_norm's save_invstd;
     # evaluation mode (update False) has empty saved statistics and uses the running ones.
-    train = save_mean is not None and _numel(save_mean.shape) > 0
+    train = save_mean is not None and numel_of(save_mean.shape) > 0
     return _batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_mean, save_var, train, eps,
                                 output_mask)
 
@@ -478,7 +478,7 @@ def convolution_backward(grad_output, a, weight, bias_sizes, stride, padding, di
     if a.dim() != n + 2 or grad_output.dim() != n + 2:
         raise RuntimeError(f"convolution_backward: expected {n + 2}-D input and grad_output for a {n + 2}-D weight, "
                            f"got input {list(a.shape)} and grad_output {list(grad_output.shape)}")
-    stride, padding, dilation, output_padding = (_per_dim(k, v, n) for k, v in (
+    stride, padding, dilation, output_padding = (per_dim(k, v, n) for k, v in (
         ("stride", stride), ("padding", padding), ("dilation", dilation), ("output_padding", output_padding)))
     kernel = list(weight.shape[2:])
     grad_input = grad_weight = grad_bias = None
@@ -494,7 +494,7 @@ def convolution_backward(grad_output, a, weight, bias_sizes, stride, padding, di
         if output_mask[1]:
             grad_weight = _weight_grad(grad_output, a, kernel, stride, padding, dilation, groups)
     # Eager lays both gradients out channels-last when the input or the weight is, else contiguous.
-    layout = _channels_last if _is_channels_last(a) or _is_channels_last(weight) else contiguous
+    layout = _channels_last if is_channels_last_4d(a) or is_channels_last_4d(weight) else contiguous
     grad_input = None if grad_input is None else layout(grad_input)
     grad_weight = None if grad_weight is None else layout(grad_weight)
     if output_mask[2]:
@@ -507,17 +507,17 @@ def convolution_backward(grad_output, a, weight, bias_sizes, stride, padding, di
 
 
 def _channels_last(t):
-    return _dense_in_order(t, [0, 2, 3, 1])
+    return dense_in_order(t, [0, 2, 3, 1])
 
 
 def _like_input_layout(grad, a):
     """A pooling gradient laid out as eager's: channels-last when the input is, else contiguous."""
-    return in_layout(grad, a.stride()) if _is_channels_last(a) else contiguous(grad)
+    return in_layout(grad, a.stride()) if is_channels_last_4d(a) else contiguous(grad)
 
 
 def _max_pool_backward(name, n):
     def decomp(grad_output, a, kernel_size, stride, padding, dilation, ceil_mode, indices):
-        _pool_geometry(name, a, n, kernel_size, stride, padding, dilation, ceil_mode)
+        pool_geometry(name, a, n, kernel_size, stride, padding, dilation, ceil_mode)
         if list(indices.shape) != list(grad_output.shape):
             raise RuntimeError(f"{name}: expected indices of grad_output's shape {list(grad_output.shape)}, got "
                                f"{list(indices.shape)}")
@@ -529,7 +529,7 @@ def _max_pool_backward(name, n):
 def _scatter_to_plane(grad_output, a, indices, n):
     """Each output's gradient added at its index (a flat position in its channel's input plane)."""
     lead = list(a.shape[:a.dim() - n])
-    plane, out_plane = _numel(a.shape[a.dim() - n:]), _numel(grad_output.shape[a.dim() - n:])
+    plane, out_plane = numel_of(a.shape[a.dim() - n:]), numel_of(grad_output.shape[a.dim() - n:])
     (g,), orig = upcast(contiguous(grad_output))
     g = P.reshape(g, lead + [out_plane])
     index = P.reshape(contiguous(indices), lead + [out_plane])
@@ -539,7 +539,7 @@ def _scatter_to_plane(grad_output, a, indices, n):
 
 def _fractional_max_pool_backward(name, n):
     def decomp(grad_output, a, kernel_size, output_size, indices):
-        output_size = _per_dim("output_size", output_size, n)
+        output_size = per_dim("output_size", output_size, n)
         expected = list(a.shape[:a.dim() - n]) + output_size
         if list(grad_output.shape) != expected or list(indices.shape) != expected:
             raise RuntimeError(f"{name}: expected grad_output and indices of shape {expected}, got "
@@ -574,7 +574,7 @@ register_with_variants("adaptive_max_pool3d_backward",
 
 def _avg_pool_backward(name, n):
     def decomp(grad_output, a, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-        kernel, stride, padding, _, out = _pool_geometry(name, a, n, kernel_size, stride, padding, 1, ceil_mode)
+        kernel, stride, padding, _, out = pool_geometry(name, a, n, kernel_size, stride, padding, 1, ceil_mode)
         if divisor_override is not None and divisor_override == 0:
             raise RuntimeError(f"{name}: divisor must be not zero")
         if list(grad_output.shape[a.dim() - n:]) != out:
@@ -588,7 +588,7 @@ def _avg_pool_backward(name, n):
             padded = [s + (2 * p if count_include_pad else 0) for s, p in zip(sizes, padding)]
             ones = P.full(padded, 1, dtype=g.dtype, device=g.device)
             low = [0] * n if count_include_pad else padding
-            counts = P.sum(_windows(ones, list(range(n)), kernel, stride, [1] * n, out, low, 0), [n])
+            counts = P.sum(pool_windows(ones, list(range(n)), kernel, stride, [1] * n, out, low, 0), [n])
             g = P.div(g, P.broadcast_in_dim(counts, list(g.shape), spatial))
         # Window offset k sends g[o] to padded position o * stride + k: interior padding spreads
         # g by the stride, low/high padding shifts it by k and crops it to the input.
@@ -617,7 +617,7 @@ def _adaptive_avg_pool_backward(name, n):
                                f"got {list(a.shape)} and {list(grad_output.shape)}")
         spatial = list(range(a.dim() - n, a.dim()))
         (g,), orig = upcast(contiguous(grad_output))
-        bins = [_adaptive_bins(a.shape[d], g.shape[d], a.device) for d in spatial]
+        bins = [adaptive_bins(a.shape[d], g.shape[d], a.device) for d in spatial]
         for d, (_, _, count) in zip(spatial, bins):   # the forward's divisor, one factor per dim
             g = P.div(g, P.broadcast_in_dim(to_dtype(count, g.dtype), list(g.shape), [d]))
         for d, (index, valid, _) in zip(spatial, bins):
@@ -646,7 +646,7 @@ register_with_variants("_adaptive_avg_pool3d_backward", _adaptive_avg_pool_backw
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     if indices.dtype not in (torch.int32, torch.int64):
         raise RuntimeError(f"embedding_dense_backward: expected int32 or int64 indices, got {dt.short(indices.dtype)}")
-    count = _numel(indices.shape)
+    count = numel_of(indices.shape)
     dim = grad_output.shape[-1]
     (g,), orig = upcast(P.reshape(contiguous(grad_output), [count, dim]))
     idx = P.reshape(to_dtype(contiguous(indices), torch.int64), [count])
@@ -655,7 +655,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         freq = P.scatter_add(P.full([num_weights], 0, dtype=g.dtype, device=g.device), 0, idx, ones)
         g = P.div(g, P.broadcast_in_dim(P.index_select(freq, 0, idx), [count, dim], [0]))
     if padding_idx >= 0:     # the padding row gets no gradient
-        pad = P.eq(idx, _i64(padding_idx, [count], idx.device))
+        pad = P.eq(idx, i64(padding_idx, [count], idx.device))
         g = P.where(P.broadcast_in_dim(pad, [count, dim], [0]), like(g, 0), g)
     zeros = P.full([num_weights, dim], 0, dtype=g.dtype, device=g.device)
     grad = P.scatter_add(zeros, 0, P.broadcast_in_dim(idx, [count, dim], [0]), g)
@@ -680,7 +680,7 @@ def _attention_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is_causal,
     (qf, kf, vf, gf, of), orig = upcast(q, k, v, grad_out, out)
     groups = q.shape[1] // k.shape[1]
     if groups > 1:
-        kf, vf = _repeat_heads(kf, groups), _repeat_heads(vf, groups)
+        kf, vf = repeat_heads(kf, groups), repeat_heads(vf, groups)
     B, H, L, S = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     kt = P.permute(kf, [0, 1, 3, 2])
@@ -717,7 +717,7 @@ def sdpa_flash_for_cpu_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is
                                 scale=None):
     gq, gk, gv, _ = _attention_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is_causal, attn_mask, scale)
     # Eager's kernel writes every gradient as (batch, seq, heads, dim), transposed to (B, H, S, E).
-    return tuple(_dense_in_order(g, [0, 2, 1, 3]) for g in (gq, gk, gv))
+    return tuple(dense_in_order(g, [0, 2, 1, 3]) for g in (gq, gk, gv))
 
 
 @register(aten._scaled_dot_product_efficient_attention_backward.default)
@@ -743,7 +743,7 @@ def sdpa_efficient_backward(grad_out, q, k, v, attn_bias, out, logsumexp, philox
 def sdpa_flash_backward(grad_out, q, k, v, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal,
                         philox_seed, philox_offset, *, scale=None):
     gq, gk, gv, _ = _attention_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is_causal, None, scale)
-    return tuple(_dense_in_order(g, _dim_order(t)) for g, t in ((gq, q), (gk, k), (gv, v)))
+    return tuple(dense_in_order(g, dim_order(t)) for g, t in ((gq, q), (gk, k), (gv, v)))
 
 
 # ----------------------------------------------------------------------------- losses
@@ -761,10 +761,10 @@ def _nll_loss_backward(name):
         g = P.reshape(g, list(t.shape)) if reduction == NONE else P.broadcast_in_dim(g, list(t.shape), [])
         if reduction == MEAN:
             g = P.div(g, P.broadcast_in_dim(to_dtype(total_weight, x.dtype), list(t.shape), []))
-        ignored = P.eq(t, _i64(ignore_index, t.shape, t.device))
-        safe = P.where(ignored, _i64(0, t.shape, t.device), t)
+        ignored = P.eq(t, i64(ignore_index, t.shape, t.device))
+        safe = P.where(ignored, i64(0, t.shape, t.device), t)
         if weight is not None:
-            w = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [_numel(t.shape)])),
+            w = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel_of(t.shape)])),
                           list(t.shape))
             g = P.mul(g, w)
         picked = P.where(ignored, like(g, 0), P.neg(g))
@@ -784,7 +784,7 @@ register_with_variants("nll_loss2d_backward", _nll_loss_backward("nll_loss2d_bac
 def mse_loss_backward(grad_output, a, target, reduction):
     if reduction not in (NONE, MEAN, SUM):
         raise RuntimeError(f"{reduction} is not a valid value for reduction")
-    count = _numel(a.shape)
+    count = numel_of(a.shape)
     norm = (2.0 / count if count else math.inf) if reduction == MEAN else 2.0   # eager's 2. / numel
     out = elementwise(lambda g, x, y: P.mul(P.mul(P.sub(x, y), like(x, norm)), g), grad_output, a, target)
     return contiguous(out)   # eager allocates grad_input contiguous
@@ -809,7 +809,7 @@ def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction
     if weight is not None:
         out = elementwise(P.mul, out, broadcast_to(weight, list(a.shape)))
     if reduction == MEAN:
-        out = elementwise(lambda x: P.div(x, like(x, _numel(a.shape))), out)
+        out = elementwise(lambda x: P.div(x, like(x, numel_of(a.shape))), out)
     return in_layout(out, preserved_strides(a))     # eager's grad_input is empty_like(input)
 
 

@@ -37,10 +37,10 @@ def is_composite(op) -> bool:
         torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), _CIA)
 
 
-_KEYS: dict = {}   # id(op) -> _override_keys(op): OpOverloads are long-lived, and hashing one is slow
+_KEYS: dict = {}   # id(op) -> override_keys(op): OpOverloads are long-lived, and hashing one is slow
 
 
-def _override_keys(op) -> tuple:
+def override_keys(op) -> tuple:
     """The keys at which a table entry for ``op`` must be its Python kernel: CompositeImplicitAutograd
     for a CIA op, and any key above autograd where torch registers a Python kernel of its own
     (torch's own Python kernels for upsample_nearest, batch norm, dropout, ...), which the Python dispatcher runs."""
@@ -129,7 +129,7 @@ def above_autograd(op, kernel):
     if not is_composite(op):
         raise ValueError(f"above_autograd: {op.name()} has no CompositeImplicitAutograd kernel")
     ABOVE_AUTOGRAD[op] = kernel
-    for key in _override_keys(op):
+    for key in override_keys(op):
         _install(op, key)   # never uninstalled: the count stays above zero
 
 
@@ -138,7 +138,7 @@ def composites(table):
     """Within the block, the CompositeImplicitAutograd ops that ``table`` has entries for run
     those entries (under make_fx, AOTAutograd and eager alike) in this thread. Nests; other threads
     are unaffected; torch's own kernels are back when the last block in any thread exits."""
-    installed = [(op, key) for op in table for key in _override_keys(op)]
+    installed = [(op, key) for op in table for key in override_keys(op)]
     for op, key in installed:
         _install(op, key)
     tables = getattr(_ACTIVE, "tables", ())

@@ -16,7 +16,7 @@ import torch
 
 from primkit.decompositions.common import P, aten, prepare, register_out, round_to, scalar, to_dtype
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import _cast_value, _check_sizes, check_layout, preserved_strides, strides_for
+from primkit.decompositions.shape import cast_value, check_layout, check_sizes, preserved_strides, strides_for
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import contiguous_strides
 
@@ -45,7 +45,7 @@ def _inferred_dtype(*values):
 def filled(shape, value, dtype, device, strides=None):
     """A tensor of shape filled with value, laid out with strides (contiguous by default)."""
     shape = list(shape)
-    value = _cast_value(value, dtype)
+    value = cast_value(value, dtype)
     if strides is None or tuple(strides) == contiguous_strides(shape):
         return P.full(shape, value, dtype=dtype, device=device)
     return P.copy_strided(P.broadcast_in_dim(P.scalar_tensor(value, dtype=dtype, device=device), shape, []),
@@ -56,7 +56,7 @@ def filled(shape, value, dtype, device, strides=None):
 
 @register(aten.full.default)
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    _check_sizes(size, "full")
+    check_sizes(size, "full")
     dtype, device = _factory("full", dtype, layout, device, _inferred_dtype(fill_value))
     return filled(size, fill_value, dtype, device)
 
@@ -74,7 +74,7 @@ def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 @register(aten.scalar_tensor.default)
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     dtype, device = _factory("scalar_tensor", dtype, layout, device, torch.get_default_dtype())
-    return P.scalar_tensor(_cast_value(s, dtype), dtype=dtype, device=device)
+    return P.scalar_tensor(cast_value(s, dtype), dtype=dtype, device=device)
 
 
 @contextlib.contextmanager
@@ -126,7 +126,7 @@ def lift_fresh(a):
 
 @register(aten.empty.memory_format)
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    _check_sizes(size, "empty")
+    check_sizes(size, "empty")
     dtype, device = _factory("empty", dtype, layout, device, torch.get_default_dtype())
     fmt = torch.contiguous_format if memory_format in (None, torch.preserve_format) else memory_format
     return P.empty_strided(list(size), list(strides_for(size, fmt, "empty")), dtype=dtype, device=device)
@@ -135,7 +135,7 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
 @register(aten.empty_permuted.default)
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None):
     """An uninitialized tensor, dense with its dims laid out in memory in physical_layout's order."""
-    _check_sizes(size, "empty_permuted")
+    check_sizes(size, "empty_permuted")
     if len(physical_layout) != len(size):
         raise RuntimeError(f"empty_permuted: Number of dimensions in size does not match the length of the "
                            f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
@@ -149,7 +149,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 @register(aten.empty_strided.default)
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    _check_sizes(size, "empty_strided")
+    check_sizes(size, "empty_strided")
     if len(size) != len(stride):
         raise RuntimeError(f"empty_strided: mismatch in length of strides and shape: {len(size)} sizes, "
                            f"{len(stride)} strides")
@@ -247,7 +247,7 @@ def _fill_value(a, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                                f"dimensions.")
         return prepare(value, a.dtype, a.shape, a.device)
-    return prepare(_cast_value(value, a.dtype), a.dtype, a.shape, a.device)
+    return prepare(cast_value(value, a.dtype), a.dtype, a.shape, a.device)
 
 
 @register(aten.fill.Scalar, aten.fill.Tensor)

@@ -259,11 +259,11 @@ INT64 = torch.int64
 INEXACT = dt.FLOAT | dt.COMPLEX
 
 
-def _iota(n, device):
+def iota(n, device):
     return P.iota(n, start=0, step=1, dtype=INT64, device=device)
 
 
-def _flat(t):
+def flatten_1d(t):
     return P.reshape(t, [t.numel()])
 
 
@@ -288,7 +288,7 @@ def _index_vector(name, index, dtypes):
     if index.dim() > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {index.dim()} with size "
                          f"{list(index.shape)}")
-    return _flat(to_dtype(index, INT64))
+    return flatten_1d(to_dtype(index, INT64))
 
 
 def _check_source(name, a, dim, index, source, *, count_error=RuntimeError):
@@ -366,7 +366,7 @@ def index_fill(a, dim, index, value):
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     d = wrap_dim(dim, a.dim())
     x = a if a.dim() else P.reshape(a, [1])
-    index = _flat(index)
+    index = flatten_1d(index)
     size = x.shape[d]
     index = P.where(P.lt(index, like(index, 0)), P.add(index, like(index, size)), index)
     slices = [index.shape[0] if k == d else n for k, n in enumerate(x.shape)]
@@ -476,12 +476,12 @@ def put(a, index, source, accumulate=False):
     if a.numel() == 0 and index.numel() > 0:
         raise IndexError("put_(): Tried to put elements into an empty tensor")
     n = a.numel()
-    index = _flat(index)
+    index = flatten_1d(index)
     index = P.where(P.lt(index, like(index, 0)), P.add(index, like(index, n)), index)
     if accumulate and a.dtype == torch.bool:
-        written = _truth(P.index_add(to_dtype(_flat(a), INT64), 0, index, to_dtype(_flat(source), INT64)))
+        written = _truth(P.index_add(to_dtype(flatten_1d(a), INT64), 0, index, to_dtype(flatten_1d(source), INT64)))
     else:
-        written = (P.index_add if accumulate else P.index_copy)(_flat(a), 0, index, _flat(source))
+        written = (P.index_add if accumulate else P.index_copy)(flatten_1d(a), 0, index, flatten_1d(source))
     written = P.reshape(written, list(a.shape))
     return in_layout(written, preserved_strides(a))
 
@@ -500,7 +500,7 @@ def _repeated_positions(counts, output_size):
     position j belongs to the first i whose running total of counts exceeds j."""
     if output_size is None:
         return P.repeat_interleave(counts)
-    return P.searchsorted(P.cumsum(counts, 0), _iota(output_size, counts.device), True)
+    return P.searchsorted(P.cumsum(counts, 0), iota(output_size, counts.device), True)
 
 
 def repeat_interleave_tensor(repeats, *, output_size=None):
@@ -512,7 +512,7 @@ def repeat_interleave_tensor(repeats, *, output_size=None):
 def repeat_interleave_self_tensor(a, repeats, dim=None, *, output_size=None):
     """index_select of the positions repeated; a single count applies to every slice (a 0-d a
     is one slice)."""
-    x = a if dim is not None and a.dim() else _flat(a)
+    x = a if dim is not None and a.dim() else flatten_1d(a)
     d = wrap_dim(dim, a.dim()) if dim is not None else 0
     if repeats.dim() > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
@@ -527,7 +527,7 @@ def repeat_interleave_self_tensor(a, repeats, dim=None, *, output_size=None):
 
 def repeat_interleave_self_int(a, repeats, dim=None, *, output_size=None):
     """Each slice along dim repeated: a new dim of size repeats after dim, merged into it."""
-    x = a if dim is not None else _flat(a)
+    x = a if dim is not None else flatten_1d(a)
     d = wrap_dim(dim if dim is not None else 0, a.dim())
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
@@ -552,11 +552,11 @@ def nonzero_static(a, *, size, fill_value=-1):
     rank, n = a.dim(), a.numel()
     if rank == 0 or n == 0:
         return P.full([size, rank], fill_value, dtype=INT64, device=a.device)
-    nonzero = _flat(_nonzero_mask(a))
+    nonzero = flatten_1d(_nonzero_mask(a))
     position = P.sub(P.cumsum(to_dtype(nonzero, INT64), 0), P.full([n], 1, dtype=INT64, device=a.device))
     kept = P.logical_and(nonzero, P.lt(position, like(position, size)))
     row = P.where(kept, position, like(position, size))
-    coordinates = P.cat([P.reshape(P.broadcast_in_dim(_iota(s, a.device), list(a.shape), [k]), [n, 1])
+    coordinates = P.cat([P.reshape(P.broadcast_in_dim(iota(s, a.device), list(a.shape), [k]), [n, 1])
                          for k, s in enumerate(a.shape)], 1)
     rows = P.full([size + 1, rank], fill_value, dtype=INT64, device=a.device)
     written = P.scatter(rows, 0, P.broadcast_in_dim(row, [n, rank], [0]), coordinates)

@@ -976,13 +976,13 @@ def pinv(a, atol=None, rtol=None, hermitian=False):
     tol = torch.maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * largest)
     kept = (torch.abs(s) if hermitian else s) > tol
     s_inv = torch.where(kept, torch.reciprocal(s), torch.zeros((), dtype=s.dtype, device=s.device)).to(a.dtype)
-    u_h = _adjoint(u)
+    u_h = conj_transpose(u)
     if hermitian:
         return torch.matmul(u * s_inv.unsqueeze(-2), u_h)
-    return torch.matmul(_adjoint(vh) * s_inv.unsqueeze(-2), u_h)
+    return torch.matmul(conj_transpose(vh) * s_inv.unsqueeze(-2), u_h)
 
 
-def _adjoint(t):
+def conj_transpose(t):
     swapped = P.permute(t, list(range(t.dim() - 2)) + [t.dim() - 1, t.dim() - 2])
     return P.conj_physical(swapped) if t.dtype in dt.COMPLEX else swapped
 

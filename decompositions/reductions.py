@@ -12,8 +12,8 @@ import torch
 from primkit.decompositions.common import (
     P, aten, elementwise, like, register_data_dependent, register_overloads, register_with_variants, to_dtype,
     upcast, wrap_dim)
-from primkit.decompositions.indexing import INEXACT, INT64, _flat
-from primkit.decompositions.linalg import _adjoint
+from primkit.decompositions.indexing import INEXACT, INT64, flatten_1d
+from primkit.decompositions.linalg import conj_transpose
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout
 from primkit.decompositions.type_promotion import computation_dtype
@@ -543,7 +543,7 @@ def histc(a, bins=100, min=0, max=0):
 
 
 def _histc_over_data(a, bins):
-    x = _flat(a)
+    x = flatten_1d(a)
     lo, hi = P.amin(x, [0]), P.amax(x, [0])
     same = P.eq(lo, hi)
     lo = P.where(same, P.sub(lo, like(lo, 1)), lo)
@@ -642,7 +642,7 @@ def _histogram_counts(x, edges, weight, density):
         flat = P.add(flat, P.mul(position, like(position, stride)))
         stride *= bins
     counted = to_dtype(inside, x.dtype) if weight is None else \
-        P.where(inside, to_dtype(_flat(weight), x.dtype), like(x, 0) if n == 0 else P.full([n], 0, dtype=x.dtype,
+        P.where(inside, to_dtype(flatten_1d(weight), x.dtype), like(x, 0) if n == 0 else P.full([n], 0, dtype=x.dtype,
                                                                                          device=x.device))
     hist = P.scatter_add(P.full([stride], 0, dtype=x.dtype, device=x.device), 0,
                          P.where(inside, flat, like(flat, 0)), counted)
@@ -883,7 +883,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     norm = torch.where(norm <= 0, torch.zeros_like(norm), norm)   # eager warns and divides by 0
     x = x - mean.unsqueeze(1)
     weighted = x if w is None else x * w
-    c = torch.mm(x, _adjoint(weighted))
+    c = torch.mm(x, conj_transpose(weighted))
     return torch.squeeze(torch.true_divide(c, norm))
 
 

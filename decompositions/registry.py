@@ -17,7 +17,7 @@ class DecompositionError(RuntimeError):
         super().__init__(f"{context}{len(self.missing)} op(s) {what}:\n{lines}")
 
 
-def _overloads(op, context: str = "register") -> list:
+def overloads_of(op, context: str = "register") -> list:
     if isinstance(op, torch._ops.OpOverload):
         return [op]
     if isinstance(op, torch._ops.OpOverloadPacket):
@@ -34,7 +34,7 @@ def register(*ops):
     """Register the decorated function for every listed OpOverload (a packet means all of them)."""
     def deco(fn):
         for op in ops:
-            for overload in _overloads(op):
+            for overload in overloads_of(op):
                 if overload in _REGISTRY:
                     raise ValueError(f"{overload.name()} has two decompositions: "
                                      f"{_REGISTRY[overload].__qualname__} and {fn.__qualname__}")
@@ -72,7 +72,7 @@ def get_decompositions(ops=None, *, target=None, keep=None) -> dict:
                             f"[torch.ops.aten.add], got {type(ops).__name__} {ops!r}")
         table, missing = {}, []
         for op in ops:
-            found = [o for o in _overloads(op, "get_decompositions") if o in _REGISTRY]
+            found = [o for o in overloads_of(op, "get_decompositions") if o in _REGISTRY]
             if not found or (isinstance(op, torch._ops.OpOverload) and op not in _REGISTRY):
                 missing.append(op.name() if isinstance(op, torch._ops.OpOverload) else str(op))
             for o in found:

@@ -22,7 +22,7 @@ from primkit.prims.meta.strides import (
 
 # --- dims, sizes and layouts -------------------------------------------------------------
 
-def _check_sizes(size, op):
+def check_sizes(size, op):
     if any(s < 0 for s in size):
         raise RuntimeError(f"{op}: Trying to create tensor with negative dimension "
                            f"{next(s for s in size if s < 0)}: {list(size)}")
@@ -481,7 +481,7 @@ def repeat(a, repeats):
     repeats = list(repeats)
     if len(repeats) < a.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
-    _check_sizes(repeats, "repeat")
+    check_sizes(repeats, "repeat")
     lead = len(repeats) - a.dim()
     sizes = [1] * lead + list(a.shape)
     # Broadcast to (r0, s0, r1, s1, ...) and merge each pair: a contiguous copy, as eager's.
@@ -512,12 +512,12 @@ def constant_pad_nd(a, pad, value=0):
         for d in range(a.dim()):
             out = slice_(out, d, -low[d], a.shape[d] + high[d])
         return P.clone(out)
-    value = _cast_value(value, a.dtype)
+    value = cast_value(value, a.dtype)
     padded = P.pad(a, value, low, high, [0] * a.dim())
     return in_layout(padded, suggested_strides(a, padded.shape))
 
 
-def _cast_value(value, dtype):
+def cast_value(value, dtype):
     """A Python number as eager stores it into a tensor of dtype (bool, truncated int, or as is)."""
     if dtype == torch.bool:
         return bool(value)
@@ -535,7 +535,7 @@ def _triangle(a, diagonal, upper):
     offset = P.sub(col, row)
     bound = P.full([rows, cols], diagonal, dtype=torch.int64, device=a.device)
     keep = broadcast_to(P.ge(offset, bound) if upper else P.le(offset, bound), a.shape)
-    zeros = broadcast_to(P.scalar_tensor(_cast_value(0, a.dtype), dtype=a.dtype, device=a.device), a.shape)
+    zeros = broadcast_to(P.scalar_tensor(cast_value(0, a.dtype), dtype=a.dtype, device=a.device), a.shape)
     # Eager's triu and tril write a contiguous result.
     return in_layout(P.where(keep, a, zeros), contiguous_strides(a.shape))
 

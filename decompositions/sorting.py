@@ -14,7 +14,7 @@ import torch
 
 from primkit.decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, like, register_data_dependent, register_overloads, to_dtype, wrap_dim)
-from primkit.decompositions.indexing import INT64, _flat, _iota
+from primkit.decompositions.indexing import INT64, flatten_1d, iota
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype, result_type
@@ -333,7 +333,7 @@ def mode(a, dim=-1, keepdim=False):
     edge = P.full([1 if k == d else s for k, s in enumerate(shape)], True, dtype=torch.bool, device=a.device)
     differs = P.ne(along(1, n), along(0, n - 1))     # sorted[k] != sorted[k - 1]
     starts_run, ends_run = P.cat([edge, differs], d), P.cat([differs, edge], d)
-    position = P.broadcast_in_dim(_iota(n, a.device), shape, [d])
+    position = P.broadcast_in_dim(iota(n, a.device), shape, [d])
     run_start = P.cummax(P.where(starts_run, position, like(position, 0)), d)[0]
     run_length = P.where(ends_run, P.add(P.sub(position, run_start), like(position, 1)), like(position, 0))
     best = P.expand_dims(P.argmax(run_length, d), [d])     # the first longest run: the smallest value
@@ -446,7 +446,7 @@ def _unique_dim(a, dim, consecutive):
         return P.clone(a), _empty_int64(a.device), _empty_int64(a.device)
     slices = P.permute(a, [d] + [k for k in range(a.dim()) if k != d])
     rows = P.reshape(slices, [n, m])
-    order = _iota(n, a.device)
+    order = iota(n, a.device)
     if not consecutive:
         for c in reversed(range(m)):
             column = P.reshape(P.slice(rows, [0, c], [n, c + 1], [1, 1]), [n])
@@ -490,7 +490,7 @@ def _isin(elements, test, invert):
     """Whether each element is among test's: its insertion point in test sorted holds it."""
     found = P.full(list(elements.shape), False, dtype=torch.bool, device=elements.device)
     if test.numel() > 0:
-        table = P.sort(_flat(test), 0, False, True)[0]
+        table = P.sort(flatten_1d(test), 0, False, True)[0]
         at = P.minimum(P.searchsorted(table, elements, False),
                        P.full(list(elements.shape), test.numel() - 1, dtype=INT64, device=elements.device))
         found = P.eq(P.take(table, at), elements)

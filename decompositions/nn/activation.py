@@ -10,7 +10,7 @@ import torch
 from primkit.decompositions.common import (
     P, aten, elementwise, like, register_inplace, register_out, register_with_variants, round_to, to_dtype, upcast,
     wrap_dim, write_into)
-from primkit.decompositions.nn.common import _check_floating, _keep, _numel
+from primkit.decompositions.nn.common import check_floating, keep_expanded, numel_of
 from primkit.decompositions.random import masked_uniform
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
@@ -24,7 +24,7 @@ from primkit.decompositions.type_promotion import computation_dtype
 def _activation(name, math_fn, *, floating_only=True):
     def decomp(a, *args, **kwargs):
         if floating_only:
-            _check_floating(name, a)
+            check_floating(name, a)
         (x,), orig = upcast(a)
         return to_dtype(math_fn(x, lambda v: like(x, v), *args, **kwargs), orig)
     decomp.__name__ = decomp.__qualname__ = name
@@ -128,17 +128,17 @@ def glu_halves(a, dim, check=lambda a: None):
 
 
 def glu(a, dim=-1):
-    first, second, _, orig = glu_halves(a, dim, check=lambda a: _check_floating("glu", a))
+    first, second, _, orig = glu_halves(a, dim, check=lambda a: check_floating("glu", a))
     return to_dtype(P.mul(first, P.sigmoid(second)), orig)
 
 
 register_with_variants("glu", glu)
 
 
-def _log_sigmoid_parts(a):
+def log_sigmoid_parts(a):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|; and exp(-|x|),
     the buffer eager's CPU kernel saves for the backward."""
-    _check_floating("log_sigmoid", a)
+    check_floating("log_sigmoid", a)
     (x,), orig = upcast(contiguous(a))   # eager's kernel writes a contiguous result
     buffer = P.exp(P.neg(P.abs(x)))
     out = P.sub(P.minimum(x, like(x, 0.0)), P.log1p(buffer))
@@ -147,30 +147,30 @@ def _log_sigmoid_parts(a):
 
 @register(aten.log_sigmoid_forward.default)
 def log_sigmoid_forward(a):
-    out, buffer = _log_sigmoid_parts(a)
+    out, buffer = log_sigmoid_parts(a)
     if a.device.type != "cpu":
         buffer = P.full([0], 0, dtype=a.dtype, device=a.device)   # CUDA saves no buffer
     return out, buffer
 
 
-register_with_variants("log_sigmoid", lambda a: _log_sigmoid_parts(a)[0])
+register_with_variants("log_sigmoid", lambda a: log_sigmoid_parts(a)[0])
 
 
 # ----------------------------------------------------------------------------- softmax family
 
 
-def _softmax_impl(a, dim, out_dtype, log):
+def softmax_impl(a, dim, out_dtype, log):
     """(log_)softmax along dim: subtract the max before exp so huge inputs stay finite; rows with
     an inf or all -inf give nan, as eager. The result is contiguous, as eager's."""
     dims = [wrap_dim(dim, a.dim())] if a.dim() else []
     x = to_dtype(contiguous(a), computation_dtype(a.dtype))
     if x is a:
         x = P.clone(x)
-    if _numel(x.shape) == 0:
+    if numel_of(x.shape) == 0:
         return to_dtype(x, out_dtype)
-    shifted = P.sub(x, _keep(P.amax(x, dims), dims, x))
+    shifted = P.sub(x, keep_expanded(P.amax(x, dims), dims, x))
     exp = P.exp(shifted)
-    total = _keep(P.sum(exp, dims), dims, x)
+    total = keep_expanded(P.sum(exp, dims), dims, x)
     out = P.sub(shifted, P.log(total)) if log else P.div(exp, total)
     return to_dtype(out, out_dtype)
 
@@ -178,17 +178,17 @@ def _softmax_impl(a, dim, out_dtype, log):
 def _check_half_to_float(name, a, half_to_float):
     if half_to_float and a.dtype not in (torch.float16, torch.bfloat16):
         raise RuntimeError(f"{name}: conversion is supported for Half type only")
-    _check_floating(name, a)
+    check_floating(name, a)
 
 
 def _softmax(a, dim, half_to_float):
     _check_half_to_float("softmax", a, half_to_float)
-    return _softmax_impl(a, dim, torch.float32 if half_to_float else a.dtype, log=False)
+    return softmax_impl(a, dim, torch.float32 if half_to_float else a.dtype, log=False)
 
 
 def _log_softmax(a, dim, half_to_float):
     _check_half_to_float("log_softmax", a, half_to_float)
-    return _softmax_impl(a, dim, torch.float32 if half_to_float else a.dtype, log=True)
+    return softmax_impl(a, dim, torch.float32 if half_to_float else a.dtype, log=True)
 
 
 register_with_variants("_softmax", _softmax)
@@ -216,13 +216,13 @@ register_out(aten.log_softmax.int_out, log_softmax, "log_softmax")
 def safe_softmax(a, dim, dtype=None):
     """softmax, but 0 (not nan) on a slice that is all -inf (fully masked attention rows)."""
     x = a if dtype is None else to_dtype(a, dtype)
-    out = _softmax_impl(x, dim, x.dtype, log=False)
-    if _numel(x.shape) == 0:
+    out = softmax_impl(x, dim, x.dtype, log=False)
+    if numel_of(x.shape) == 0:
         return out
     dims = [wrap_dim(dim, x.dim())] if x.dim() else []
     all_masked = P.logical_not(P.amax(P.ne(x, like(x, -math.inf)), dims)) if dims else \
         P.eq(x, like(x, -math.inf))
-    return P.where(_keep(all_masked, dims, out) if dims else all_masked, like(out, 0), out)
+    return P.where(keep_expanded(all_masked, dims, out) if dims else all_masked, like(out, 0), out)
 register_out(aten.log_sigmoid_forward.output, log_sigmoid_forward)
 
 

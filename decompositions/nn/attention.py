@@ -8,8 +8,8 @@ import math
 import torch
 
 from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, like, to_dtype, upcast
-from primkit.decompositions.nn.common import _check_floating, _dense_in_order, _keep, _numel
-from primkit.decompositions.nn.dropout import _check_dropout_p
+from primkit.decompositions.nn.common import check_floating, dense_in_order, keep_expanded, numel_of
+from primkit.decompositions.nn.dropout import check_dropout_p
 from primkit.decompositions.random import bernoulli_noise
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
@@ -22,7 +22,7 @@ from primkit.prims import dtypes as dt
 # ----------------------------------------------------------------------------- attention
 
 
-def _repeat_heads(t, repeats):
+def repeat_heads(t, repeats):
     """(..., H, S, E) -> (..., H * repeats, S, E), each head repeated in place (repeat_interleave)."""
     head = t.dim() - 3
     shape = list(t.shape[:head + 1]) + [repeats] + list(t.shape[head + 1:])
@@ -36,7 +36,7 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
     Returns (output in q's dtype, logsumexp of the masked, scaled scores in the computation
     dtype). A fully masked row gets zero weights (output 0, logsumexp -inf), as eager's kernels.
     """
-    _check_dropout_p(dropout_p)
+    check_dropout_p(dropout_p)
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{dt.short(q.dtype)} key.dtype: {dt.short(k.dtype)} and value.dtype: {dt.short(v.dtype)}"
@@ -48,16 +48,16 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
         raise RuntimeError(f"scaled_dot_product_attention: query {list(q.shape)}, key {list(k.shape)} and value "
                            f"{list(v.shape)} need equal head sizes for query and key and equal lengths for key and value")
-    _check_floating("scaled_dot_product_attention", q)
+    check_floating("scaled_dot_product_attention", q)
     (qf, kf, vf), orig = upcast(q, k, v)
     if enable_gqa and q.dim() >= 3 and q.shape[-3] != k.shape[-3]:
         if q.shape[-3] % k.shape[-3] or q.shape[-3] % v.shape[-3]:
             raise RuntimeError(f"scaled_dot_product_attention: enable_gqa needs the query heads ({q.shape[-3]}) to be "
                                f"a multiple of the key/value heads ({k.shape[-3]}, {v.shape[-3]})")
-        kf, vf = _repeat_heads(kf, q.shape[-3] // k.shape[-3]), _repeat_heads(vf, q.shape[-3] // v.shape[-3])
+        kf, vf = repeat_heads(kf, q.shape[-3] // k.shape[-3]), repeat_heads(vf, q.shape[-3] // v.shape[-3])
     L, S, E, Ev = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
     batch = list(broadcast_shapes(qf.shape[:-2], kf.shape[:-2], vf.shape[:-2]))
-    B = _numel(batch)
+    B = numel_of(batch)
 
     def flat(t, rows, cols):
         return P.reshape(broadcast_to(t, batch + [rows, cols]), [B, rows, cols])
@@ -75,10 +75,10 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
             P.add(scores, to_dtype(mask, scores.dtype))
     row_max = P.amax(scores, [2])
     row_max = P.where(P.eq(row_max, like(row_max, -math.inf)), like(row_max, 0), row_max)
-    weights = P.exp(P.sub(scores, _keep(row_max, [2], scores)))
+    weights = P.exp(P.sub(scores, keep_expanded(row_max, [2], scores)))
     total = P.sum(weights, [2])
     safe_total = P.where(P.eq(total, like(total, 0)), like(total, 1), total)
-    probs = P.div(weights, _keep(safe_total, [2], weights))
+    probs = P.div(weights, keep_expanded(safe_total, [2], weights))
     if dropout_p > 0:
         probs = _attention_dropout(probs, dropout_p)
     out = P.matmul(probs, flat(vf, S, Ev))
@@ -111,7 +111,7 @@ def scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_caus
     # the output out like the query (see _scaled_dot_product_flash_attention_for_cpu); with dropout
     # it takes the math path, whose output is contiguous.
     if q.device.type == "cpu" and dropout_p == 0 and all(t.dim() == 4 and (t.shape[-1] == 1 or t.stride(-1) == 1) for t in (q, k, v)):
-        return _dense_in_order(out, _dim_order(q))
+        return dense_in_order(out, dim_order(q))
     return out
 
 
@@ -129,7 +129,7 @@ def sdpa_flash_for_cpu(q, k, v, dropout_p=0.0, is_causal=False, *, attn_mask=Non
     # The kernel repeats key/value heads itself when the query has more (grouped-query attention).
     out, logsumexp = _attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa=True)
     # Eager lays the output out like the query and logsumexp as (batch, seq, heads), transposed.
-    return _dense_in_order(out, _dim_order(q)), _dense_in_order(to_dtype(logsumexp, torch.float32), [0, 2, 1])
+    return dense_in_order(out, dim_order(q)), dense_in_order(to_dtype(logsumexp, torch.float32), [0, 2, 1])
 
 
 # The CUDA kernels' extra outputs. With dropout_p == 0 no random numbers are drawn, so the philox
@@ -152,7 +152,7 @@ def sdpa_efficient(q, k, v, attn_bias, compute_log_sumexp, dropout_p=0.0, is_cau
     else:
         logsumexp = _zeros([q.shape[0], q.shape[1], 0], torch.float32, q.device)
     seed, offset = _zeros([], torch.int64, q.device), _zeros([], torch.int64, q.device)
-    return _dense_in_order(out, [0, 2, 1, 3]), logsumexp, seed, offset
+    return dense_in_order(out, [0, 2, 1, 3]), logsumexp, seed, offset
 
 
 @register(aten._scaled_dot_product_flash_attention.default)
@@ -165,7 +165,7 @@ def sdpa_flash(q, k, v, dropout_p=0.0, is_causal=False, return_debug_mask=False,
         raise RuntimeError("_scaled_dot_product_flash_attention: return_debug_mask=True is not supported by primkit")
     out, logsumexp = _attention(q, k, v, None, dropout_p, is_causal, scale, enable_gqa=True)
     # Eager's rng_state is uint64 (2,) and unused uint64 (); primkit's creation prims have no uint64: int64 zeros.
-    return (_dense_in_order(out, _dim_order(q)), to_dtype(logsumexp, torch.float32), None, None, q.shape[2],
+    return (dense_in_order(out, dim_order(q)), to_dtype(logsumexp, torch.float32), None, None, q.shape[2],
             k.shape[2], _zeros([2], torch.int64, q.device), _zeros([], torch.int64, q.device),
             _zeros([0], q.dtype, q.device))
 
@@ -178,10 +178,10 @@ def sdpa_cudnn(q, k, v, attn_bias, compute_log_sumexp, dropout_p=0.0, is_causal=
     _check_4d("_scaled_dot_product_cudnn_attention", q, k, v)
     _refuse_fused_dropout("_scaled_dot_product_cudnn_attention", dropout_p)
     out, logsumexp = _attention(q, k, v, attn_bias, dropout_p, is_causal, scale, enable_gqa=True)
-    return (_dense_in_order(out, _dim_order(q)), P.expand_dims(to_dtype(logsumexp, torch.float32), [3]), None, None,
+    return (dense_in_order(out, dim_order(q)), P.expand_dims(to_dtype(logsumexp, torch.float32), [3]), None, None,
             q.shape[2], k.shape[2], _zeros([], torch.int64, q.device), _zeros([], torch.int64, q.device), None)
 
 
-def _dim_order(t):
+def dim_order(t):
     """t's dims from outermost to innermost (eager allocates the output in the query's layout)."""
     return sorted(range(t.dim()), key=lambda d: -t.stride()[d])

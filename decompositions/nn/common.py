@@ -14,40 +14,35 @@ from primkit.prims.meta.strides import contiguous_strides, is_channels_last, is_
 # ----------------------------------------------------------------------------- helpers
 
 
-def _numel(shape):
+def numel_of(shape):
     n = 1
     for s in shape:
         n = n * s
     return n
 
 
-def _keep(reduced, dims, like):
+def keep_expanded(reduced, dims, like):
     """A reduction's result broadcast back over the reduced dims of ``like`` (keepdim + expand)."""
     kept = [d for d in range(like.dim()) if d not in dims]
     return P.broadcast_in_dim(reduced, list(like.shape), kept)
 
 
-def _keepdim(reduced, dims):
-    """A reduction's result with the reduced dims back as size 1 (eager's keepdim=True)."""
-    return P.expand_dims(reduced, sorted(dims)) if dims else reduced
-
-
-def _contiguous_unless_channels_last(t):
+def contiguous_unless_channels_last(t):
     """Eager's norm kernels allocate their output channels-last for a channels-last input, else contiguous."""
-    return t if _is_channels_last(t) else contiguous(t)
+    return t if is_channels_last_4d(t) else contiguous(t)
 
 
-def _dense_in_order(t, perm):
+def dense_in_order(t, perm):
     """t with the strides of a contiguous tensor of permute(t, perm) (eager's transposed buffers)."""
     inverse = [perm.index(d) for d in range(len(perm))]
     return P.permute(contiguous(P.permute(t, perm)), inverse)
 
 
-def _is_channels_last(t):
+def is_channels_last_4d(t):
     return t.dim() == 4 and is_channels_last(t.shape, t.stride()) and not is_contiguous(t.shape, t.stride())
 
 
-def _is_channels_last_nd(t):
+def is_channels_last_nd(t):
     """t (4-D or 5-D) laid out channels-last and not also contiguous: eager's suggest_memory_format."""
     if t.dim() not in (4, 5) or t.numel() == 0:
         return False
@@ -61,20 +56,15 @@ def _is_channels_last_nd(t):
                           enumerate(contiguous_strides(t.shape)))
 
 
-def _check_floating(name, t):
+def check_floating(name, t):
     if t.dtype not in dt.FLOAT:
         raise RuntimeError(f"{name}: expected a floating-point input, got {dt.short(t.dtype)}")
-
-
-def _mean(x, dims):
-    total = P.sum(x, dims)
-    return P.div(total, like(total, _numel([x.shape[d] for d in dims])))
 
 
 # ----------------------------------------------------------------------------- convolution
 
 
-def _per_dim(name, value, n):
+def per_dim(name, value, n):
     """An int or list argument as n ints (eager repeats a single value for every spatial dim)."""
     values = [value] if isinstance(value, int) else list(value)
     if len(values) == 1 and n > 1:
@@ -85,12 +75,12 @@ def _per_dim(name, value, n):
     return values
 
 
-def _working_layout(a, n):
+def working_layout(a, n):
     """(x, spatial dims of x, restore): NHWC for a channels-last input, else a itself."""
-    if n == 2 and _is_channels_last(a):
+    if n == 2 and is_channels_last_4d(a):
         return P.permute(a, [0, 2, 3, 1]), [1, 2], lambda t: P.permute(t, [0, 3, 1, 2])
     return a, list(range(a.dim() - n, a.dim())), lambda t: t
 
 
-def _i64(value, shape, device):
+def i64(value, shape, device):
     return P.broadcast_in_dim(P.scalar_tensor(value, dtype=torch.int64, device=device), list(shape), [])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import P, aten, like, register_out, to_dtype, upcast
-from primkit.decompositions.nn.common import _per_dim, _working_layout
+from primkit.decompositions.nn.common import per_dim, working_layout
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
@@ -30,7 +30,7 @@ def convolution(a, weight, bias, stride, padding, dilation, transposed, output_p
             f"groups={groups}, weight of size {list(weight.shape)}"
         raise RuntimeError(f"Given {what}, expected input{list(a.shape)} to have {expected} channels, but got "
                            f"{a.shape[1]} channels instead")
-    params = [_per_dim(name, v, n) for name, v in (("stride", stride), ("padding", padding),
+    params = [per_dim(name, v, n) for name, v in (("stride", stride), ("padding", padding),
                                                     ("dilation", dilation), ("output_padding", output_padding))]
     return P.convolution(a, weight, bias, *params[:3], transposed, params[3], groups)
 
@@ -42,7 +42,7 @@ def _same_padding(name, a, weight, stride, dilation, n):
     totals = [d * (weight.shape[2 + i] - 1) for i, d in enumerate(dilation)]
     extra = [t % 2 for t in totals]
     if any(extra):
-        x, spatial, restore = _working_layout(a, n)   # pad channels-last data in NHWC to keep its layout
+        x, spatial, restore = working_layout(a, n)   # pad channels-last data in NHWC to keep its layout
         high = [0] * a.dim()
         for d, e in zip(spatial, extra):
             high[d] = e
@@ -55,7 +55,7 @@ def _conv_nd(n, transposed):
     def conv(a, weight, bias=None, stride=1, padding=0, third=None, groups=1, dilation=1):
         # conv{n}d's sixth argument is dilation (default 1); conv_transpose{n}d's is output_padding (default 0).
         output_padding, dilation = (third or 0, dilation) if transposed else (0, 1 if third is None else third)
-        stride, dilation, output_padding = (_per_dim(k, v, n) for k, v in
+        stride, dilation, output_padding = (per_dim(k, v, n) for k, v in
                                             (("stride", stride), ("dilation", dilation),
                                              ("output_padding", output_padding)))
         unbatched = a.dim() == n + 1
@@ -70,7 +70,7 @@ def _conv_nd(n, transposed):
                 x, padding = _same_padding(f"conv{n}d", x, weight, stride, dilation, n)
             else:
                 raise RuntimeError(f"Invalid padding string: '{padding}'")
-        out = convolution(x, weight, bias, stride, _per_dim("padding", padding, n), dilation, transposed,
+        out = convolution(x, weight, bias, stride, per_dim("padding", padding, n), dilation, transposed,
                           output_padding, groups)
         return P.squeeze(out, [0]) if unbatched else out
     conv.__name__ = conv.__qualname__ = f"conv{'_transpose' if transposed else ''}{n}d"

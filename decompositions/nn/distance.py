@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import P, aten, register_out, register_with_variants, to_dtype, wrap_dim
-from primkit.decompositions.nn.common import _check_floating
+from primkit.decompositions.nn.common import check_floating
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.decompositions.type_promotion import result_type
@@ -55,7 +55,7 @@ def cdist_forward(x1, x2, p, compute_mode=None):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
-    _check_floating("cdist", x1)
+    check_floating("cdist", x1)
     diff = aten.sub.Tensor(aten.unsqueeze.default(x1, -2), aten.unsqueeze.default(x2, -3))
     return aten.linalg_vector_norm.default(diff, p, [-1])
 

@@ -9,13 +9,13 @@ import torch
 
 from primkit.decompositions.common import P, aten, like, register_out, write_into
 from primkit.decompositions.composite import above_autograd
-from primkit.decompositions.nn.common import _numel
+from primkit.decompositions.nn.common import numel_of
 from primkit.decompositions.random import bernoulli_noise
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, preserved_strides
 
 
-def _check_dropout_p(p):
+def check_dropout_p(p):
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
@@ -39,8 +39,8 @@ def _dropout_impl(a, p, train, *, feature, alpha):
     """Eager's _dropout_impl (functional): the input itself when nothing is dropped, else input * noise
     (+ b for alpha dropout), the noise drawn as empty_like(input) (or new_empty of the feature shape,
     contiguous) .bernoulli_(1 - p)."""
-    _check_dropout_p(p)
-    if p == 0 or not train or _numel(a.shape) == 0:
+    check_dropout_p(p)
+    if p == 0 or not train or numel_of(a.shape) == 0:
         return a        # eager returns the input itself
     if p == 1:
         return P.mul(a, like(a, 0))    # eager's input * zeros({}): nan stays nan
@@ -91,7 +91,7 @@ def native_dropout(a, p, train):
     keep_all = P.broadcast_in_dim(P.scalar_tensor(True, dtype=torch.bool, device=a.device), list(a.shape), [])
     if train is False:
         return P.clone(a), keep_all
-    if _numel(a.shape) == 0:    # eager: (input, empty_like(input)), the mask in the input's dtype
+    if numel_of(a.shape) == 0:    # eager: (input, empty_like(input)), the mask in the input's dtype
         return P.clone(a), P.empty_strided(list(a.shape), list(preserved_strides(a)), dtype=a.dtype, device=a.device)
     mask = bernoulli_noise(a, 1 - p, torch.bool)
     scale = 0.0 if p == 1 else 1.0 / (1 - p)

@@ -7,7 +7,7 @@ import math
 import torch
 
 from primkit.decompositions.common import P, aten, like, register_out, to_dtype, upcast
-from primkit.decompositions.nn.common import _i64, _numel
+from primkit.decompositions.nn.common import i64, numel_of
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
@@ -25,11 +25,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {dt.short(indices.dtype)} instead (while checking arguments for "
                            f"embedding)")
-    flat = P.reshape(to_dtype(indices, torch.int64), [_numel(indices.shape)])
+    flat = P.reshape(to_dtype(indices, torch.int64), [numel_of(indices.shape)])
     rows = P.index_select(weight, 0, flat)
     if padding_idx is not None and padding_idx >= 0:
         # The rows looked up at padding_idx take no gradient (eager's embedding backward skips them).
-        pad = P.broadcast_in_dim(P.eq(flat, P.full([_numel(indices.shape)], padding_idx, dtype=torch.int64,
+        pad = P.broadcast_in_dim(P.eq(flat, P.full([numel_of(indices.shape)], padding_idx, dtype=torch.int64,
                                                    device=flat.device)), list(rows.shape), [0])
         rows = P.where(pad, P.stop_gradient(rows), rows)
     return P.reshape(rows, list(indices.shape) + [weight.shape[1]])
@@ -66,14 +66,14 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
     position = P.iota(length, start=0, step=1, dtype=torch.int64, device=device)
     # Position i lies in the last bag that starts at or before it.
     started = P.le(P.broadcast_in_dim(starts, [length, bags], [1]), P.broadcast_in_dim(position, [length, bags], [0]))
-    offset2bag = P.sub(P.sum(to_dtype(started, torch.int64), [1]), _i64(1, [length], device))
-    counted = P.ge(offset2bag, _i64(0, [length], device))
+    offset2bag = P.sub(P.sum(to_dtype(started, torch.int64), [1]), i64(1, [length], device))
+    counted = P.ge(offset2bag, i64(0, [length], device))
     if include_last_offset:   # the last offset ends the last bag
         end = P.broadcast_in_dim(P.slice(off, [bags], [bags + 1], [1]), [length], [0])
         counted = P.logical_and(counted, P.lt(position, end))
     if padding_idx is not None and padding_idx >= 0:
-        counted = P.logical_and(counted, P.ne(idx, _i64(padding_idx, [length], device)))
-    bag = P.where(counted, offset2bag, _i64(0, [length], device))
+        counted = P.logical_and(counted, P.ne(idx, i64(padding_idx, [length], device)))
+    bag = P.where(counted, offset2bag, i64(0, [length], device))
     bag_rows = P.broadcast_in_dim(bag, [length, dim], [0])
     bag_size = P.scatter_add(P.full([bags], 0, dtype=torch.int64, device=device), 0, bag,
                              to_dtype(counted, torch.int64))
@@ -89,12 +89,12 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
         hit = P.logical_and(keep, P.eq(rows, P.gather(out, 0, bag_rows)))
         first = P.scatter_reduce(P.full([bags, dim], length, dtype=torch.int64, device=device), 0, bag_rows,
                                  P.where(hit, P.broadcast_in_dim(position, [length, dim], [0]),
-                                         _i64(length, [length, dim], device)), "amin", True)
-        found = P.lt(first, _i64(length, [bags, dim], device))
-        safe = P.where(found, first, _i64(0, [bags, dim], device))
+                                         i64(length, [length, dim], device)), "amin", True)
+        found = P.lt(first, i64(length, [bags, dim], device))
+        safe = P.where(found, first, i64(0, [bags, dim], device))
         max_indices = P.where(found, P.gather(P.broadcast_in_dim(idx, [length, dim], [0]), 0, safe),
-                              _i64(0, [bags, dim], device))
-        out = P.where(P.broadcast_in_dim(P.gt(bag_size, _i64(0, [bags], device)), [bags, dim], [0]), out, zeros)
+                              i64(0, [bags, dim], device))
+        out = P.where(P.broadcast_in_dim(P.gt(bag_size, i64(0, [bags], device)), [bags, dim], [0]), out, zeros)
     else:
         out = P.scatter_add(zeros, 0, bag_rows, P.where(keep, rows, like(rows, 0)))
         if mode == 1:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import P, aten, like, prepare, register_out, to_dtype
-from primkit.decompositions.nn.common import _i64, _numel
-from primkit.decompositions.nn.upsampling import _cubic_weights
+from primkit.decompositions.nn.common import i64, numel_of
+from primkit.decompositions.nn.upsampling import cubic_weights
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
@@ -96,14 +96,14 @@ class _GridPoints:
     def value(self, coords):
         """input[n, :, ..., y, x] at integer-valued float coordinates (x first); 0 outside the input."""
         n, channels = self.a.shape[:2]
-        inside, flat = None, _i64(0, self.points, self.a.device)
+        inside, flat = None, i64(0, self.points, self.a.device)
         for coord, size in zip(reversed(coords), self.sizes):
             within = P.logical_and(P.gt(coord, self.c(-1.0)), P.lt(coord, self.c(size)))
             inside = within if inside is None else P.logical_and(inside, within)
-            flat = P.add(P.mul(flat, _i64(size, self.points, self.a.device)), to_dtype(coord, torch.int64))
-        flat = P.where(inside, flat, _i64(0, self.points, self.a.device))
-        count = _numel(self.points[1:])
-        planes = P.reshape(self.a, [n, channels, _numel(self.sizes)])
+            flat = P.add(P.mul(flat, i64(size, self.points, self.a.device)), to_dtype(coord, torch.int64))
+        flat = P.where(inside, flat, i64(0, self.points, self.a.device))
+        count = numel_of(self.points[1:])
+        planes = P.reshape(self.a, [n, channels, numel_of(self.sizes)])
         index = P.broadcast_in_dim(P.reshape(flat, [n, count]), [n, channels, count], [0, 2])
         picked = P.reshape(P.gather(planes, 2, index), self.out_shape)
         return P.where(self.spread(inside), picked, like(picked, 0.0))
@@ -131,7 +131,7 @@ def grid_sampler_2d(a, grid, interpolation_mode, padding_mode, align_corners):
     if interpolation_mode == BICUBIC:
         ux, uy = _unnormalize(gx, width, align_corners, c), _unnormalize(gy, height, align_corners, c)
         fx, fy = P.floor(ux), P.floor(uy)
-        wx, wy = _cubic_weights(P.sub(ux, fx), c), _cubic_weights(P.sub(uy, fy), c)
+        wx, wy = cubic_weights(P.sub(ux, fx), c), cubic_weights(P.sub(uy, fy), c)
 
         def tap(dx, dy):   # with the padding mode applied to the tap's own coordinates
             return value([_pad_coordinates(P.add(fx, c(float(dx))), width, padding_mode, align_corners, c),
@@ -230,7 +230,7 @@ def affine_grid_generator(theta, size, align_corners):
                                           [d]))
     columns.append(P.full(spatial + [1], 1, dtype=theta.dtype, device=theta.device))
     base = P.broadcast_in_dim(P.cat(columns, k), [n] + spatial + [k + 1], list(range(1, k + 2)))
-    grid = P.matmul(P.reshape(base, [n, _numel(spatial), k + 1]), P.permute(theta, [0, 2, 1]))
+    grid = P.matmul(P.reshape(base, [n, numel_of(spatial), k + 1]), P.permute(theta, [0, 2, 1]))
     return P.reshape(grid, [n] + spatial + [k])
 
 

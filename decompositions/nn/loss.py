@@ -9,8 +9,8 @@ import torch
 
 from primkit.decompositions.common import (
     P, aten, elementwise, like, prepare, register_out, register_with_variants, to_dtype, upcast)
-from primkit.decompositions.nn.activation import _log_sigmoid_parts, _softmax_impl
-from primkit.decompositions.nn.common import _check_floating, _i64, _numel
+from primkit.decompositions.nn.activation import log_sigmoid_parts, softmax_impl
+from primkit.decompositions.nn.common import check_floating, i64, numel_of
 from primkit.decompositions.nn.distance import pairwise_distance
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
@@ -29,7 +29,7 @@ def _reduce(loss, reduction):
     if reduction not in (MEAN, SUM):
         raise RuntimeError(f"{reduction} is not a valid value for reduction")
     total = P.sum(loss, list(range(loss.dim())))
-    return P.div(total, like(total, _numel(loss.shape))) if reduction == MEAN else total
+    return P.div(total, like(total, numel_of(loss.shape))) if reduction == MEAN else total
 
 
 def _pointwise_loss(name, math_fn):
@@ -55,10 +55,10 @@ register(aten.l1_loss.default)(_pointwise_loss("l1_loss", lambda x, y, c: P.abs(
 def binary_cross_entropy_with_logits(a, target, weight=None, pos_weight=None, reduction=MEAN):
     """(1 - t) * x - w_pos * log(sigmoid(x)), w_pos = (pos_weight - 1) * t + 1. Op by op as eager,
     so float16/bfloat16 round where eager's do (the subtraction cancels for large |x|)."""
-    _check_floating("binary_cross_entropy_with_logits", a)
+    check_floating("binary_cross_entropy_with_logits", a)
     if tuple(target.shape) != tuple(a.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size ({list(a.shape)})")
-    log_sigmoid = _log_sigmoid_parts(a)[0]
+    log_sigmoid = log_sigmoid_parts(a)[0]
     if pos_weight is not None:
         log_weight = elementwise(P.add, elementwise(P.mul, elementwise(P.sub, pos_weight, 1), target), 1)
         log_sigmoid = elementwise(P.mul, log_sigmoid, log_weight)
@@ -80,18 +80,18 @@ def _nll(logp, target, weight, reduction, ignore_index):
             (logp.dim() > 1 and (target.shape[0] != logp.shape[0] or list(target.shape[1:]) != list(logp.shape[2:]))):
         raise RuntimeError(f"nll_loss: size mismatch (got input: {list(logp.shape)}, target: {list(target.shape)})")
     classes = logp.shape[0 if logp.dim() == 1 else 1]
-    if weight is not None and _numel(weight.shape) != classes:
+    if weight is not None and numel_of(weight.shape) != classes:
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
     (x,), orig = upcast(logp)
     t = to_dtype(target, torch.int64)
     if x.dim() == 1:
         x, t = P.expand_dims(x, [0]), P.expand_dims(t, [0])
-    ignored = P.eq(t, _i64(ignore_index, t.shape, t.device))
-    safe = P.where(ignored, _i64(0, t.shape, t.device), t)   # ignored targets may be out of range
+    ignored = P.eq(t, i64(ignore_index, t.shape, t.device))
+    safe = P.where(ignored, i64(0, t.shape, t.device), t)   # ignored targets may be out of range
     picked = P.squeeze(P.gather(x, 1, P.expand_dims(safe, [1])), [1])
     w = like(picked, 1) if weight is None else \
-        P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [_numel(t.shape)])), list(t.shape))
+        P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel_of(t.shape)])), list(t.shape))
     w = P.where(ignored, like(picked, 0), w)
     loss = P.neg(P.mul(picked, w))
     all_dims = list(range(loss.dim()))
@@ -131,7 +131,7 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
         raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target batch_size ({target.shape[0]}).")
     class_dim = 0 if a.dim() == 1 else 1
     classes = a.shape[class_dim]
-    logp = _softmax_impl(a, class_dim, a.dtype, log=True)
+    logp = softmax_impl(a, class_dim, a.dtype, log=True)
     (x,), orig = upcast(logp)
     w = None if weight is None else P.broadcast_in_dim(to_dtype(weight, x.dtype), list(x.shape), [class_dim])
     if target.dtype in dt.FLOAT:   # class probabilities
@@ -146,7 +146,7 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
             return to_dtype(P.neg(P.sum(per_class, [class_dim])), orig)
         total = P.neg(P.sum(per_class, list(range(x.dim()))))
         if reduction == MEAN:   # averaged over the batch (elements / classes), nan when empty
-            total = P.div(total, like(total, _numel(x.shape) // classes if classes else 0))
+            total = P.div(total, like(total, numel_of(x.shape) // classes if classes else 0))
         return to_dtype(total, orig)
     nll = _nll(logp, target, weight, reduction, ignore_index)[0]
     if label_smoothing == 0:
@@ -154,7 +154,7 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
     # Label smoothing: mix in the mean over classes of -log p (weighted), zero at ignored targets.
     smooth = P.neg(P.sum(x if w is None else P.mul(x, w), [class_dim]))
     t = to_dtype(target, torch.int64)
-    ignored = P.eq(t, _i64(ignore_index, t.shape, t.device))
+    ignored = P.eq(t, i64(ignore_index, t.shape, t.device))
     smooth = P.where(ignored, like(smooth, 0), smooth)
     dims = list(range(smooth.dim()))
     if reduction == NONE:
@@ -165,8 +165,8 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
         if weight is None:
             denominator = P.sum(to_dtype(P.logical_not(ignored), x.dtype), dims)
         else:
-            safe = P.where(ignored, _i64(0, t.shape, t.device), t)
-            picked = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [_numel(t.shape)])),
+            safe = P.where(ignored, i64(0, t.shape, t.device), t)
+            picked = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel_of(t.shape)])),
                                list(t.shape))
             denominator = P.sum(P.where(ignored, like(picked, 0), picked), dims)
         smooth_total = P.div(P.sum(smooth, dims), denominator)
@@ -225,7 +225,7 @@ def _pointwise_loss_backward(name, math_fn):
     """grad_input of loss(input, target, reduction, *params): eager's formula ``math_fn(g, x, y, c,
     norm, *params)`` with norm = 1 / numel under mean, else 1; contiguous, as eager's kernels write it."""
     def backward(grad_output, a, b, reduction, *params):
-        count = _numel(a.shape)
+        count = numel_of(a.shape)
         norm = (1.0 / count if count else math.inf) if reduction == MEAN else 1.0   # eager's 1. / numel
         out = elementwise(lambda g, x, y: math_fn(g, x, y, lambda v: like(x, v), norm, *params), grad_output, a, b)
         return contiguous(out)
@@ -259,7 +259,7 @@ for _name, _math in (("huber_loss", _huber_backward), ("smooth_l1_loss", _smooth
 
 def binary_cross_entropy(a, target, weight=None, reduction=MEAN):
     _check_same_size("binary_cross_entropy", a, target)
-    _check_floating("binary_cross_entropy", a)
+    check_floating("binary_cross_entropy", a)
     (x, t), orig = upcast(a, to_dtype(target, a.dtype))
     c = lambda v: like(x, v)   # noqa: E731
     # eager clamps each log at -100 so that 0 * log(0) stays finite; at log(0) itself the clamp is
@@ -390,10 +390,10 @@ def _multi_margin_shape(a, target, weight):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(a.shape)}")
     frames, classes = (a.shape[0], a.shape[1]) if nd == 2 else (1, a.shape[0] if nd == 1 else 1)
-    if target.dim() > 1 or _numel(target.shape) != frames:
+    if target.dim() > 1 or numel_of(target.shape) != frames:
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{frames}], but got {list(target.shape)}.")
-    if weight is not None and (weight.dim() > 1 or _numel(weight.shape) != classes):
+    if weight is not None and (weight.dim() > 1 or numel_of(weight.shape) != classes):
         raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
     return frames, classes
 
@@ -415,7 +415,7 @@ def multi_margin_loss(a, target, p=1, margin=1, weight=None, reduction=MEAN):
     if p not in (1, 2):
         raise RuntimeError("only p == 1 and p == 2 supported")
     frames, classes = _multi_margin_shape(a, target, weight)
-    _check_floating("multi_margin_loss", a)
+    check_floating("multi_margin_loss", a)
     (x,), orig = upcast(P.reshape(a, [frames, classes]))
     t = P.reshape(to_dtype(target, torch.int64), [frames, 1])
     c = lambda v: like(x, v)   # noqa: E731
@@ -443,16 +443,16 @@ def multilabel_margin_loss_forward(a, target, reduction):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(a.shape)}")
     frames, classes = (a.shape[0], a.shape[1]) if nd == 2 else (1, a.shape[0] if nd == 1 else 1)
-    ok = (target.dim() <= 1 and _numel(target.shape) == classes) if nd <= 1 else \
+    ok = (target.dim() <= 1 and numel_of(target.shape) == classes) if nd <= 1 else \
         (target.dim() == 2 and list(target.shape) == [frames, classes])
     if not ok:
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(a.shape)}")
-    _check_floating("multilabel_margin_loss", a)
+    check_floating("multilabel_margin_loss", a)
     (x,), orig = upcast(P.reshape(a, [frames, classes]))
     t = P.reshape(to_dtype(target, torch.int64), [frames, classes])
     shape = [frames, classes]
-    listed = P.eq(P.cumsum(to_dtype(P.lt(t, _i64(0, shape, a.device)), torch.int64), 1), _i64(0, shape, a.device))
-    safe = P.where(listed, t, _i64(0, shape, a.device))
+    listed = P.eq(P.cumsum(to_dtype(P.lt(t, i64(0, shape, a.device)), torch.int64), 1), i64(0, shape, a.device))
+    safe = P.where(listed, t, i64(0, shape, a.device))
     hits = P.scatter_add(P.full(shape, 0, dtype=x.dtype, device=a.device), 1, safe, to_dtype(listed, x.dtype))
     is_target = P.gt(hits, like(hits, 0))
     # z[n, k, i] = 1 - x[n, target[n, k]] + x[n, i], kept where k is listed and i is not.

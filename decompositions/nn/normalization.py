@@ -5,9 +5,19 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import P, aten, elementwise, like, register_out, to_dtype, upcast, wrap_dim
-from primkit.decompositions.nn.common import _contiguous_unless_channels_last, _keep, _keepdim, _mean, _numel
+from primkit.decompositions.nn.common import contiguous_unless_channels_last, keep_expanded, numel_of
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout
+
+
+def _keepdim(reduced, dims):
+    """A reduction's result with the reduced dims back as size 1 (eager's keepdim=True)."""
+    return P.expand_dims(reduced, sorted(dims)) if dims else reduced
+
+
+def _mean(x, dims):
+    total = P.sum(x, dims)
+    return P.div(total, like(total, numel_of([x.shape[d] for d in dims])))
 
 
 # ----------------------------------------------------------------------------- normalization
@@ -49,7 +59,7 @@ def native_layer_norm(a, normalized_shape, weight, bias, eps):
     (x,), orig = upcast(contiguous(a))
     mean = _mean(x, dims)
     rstd = P.rsqrt(P.add(P.var(x, dims, 0.0), like(mean, eps)))
-    y = P.mul(P.sub(x, _keep(mean, dims, x)), _keep(rstd, dims, x))
+    y = P.mul(P.sub(x, keep_expanded(mean, dims, x)), keep_expanded(rstd, dims, x))
     y = _affine(y, weight, bias, lambda p: P.broadcast_in_dim(p, list(x.shape), dims))
     # Eager keeps mean and rstd in the input dtype on CPU and in float32 on CUDA.
     stat_dtype = orig if a.device.type == "cpu" else x.dtype
@@ -68,7 +78,7 @@ def _rms_norm(a, normalized_shape, weight, eps):
     (x,), orig = upcast(a)
     eps = torch.finfo(x.dtype).eps if eps is None else eps
     rstd = P.rsqrt(P.add(_mean(P.mul(x, x), dims), like(P.sum(x, dims), eps)))
-    y = to_dtype(P.mul(x, _keep(rstd, dims, x)), orig)
+    y = to_dtype(P.mul(x, keep_expanded(rstd, dims, x)), orig)
     if weight is not None:
         y = elementwise(P.mul, y, weight)
     return y, _keepdim(rstd, dims)
@@ -92,11 +102,11 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
     channels = a.shape[1]
     for what, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and (t.dim() != 1 or t.shape[0] != channels):
-            raise RuntimeError(f"{what} should contain {channels} elements not {_numel(t.shape)}")
+            raise RuntimeError(f"{what} should contain {channels} elements not {numel_of(t.shape)}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean must be defined in evaluation mode")
     dims = [0] + list(range(2, a.dim()))
-    (x,), orig = upcast(_contiguous_unless_channels_last(a))
+    (x,), orig = upcast(contiguous_unless_channels_last(a))
     per_channel = lambda v: _channel_view(to_dtype(v, x.dtype), x, 1)   # noqa: E731
     new_mean = new_var = None
     if training:
@@ -104,7 +114,7 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
         var = P.var(x, dims, 0.0)
         invstd = P.rsqrt(P.add(var, like(var, eps)))
         if running_mean is not None:
-            n = _numel([x.shape[d] for d in dims])
+            n = numel_of([x.shape[d] for d in dims])
             unbiased = P.mul(var, like(var, n / max(n - 1, 1)))
             blend = lambda old, new: P.add(P.mul(to_dtype(old, x.dtype), like(new, 1 - momentum)),   # noqa: E731
                                            P.mul(new, like(new, momentum)))
@@ -279,7 +289,7 @@ def native_group_norm(a, weight, bias, N, C, HxW, group, eps):
     if C % group:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
                            f"of shape {list(a.shape)} and num_groups={group}")
-    (x,), orig = upcast(_contiguous_unless_channels_last(a))
+    (x,), orig = upcast(contiguous_unless_channels_last(a))
     grouped = P.reshape(contiguous(x), [N, group, (C // group) * HxW])
     mean = _mean(grouped, [2])
     rstd = P.rsqrt(P.add(P.var(grouped, [2], 0.0), like(mean, eps)))
@@ -297,7 +307,7 @@ def group_norm(a, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=Tr
     if a.dim() < 2:
         raise RuntimeError(f"group_norm: expected an input with at least 2 dims (N, C, ...), got {a.dim()}-D")
     n, c = a.shape[0], a.shape[1]
-    return native_group_norm(a, weight, bias, n, c, _numel(a.shape[2:]), num_groups, eps)[0]
+    return native_group_norm(a, weight, bias, n, c, numel_of(a.shape[2:]), num_groups, eps)[0]
 register_out(aten.native_batch_norm.out, native_batch_norm)
 register_out(aten._native_batch_norm_legit.out, native_batch_norm)
 register_out(aten._native_batch_norm_legit.no_stats_out, native_batch_norm_no_stats)

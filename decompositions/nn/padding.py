@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import P, aten, prepare, register_with_variants, to_dtype, upcast
-from primkit.decompositions.nn.common import _dense_in_order, _is_channels_last_nd
+from primkit.decompositions.nn.common import dense_in_order, is_channels_last_nd
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 
@@ -13,17 +13,17 @@ from primkit.decompositions.shape import contiguous
 # ----------------------------------------------------------------------------- padding
 
 
-def _output_layout(t, like):
+def output_layout(t, like):
     """Eager's pad/upsample/shuffle kernels: channels-last for a channels-last input, else contiguous."""
-    if _is_channels_last_nd(like) and t.dim() == like.dim():
-        return _dense_in_order(t, [0] + list(range(2, t.dim())) + [1])
+    if is_channels_last_nd(like) and t.dim() == like.dim():
+        return dense_in_order(t, [0] + list(range(2, t.dim())) + [1])
     return contiguous(t)
 
 
 def _index_pad(a, pad, n, mode_index, layout=None):
     """Pad the last n dims of a by gathering source indices: mode_index(i, low, size) gives, for the
     output positions i (int64 iota shifted by -low), the source index along that dim. ``layout``:
-    the result's (default: eager's pad kernels', see _output_layout)."""
+    the result's (default: eager's pad kernels', see output_layout)."""
     x = a
     for k in range(n):
         dim = a.dim() - 1 - k
@@ -32,7 +32,7 @@ def _index_pad(a, pad, n, mode_index, layout=None):
         length = size + low + high
         i = P.iota(length, start=-low, step=1, dtype=torch.int64, device=a.device)
         x = P.index_select(x, dim, mode_index(i, size))
-    return layout(x) if layout is not None else _output_layout(x, a)
+    return layout(x) if layout is not None else output_layout(x, a)
 
 
 def _reflect_index(i, size):
@@ -104,7 +104,7 @@ def _index_pad_backward(grad_output, a, pad, n, mode_index, name):
         i = P.iota(g.shape[dim], start=-pad[2 * k], step=1, dtype=torch.int64, device=a.device)
         zeros = P.full(list(g.shape[:dim]) + [size] + list(g.shape[dim + 1:]), 0, dtype=g.dtype, device=g.device)
         g = P.index_add(zeros, dim, mode_index(i, size), g)
-    return _output_layout(to_dtype(g, orig), a)
+    return output_layout(to_dtype(g, orig), a)
 
 
 def _pad_backward(mode, n, mode_index):

@@ -10,8 +10,7 @@ import torch
 
 from primkit.decompositions.common import P, aten, like, register_out, to_dtype, upcast
 from primkit.decompositions.nn.common import (
-    _check_floating, _dense_in_order, _i64, _is_channels_last, _is_channels_last_nd, _numel, _per_dim,
-    _working_layout)
+    check_floating, dense_in_order, i64, is_channels_last_4d, is_channels_last_nd, numel_of, per_dim, working_layout)
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
@@ -23,10 +22,10 @@ from primkit.prims import dtypes as dt
 # the result keeps eager's channels-last layout.
 
 
-def _pool_geometry(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
-    kernel = _per_dim("kernel_size", kernel_size, n)
-    stride = _per_dim("stride", stride, n) if stride else list(kernel)   # empty: the kernel size
-    padding, dilation = _per_dim("padding", padding, n), _per_dim("dilation", dilation, n)
+def pool_geometry(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
+    kernel = per_dim("kernel_size", kernel_size, n)
+    stride = per_dim("stride", stride, n) if stride else list(kernel)   # empty: the kernel size
+    padding, dilation = per_dim("padding", padding, n), per_dim("dilation", dilation, n)
     if a.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D (batch mode) tensor for input, but got "
                            f"{a.dim()}D input of size {list(a.shape)}")
@@ -49,22 +48,22 @@ def _pool_geometry(name, a, n, kernel_size, stride, padding, dilation, ceil_mode
 
 
 def _pool_layout(a, n):
-    """_working_layout for poolings: eager's 3-d average and adaptive poolings return contiguous
+    """working_layout for poolings: eager's 3-d average and adaptive poolings return contiguous
     results whatever the input's layout."""
     if n == 3:
         return a, list(range(a.dim() - 3, a.dim())), contiguous
-    return _working_layout(a, n)
+    return working_layout(a, n)
 
 
 def _max_pool_layout(a, n):
-    """_working_layout for max pooling: NDHWC for a channels-last batch of volumes, which eager's 3-d
+    """working_layout for max pooling: NDHWC for a channels-last batch of volumes, which eager's 3-d
     max pooling keeps."""
-    if n == 3 and a.dim() == 5 and _is_channels_last_nd(a):
+    if n == 3 and a.dim() == 5 and is_channels_last_nd(a):
         return P.permute(a, [0, 2, 3, 4, 1]), [1, 2, 3], lambda t: P.permute(t, [0, 4, 1, 2, 3])
     return _pool_layout(a, n)
 
 
-def _windows(x, spatial, kernel, stride, dilation, out, pad_low, fill):
+def pool_windows(x, spatial, kernel, stride, dilation, out, pad_low, fill):
     """x's pooling windows stacked on a new last dim: shape x.shape with spatial sizes -> out, + (K,)."""
     low, high = [0] * x.dim(), [0] * x.dim()
     for i, d in enumerate(spatial):
@@ -87,16 +86,16 @@ def _lowest(dtype):
 
 
 def _max_pool(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
-    kernel, stride, padding, dilation, out = _pool_geometry(name, a, n, kernel_size, stride, padding, dilation,
+    kernel, stride, padding, dilation, out = pool_geometry(name, a, n, kernel_size, stride, padding, dilation,
                                                             ceil_mode)
     x, spatial, restore = _max_pool_layout(a, n)
-    win = _windows(x, spatial, kernel, stride, dilation, out, padding, _lowest(a.dtype))
+    win = pool_windows(x, spatial, kernel, stride, dilation, out, padding, _lowest(a.dtype))
     last = win.dim() - 1
     values, position = P.amax(win, [last]), P.argmax(win, last)
     # Flat input index (h * W + w) of every window position: the same windows over an index grid.
     sizes = [x.shape[d] for d in spatial]
-    grid = P.reshape(P.iota(_numel(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
-    grid_win = _windows(grid, list(range(n)), kernel, stride, dilation, out, padding, -1)
+    grid = P.reshape(P.iota(numel_of(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
+    grid_win = pool_windows(grid, list(range(n)), kernel, stride, dilation, out, padding, -1)
     index = P.squeeze(P.gather(P.broadcast_in_dim(grid_win, list(win.shape), spatial + [last]), last,
                                P.expand_dims(position, [last])), [last])
     if a.dtype in dt.FLOAT:
@@ -148,12 +147,12 @@ def max_pool1d_with_indices(a, kernel_size, stride=(), padding=0, dilation=1, ce
 
 
 def _avg_pool(name, a, n, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    kernel, stride, padding, dilation, out = _pool_geometry(name, a, n, kernel_size, stride, padding, 1, ceil_mode)
+    kernel, stride, padding, dilation, out = pool_geometry(name, a, n, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{name}: divisor must be not zero")
     x, spatial, restore = _pool_layout(a, n)
     (xc,), orig = upcast(x)
-    win = _windows(xc, spatial, kernel, stride, dilation, out, padding, 0)
+    win = pool_windows(xc, spatial, kernel, stride, dilation, out, padding, 0)
     total = P.sum(win, [win.dim() - 1])
     if divisor_override is not None:
         count = like(total, divisor_override)
@@ -162,7 +161,7 @@ def _avg_pool(name, a, n, kernel_size, stride, padding, ceil_mode, count_include
         sizes = [x.shape[d] + (2 * p if count_include_pad else 0) for d, p in zip(spatial, padding)]
         ones = P.full(sizes, 1, dtype=xc.dtype, device=a.device)
         low = [0] * n if count_include_pad else padding
-        counts = _windows(ones, list(range(n)), kernel, stride, dilation, out, low, 0)
+        counts = pool_windows(ones, list(range(n)), kernel, stride, dilation, out, low, 0)
         count = P.broadcast_in_dim(P.sum(counts, [n]), list(total.shape), spatial)
     return restore(to_dtype(P.div(total, count), orig))
 
@@ -182,24 +181,24 @@ def avg_pool1d(a, kernel_size, stride=(), padding=0, ceil_mode=False, count_incl
 register_out(aten.avg_pool2d.out, avg_pool2d, "avg_pool2d")
 
 
-def _adaptive_bins(in_size, out_size, device):
+def adaptive_bins(in_size, out_size, device):
     """(index (O, kmax), valid (O, kmax), count (O,)): bin o covers [floor(o*I/O), ceil((o+1)*I/O))."""
     kmax = max(-(-(o + 1) * in_size // out_size) - (o * in_size) // out_size for o in range(out_size))
     o = P.iota(out_size, start=0, step=1, dtype=torch.int64, device=device)
-    start = P.floor_divide(P.mul(o, _i64(in_size, [out_size], device)), _i64(out_size, [out_size], device))
-    end = P.floor_divide(P.add(P.mul(o, _i64(in_size, [out_size], device)), _i64(in_size + out_size - 1,
+    start = P.floor_divide(P.mul(o, i64(in_size, [out_size], device)), i64(out_size, [out_size], device))
+    end = P.floor_divide(P.add(P.mul(o, i64(in_size, [out_size], device)), i64(in_size + out_size - 1,
                                                                                   [out_size], device)),
-                         _i64(out_size, [out_size], device))
+                         i64(out_size, [out_size], device))
     shape = [out_size, kmax]
     j = P.broadcast_in_dim(P.iota(kmax, start=0, step=1, dtype=torch.int64, device=device), shape, [1])
     position = P.add(P.broadcast_in_dim(start, shape, [0]), j)
     valid = P.lt(position, P.broadcast_in_dim(end, shape, [0]))
-    index = P.minimum(position, _i64(in_size - 1, shape, device))
+    index = P.minimum(position, i64(in_size - 1, shape, device))
     return index, valid, P.sub(end, start)
 
 
 def _adaptive_avg_pool(name, a, output_size, n):
-    output_size = _per_dim("output_size", output_size, n)
+    output_size = per_dim("output_size", output_size, n)
     if a.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(a.shape)}")
     for d in range(1, a.dim()):
@@ -213,7 +212,7 @@ def _adaptive_avg_pool(name, a, output_size, n):
     (y,), orig = upcast(x)
     bin_counts = []
     for d, out_size in zip(spatial, output_size):
-        index, valid, bin_count = _adaptive_bins(y.shape[d], out_size, a.device)
+        index, valid, bin_count = adaptive_bins(y.shape[d], out_size, a.device)
         kmax = index.shape[1]
         gathered = P.index_select(y, d, P.reshape(index, [out_size * kmax]))
         split = list(y.shape[:d]) + [out_size, kmax] + list(y.shape[d + 1:])
@@ -267,9 +266,9 @@ def max_pool3d(a, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False
 
 
 def _adaptive_max_pool(name, a, output_size, n):
-    """(values, indices): the max of each adaptive bin (see _adaptive_bins) and its flat position in
+    """(values, indices): the max of each adaptive bin (see adaptive_bins) and its flat position in
     the input's spatial plane; ties go to the first position, as eager's kernels scan."""
-    output_size = _per_dim("output_size", output_size, n)
+    output_size = per_dim("output_size", output_size, n)
     if a.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(a.shape)}")
     for d in range(1, a.dim()):
@@ -278,10 +277,10 @@ def _adaptive_max_pool(name, a, output_size, n):
                                f"has sizes {list(a.shape)} with dimension {d} being empty")
     if any(o <= 0 for o in output_size):
         raise RuntimeError(f"{name}(): elements of output_size must be greater than 0, but got {output_size}")
-    _check_floating(name, a)
+    check_floating(name, a)
     x, spatial, restore = _pool_layout(a, n)
     sizes = [x.shape[d] for d in spatial]
-    bins = [_adaptive_bins(size, o, a.device) for size, o in zip(sizes, output_size)]
+    bins = [adaptive_bins(size, o, a.device) for size, o in zip(sizes, output_size)]
 
     def windows(t, dims):
         """t with each spatial dim d split into (bin, position in bin): positions past a bin's end
@@ -293,17 +292,17 @@ def _adaptive_max_pool(name, a, output_size, n):
         positions = [d + i + 1 for i, d in enumerate(dims)]
         kept = [d for d in range(t.dim()) if d not in positions]
         t = P.permute(t, kept + positions)
-        return P.reshape(t, list(t.shape[:len(kept)]) + [_numel(t.shape[len(kept):])])
+        return P.reshape(t, list(t.shape[:len(kept)]) + [numel_of(t.shape[len(kept):])])
     win = windows(x, spatial)
     last = win.dim() - 1
     valid = None
     for i, (_, v, _) in enumerate(bins):   # (O_1, .., O_n, k_1 .. k_n): position valid in every dim
         v = P.broadcast_in_dim(v, [b[0].shape[0] for b in bins] + [b[0].shape[1] for b in bins], [i, n + i])
         valid = v if valid is None else P.logical_and(valid, v)
-    valid = P.reshape(valid, list(output_size) + [_numel(valid.shape[n:])])
+    valid = P.reshape(valid, list(output_size) + [numel_of(valid.shape[n:])])
     win = P.where(P.broadcast_in_dim(valid, list(win.shape), spatial + [last]), win, like(win, -math.inf))
     values, position = P.amax(win, [last]), P.argmax(win, last)
-    grid = P.reshape(P.iota(_numel(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
+    grid = P.reshape(P.iota(numel_of(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
     grid_win = P.broadcast_in_dim(windows(grid, list(range(n))), list(win.shape), spatial + [last])
     index = P.squeeze(P.gather(grid_win, last, P.expand_dims(position, [last])), [last])
     return restore(values), restore(index)
@@ -330,7 +329,7 @@ def _fractional_starts(u, in_size, out_size, pool):
     in the input's dtype: floor((i + u) * alpha) - floor(u * alpha), alpha = (in - pool) / (out - 1),
     and the last window ends at the input's end."""
     shape = list(u.shape)
-    last = _i64(in_size - pool, shape + [1], u.device)
+    last = i64(in_size - pool, shape + [1], u.device)
     if out_size == 1:
         return last
     alpha = P.div(P.scalar_tensor(in_size - pool, dtype=u.dtype, device=u.device),
@@ -348,7 +347,7 @@ def _fractional_max_pool(name, a, kernel_size, output_size, random_samples, n):
     """(values, indices): the max of each pseudo-random window and its flat position in the input's
     plane. The windows are eager's (see _fractional_starts; the samples are per batch and channel,
     ordered W, H in 2-d and T, H, W in 3-d); ties go to the first position, as eager scans."""
-    kernel, output_size = _per_dim("kernel_size", kernel_size, n), _per_dim("output_size", output_size, n)
+    kernel, output_size = per_dim("kernel_size", kernel_size, n), per_dim("output_size", output_size, n)
     if a.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(a.shape)}")
     for d in range(1, a.dim()):
@@ -377,13 +376,13 @@ def _fractional_max_pool(name, a, kernel_size, output_size, random_samples, n):
                                     [0, 1, 2 + d])
         k = P.broadcast_in_dim(P.iota(kernel[d], start=0, step=1, dtype=torch.int64, device=a.device), shape,
                                [2 + n + d])
-        term = P.mul(P.add(starts, k), _i64(_numel(sizes[d + 1:]), shape, a.device))
+        term = P.mul(P.add(starts, k), i64(numel_of(sizes[d + 1:]), shape, a.device))
         index = term if index is None else P.add(index, term)
-    windows = _numel(output_size) * _numel(kernel)
+    windows = numel_of(output_size) * numel_of(kernel)
     flat = P.reshape(index, [batch, planes, windows])
-    win = P.reshape(P.gather(P.reshape(contiguous(x), [batch, planes, _numel(sizes)]), 2, flat),
-                    [batch, planes] + output_size + [_numel(kernel)])
-    index = P.reshape(index, [batch, planes] + output_size + [_numel(kernel)])
+    win = P.reshape(P.gather(P.reshape(contiguous(x), [batch, planes, numel_of(sizes)]), 2, flat),
+                    [batch, planes] + output_size + [numel_of(kernel)])
+    index = P.reshape(index, [batch, planes] + output_size + [numel_of(kernel)])
     last = n + 2
     values, position = P.amax(win, [last]), P.argmax(win, last)
     indices = P.squeeze(P.gather(index, last, P.expand_dims(position, [last])), [last])
@@ -421,12 +420,12 @@ def _max_unpool(name, a, indices, output_size, n):
             raise RuntimeError(f"{name}: Expected input to have non-zero size for non-batch dimensions, but got "
                                f"{list(a.shape)} with dimension {d} being empty.")
     lead = list(a.shape[:a.dim() - n])
-    values = P.reshape(a, lead + [_numel(a.shape[a.dim() - n:])])
-    where = P.reshape(indices, lead + [_numel(a.shape[a.dim() - n:])])
-    zeros = P.full(lead + [_numel(output_size)], 0, dtype=a.dtype, device=a.device)
+    values = P.reshape(a, lead + [numel_of(a.shape[a.dim() - n:])])
+    where = P.reshape(indices, lead + [numel_of(a.shape[a.dim() - n:])])
+    zeros = P.full(lead + [numel_of(output_size)], 0, dtype=a.dtype, device=a.device)
     out = P.reshape(P.scatter(zeros, len(lead), where, values), lead + list(output_size))
     # Eager's 2-d unpooling keeps a channels-last input's layout; the 3-d one writes a contiguous result.
-    return _dense_in_order(out, [0, 2, 3, 1]) if n == 2 and _is_channels_last(a) else contiguous(out)
+    return dense_in_order(out, [0, 2, 3, 1]) if n == 2 and is_channels_last_4d(a) else contiguous(out)
 
 
 @register(aten.max_unpool2d.default)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from primkit.decompositions.common import P, aten, register_out
-from primkit.decompositions.nn.padding import _output_layout
+from primkit.decompositions.nn.padding import output_layout
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 
@@ -14,7 +14,7 @@ from primkit.decompositions.shape import contiguous
 def _shuffle(a, split, perm, merged):
     """reshape a to ``split``, permute by ``perm``, reshape to ``merged``, in eager's output layout."""
     y = P.reshape(P.permute(P.reshape(contiguous(a), split), perm), merged)
-    return _output_layout(y, a)
+    return output_layout(y, a)
 
 
 @register(aten.pixel_shuffle.default)

@@ -8,7 +8,7 @@ import math
 import torch
 
 from primkit.decompositions.common import P, aten, like, prepare, register_out, round_to, to_dtype, upcast
-from primkit.decompositions.nn.padding import _output_layout
+from primkit.decompositions.nn.padding import output_layout
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
@@ -50,7 +50,7 @@ def _nearest(name, n, exact):
             src = P.convert_element_type(P.floor(P.mul(i, prepare(s, torch.float32, i.shape, a.device))), torch.int64)
             src = P.minimum(src, prepare(in_size - 1, torch.int64, src.shape, a.device))
             x = P.index_select(x, dim, src)
-        return _output_layout(x, a)
+        return output_layout(x, a)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -85,7 +85,7 @@ def _linear(name, n):
             lam = P.broadcast_in_dim(lam, list(x.shape[:dim]) + [out_size] + list(x.shape[dim + 1:]), [dim])
             x0, x1 = P.index_select(x, dim, i0), P.index_select(x, dim, i1)
             x = P.add(P.mul(x0, P.sub(like(lam, 1.0), lam)), P.mul(x1, lam))
-        return _output_layout(to_dtype(x, orig), a)
+        return output_layout(to_dtype(x, orig), a)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -104,7 +104,7 @@ def _cubic_far(x, c, a):
     return P.sub(P.mul(inner, x), c(4 * a))
 
 
-def _cubic_weights(t, c):
+def cubic_weights(t, c):
     """The four cubic-convolution weights of taps at offsets -1, 0, 1, 2 for fractions t."""
     u = P.sub(c(1.0), t)
     return [_cubic_far(P.add(t, c(1.0)), c, CUBIC_A), _cubic_near(t, c, CUBIC_A), _cubic_near(u, c, CUBIC_A),
@@ -129,14 +129,14 @@ def upsample_bicubic2d(a, output_size, align_corners, scales_h=None, scales_w=No
                          prepare(in_size - 1, torch.int64, shape, a.device))
         t = P.clamp(P.sub(src, P.convert_element_type(base, acc)), c(0.0), c(1.0))
         out = None
-        for offset, w in zip((-1, 0, 1, 2), _cubic_weights(t, c)):
+        for offset, w in zip((-1, 0, 1, 2), cubic_weights(t, c)):
             tap = P.clamp(P.add(base, prepare(offset, torch.int64, shape, a.device)),
                           prepare(0, torch.int64, shape, a.device), prepare(in_size - 1, torch.int64, shape, a.device))
             picked = P.index_select(x, dim, tap)
             term = P.mul(picked, P.broadcast_in_dim(w, list(picked.shape), [dim]))
             out = term if out is None else P.add(out, term)
         x = out
-    return _output_layout(to_dtype(x, orig), a)
+    return output_layout(to_dtype(x, orig), a)
 
 
 def _vec(base, n, linear):
@@ -285,7 +285,7 @@ def _upsample_aa(name):
                 continue
             _check_aa_dtype("compute_index_ranges_weights", a)
             x = _aa_resample(x, dim, *_aa_taps(name, in_size, out_size, scale, align_corners, a.dtype, a.device))
-        return _output_layout(x, a)
+        return output_layout(x, a)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -314,7 +314,7 @@ def _upsample_aa_backward(name):
             dim, in_size, out_size = 2 + k, input_size[2 + k], output_size[k]
             g = _aa_resample_adjoint(g, dim, in_size, *_aa_taps(name, in_size, out_size, scale, align_corners,
                                                                 g.dtype, g.device))
-        return _output_layout(g, grad_output) if AA_FILTERS[name][2] else contiguous(g)
+        return output_layout(g, grad_output) if AA_FILTERS[name][2] else contiguous(g)
     fn.__name__ = fn.__qualname__ = f"{name}_backward"
     return fn
 
