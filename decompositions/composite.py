@@ -26,6 +26,8 @@ import threading
 import torch
 from torch._dispatch.python import enable_python_dispatcher
 
+from primkit.decompositions.registry import entry
+
 _CIA = torch._C.DispatchKey.CompositeImplicitAutograd
 _ABOVE_AUTOGRAD = (_CIA, torch._C.DispatchKey.Autograd)
 
@@ -72,8 +74,6 @@ def _traced_kernel(op):
     """For an op of ``ABOVE_AUTOGRAD``: its kernel there when the make_fx / AOTAutograd trace running now
     was handed a table holding primkit's own entry for the op (the proxy mode's table), else None."""
     from torch.fx.experimental.proxy_tensor import get_proxy_mode
-
-    from primkit.decompositions.registry import entry
 
     mode = get_proxy_mode()
     fn = mode.decomposition_table.get(op) if mode is not None else None
