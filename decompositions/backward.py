@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import struct
 
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_to, elementwise, like, register_out, register_with_variants, to_dtype, upcast, wrap_dim)
+    P, aten, broadcast_to, elementwise, like, register_out, register_with_variants, round_to, to_dtype, upcast,
+    wrap_dim)
 from primkit.decompositions.nn.activation import glu_halves
 from primkit.decompositions.nn.attention import dim_order, repeat_heads
 from primkit.decompositions.nn.common import (
@@ -136,7 +136,7 @@ def _elu_backward(g, x, c, alpha, scale, input_scale, is_result):
 
 
 # eager's hardsigmoid_backward multiplies by 1/6 rounded to float32, in every dtype (float64 included)
-_ONE_SIXTH_F32 = struct.unpack("f", struct.pack("f", 1 / 6))[0]
+_ONE_SIXTH_F32 = round_to(1 / 6, torch.float32)
 
 
 def _hardsigmoid_backward(g, x, c):

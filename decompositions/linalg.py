@@ -770,9 +770,7 @@ def ldl_factor(a, *, hermitian=False):
 def ldl_solve(ld, pivots, b, *, hermitian=False):
     name = "torch.linalg.ldl_solve"
     _check_square(name, ld, "LD")
-    if b.dim() < 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(b.dim(), 1)}, "
-                         f"{max(b.dim(), 1) - 1}], but got -2)")
+    wrap_dim(-2, b.dim())   # b must be at least a matrix: eager's IndexError for dim -2
     if tuple(pivots.shape) != tuple(ld.shape[:-1]):
         raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
                            f"shape {list(pivots.shape)} instead")
