@@ -1,5 +1,7 @@
-"""Helpers every decomposition uses: type promotion, broadcasting, upcasting, scalars,
-in-place and out= variants. A decomposition calls these and shows only its own idea."""
+"""Helpers every decomposition uses: type promotion, broadcasting, upcasting, scalars (``like``),
+dims (``wrap_dim``), and the one in-place and out= wrapper (``into_out`` / ``into_self``, registered
+by ``register_out`` / ``register_inplace`` / ``register_overloads`` / ``register_with_variants``).
+A decomposition calls these and shows only its own idea."""
 from __future__ import annotations
 
 import numbers
@@ -304,7 +306,7 @@ def register_with_variants(name: str, fn):
     return fn
 
 
-# ----------------------------------------------------------------------------- counting and selection
+# ----------------------------------------------------------------------------- out= forms of data-sized results
 
 def register_data_dependent(fn, name, overloads):
     """register_overloads for ops whose result sizes are data: an out= overload is traced on the

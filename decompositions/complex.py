@@ -1,5 +1,6 @@
 """Decompositions of complex-number ops: building complex tensors (complex, polar), taking them
-apart (real, imag, view_as_real, view_as_complex) and the lazy conjugate (conj).
+apart (real, imag, view_as_real, view_as_complex), the lazy conjugate (conj) and resolve_conj /
+resolve_neg.
 
 Eager's real, imag, view_as_* and conj are views. Prims are functional, so each decomposition
 gives eager's values with eager's strides: view_as_real and view_as_complex are view prims that

@@ -1,4 +1,5 @@
-"""Decompositions of elementwise ATen ops: math, arithmetic, comparisons, logic, bitwise.
+"""Decompositions of elementwise ATen ops: math, arithmetic, comparisons, logic, bitwise; isclose,
+square, gcd, lcm, frexp and isreal.
 
 Most ops are one table row: the aten name, the prim, eager's promotion kind. Each row also
 covers the op's out= and in-place (``<name>_``) overloads through ``register_with_variants``.
@@ -666,6 +667,8 @@ register_with_variants("clip", clamp)
 register_with_variants("clamp_min", lambda a, min: clamp(a, min=min))
 register_with_variants("clamp_max", lambda a, max: clamp(a, max=max))
 
+
+# ---- closeness and conveniences: isclose, square, gcd, lcm, frexp, isreal -------------------
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """a == b, or |a - b| <= atol + |rtol * b| where that is finite (nan == nan with equal_nan);

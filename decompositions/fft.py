@@ -1,6 +1,7 @@
 """Decompositions of torch.fft: the ATen kernels _fft_c2c / _fft_r2c / _fft_c2r and the public
 transforms (fft, ifft, rfft, irfft, hfft, ihfft and their 2-d and n-d forms), fftfreq,
-rfftfreq, fftshift and ifftshift, and the short-time transforms stft and istft.
+rfftfreq, fftshift and ifftshift, the short-time transforms stft and istft, and the window
+functions they take (hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window).
 
 Every transform is one fft prim on the operand resized (trimmed or zero-padded) to the signal
 size: n (1-d) or s (n-d). ``norm`` picks the prim's scaling per direction: "backward" scales

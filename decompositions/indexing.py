@@ -1,5 +1,7 @@
 """Decompositions of indexing: gather, scatter, index_select, take_along_dim, masked_fill,
-advanced indexing (``a[i, j]``) and index_put.
+advanced indexing (``a[i, j]``) and index_put; the writes at tensor-valued indices (index_add,
+index_copy, index_fill, index_reduce, scatter_reduce, masked_scatter, put), each one write prim;
+repeat_interleave and nonzero_static.
 
 Advanced indexing takes the indexed dims together as one flat dim (row-major over their
 sizes), so one index_select reads and one scatter writes. Index values are data: they are
@@ -255,6 +257,9 @@ def index_put(a, indices, values, accumulate=False):
 register_overloads(index_put, "index_put", ("default", "out"), inplace=("default",))
 register(torch.ops.aten._unsafe_index_put.default)(index_put)     # index_put without its bounds check
 
+
+# ----------------------------------------------------------------------------- index writes
+
 INT64 = torch.int64
 INEXACT = dt.FLOAT | dt.COMPLEX
 
@@ -277,8 +282,6 @@ def _truth(t):
     result's nonzero elements are eager's True ones."""
     return P.ne(t, like(t, 0))
 
-
-# ----------------------------------------------------------------------------- index writes
 
 def _index_vector(name, index, dtypes):
     """A 0-d or 1-d integer index as a 1-d int64 tensor, with eager's checks."""
@@ -488,6 +491,8 @@ def put(a, index, source, accumulate=False):
 
 register_overloads(put, "put", ("default", "out"), inplace=("default",))
 
+
+# ----------------------------------------------------------------------------- data-sized results: repeat_interleave, nonzero_static
 
 def _int64_of(name, t):
     if t.dtype not in dt.INT:

@@ -1,9 +1,16 @@
-"""Decompositions of matrix products: mm, bmm, matmul, linear, dot, mv, outer and the
-``add*`` family (beta * input + alpha * product).
+"""Decompositions of linear algebra.
 
-All reach the one ``matmul`` prim, which takes equal batch dims: broadcasting is explicit
-(``broadcast_in_dim``) and vectors become matrices by ``expand_dims``. Eager's products are
-contiguous, as the prim's output is.
+- Products: mm, bmm, matmul, linear, dot, mv, outer, the ``add*`` family (beta * input + alpha *
+  product), addr, inner, tensordot and einsum. All reach the one ``matmul`` prim, which takes equal
+  batch dims: broadcasting is explicit (``broadcast_in_dim``) and vectors become matrices by
+  ``expand_dims``. Eager's products are contiguous, as the prim's output is.
+- Factorizations and solves: Cholesky, LU, QR (Householder: geqrf, ormqr, householder_product),
+  LDL, eigen and singular value decompositions, least squares, the pseudo-inverse, determinants,
+  inverses, the matrix exponential and power, condition numbers. They reach the linalg_decomp
+  prims, whose outputs are row-major; eager's LAPACK kernels return column-major matrices, which
+  ``column_major`` restores.
+- Eager's compositions (CompositeImplicitAutograd) written again in ops that decompose, so their
+  rounding, type promotion and output strides follow eager's: vander, trace, kron, cross.
 """
 from __future__ import annotations
 
@@ -1479,6 +1486,8 @@ def einsum(equation, operands, *, path=None):
 
 register(aten.einsum.default)(einsum)
 
+
+# --- trace, kron, cross ----------------------------------------------------------------------------
 
 def trace(a):
     """The sum of a matrix's main diagonal (integers sum to int64, as sum does)."""

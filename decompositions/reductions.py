@@ -1,4 +1,6 @@
-"""Decompositions of reductions: sums, extrema, statistics, norms, logical reductions.
+"""Decompositions of reductions: sums, extrema, statistics, norms, logical reductions; nanmean,
+renorm, frobenius_norm; counting (histc, histogram, histogramdd, bincount); integration
+(trapezoid, cumulative_trapezoid); cov and corrcoef; diff and sum_to_size.
 
 Each reduces a list of dims with one reduction prim (whose output is contiguous, as eager's
 is) and puts the reduced dims back as size 1 for keepdim.
@@ -473,7 +475,7 @@ def segment_reduce_backward(grad, output, data, reduce, lengths=None, offsets=No
     return in_layout(P.reshape(result, shape), contiguous_strides(shape))
 
 
-# ----------------------------------------------------------------------------- reductions
+# ----------------------------------------------------------------------------- nanmean, renorm, frobenius_norm
 
 def nanmean(a, dim=None, keepdim=False, *, dtype=None):
     """nansum over the count of non-nan elements (nan where there is none)."""
@@ -521,6 +523,8 @@ def frobenius_norm(a, dim, keepdim=False):
 
 register_overloads(frobenius_norm, "frobenius_norm", ("dim", "out"))
 
+
+# ----------------------------------------------------------------------------- counting: histc, histogram, histogramdd, bincount
 
 def histc(a, bins=100, min=0, max=0):
     """The histc prim over [min, max]; with min == max (eager's default 0, 0) over the data's own
@@ -903,6 +907,8 @@ def corrcoef(input):
         return P.complex(torch.clip(P.real(c), -1, 1), torch.clip(P.imag(c), -1, 1))
     return torch.clip(c, -1, 1)
 
+
+# --- differences and sums to a size: diff, sum_to_size --------------------------------------------
 
 def diff(a, n=1, dim=-1, prepend=None, append=None):
     """n-th forward difference along dim (not-equal for bool), after prepend and append."""

@@ -1,5 +1,8 @@
 """Decompositions of shape and layout ops: views, reshapes, transposes, splits, concatenation,
-padding, copies and conversions.
+padding, copies and conversions; the functional copies of views (permute_copy, ...); the *_scatter
+ops that write a view's worth of values into a copy (as_strided_scatter too); block_diag,
+cartesian_prod and combinations; the CompositeImplicitAutograd conveniences of torch.* (ravel,
+hsplit, atleast_2d, movedim, diag_embed, rot90, meshgrid, ...).
 
 Views decompose to the view prims (reshape, permute, slice, squeeze, expand_dims,
 broadcast_in_dim, as_strided), which return views with eager's strides; ops that allocate
@@ -630,6 +633,8 @@ register_out(aten._unsafe_view.out, view)
 # copies src into that clone's as_strided view. Here: self's elements written into a flat buffer at
 # their storage positions, src's over them at the view's positions, and self's positions read back.
 
+
+# --- as_strided_scatter ----------------------------------------------------------------
 
 def _storage_positions(shape, strides, offset, device):
     """The storage index of every element of a (shape, strides, offset) view, shaped like it."""

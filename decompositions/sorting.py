@@ -1,6 +1,7 @@
 """Decompositions of sorting, selection, scans and searching: sort, argsort, msort, topk,
 kthvalue, median, nanmedian, the cumulative scans, searchsorted, bucketize, take, nonzero,
-argwhere and masked_select.
+argwhere and masked_select; mode, quantile and nanquantile (read from the sorted operand, as
+eager does); unique_consecutive, unique_dim and unique_dim_consecutive; isin.
 
 The sort and scan prims return contiguous outputs; where eager's sort keeps the operand's
 layout (preserve_format) the decomposition lays the result out so. Selections (kthvalue,
@@ -309,6 +310,8 @@ register_overloads(nonzero, "argwhere", ("default",))
 register_overloads(masked_select, "masked_select", ("default", "out"))
 
 
+# --- modes, quantiles, unique values ---------------------------------------------------------
+
 def mode(a, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest of the most frequent) and the index of its
     last occurrence: the longest run of the stable ascending sort, its last element.
@@ -478,7 +481,7 @@ register_data_dependent(unique_dim, "unique_dim", ("default", "out"))
 register_data_dependent(unique_dim_consecutive, "unique_dim_consecutive", ("default", "out"))
 
 
-# ----------------------------------------------------------------------------- membership and closeness
+# --- membership: isin ------------------------------------------------------------------------
 
 def _check_isin_dtype(*dtypes):
     for d in dtypes:

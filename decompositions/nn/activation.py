@@ -226,8 +226,6 @@ def safe_softmax(a, dim, dtype=None):
 register_out(aten.log_sigmoid_forward.output, log_sigmoid_forward)
 
 
-# ----------------------------------------------------------------------------- activations
-
 @register(aten.relu6.default)
 def relu6(a):
     return aten.hardtanh.default(a, 0.0, 6.0)

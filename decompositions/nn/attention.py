@@ -19,9 +19,6 @@ from primkit.prims import dtypes as dt
 # dropout, native_dropout and the other random training ops: decompositions/nn_random.py
 
 
-# ----------------------------------------------------------------------------- attention
-
-
 def repeat_heads(t, repeats):
     """(..., H, S, E) -> (..., H * repeats, S, E), each head repeated in place (repeat_interleave)."""
     head = t.dim() - 3

@@ -11,9 +11,6 @@ from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import contiguous_strides, is_channels_last, is_contiguous
 
 
-# ----------------------------------------------------------------------------- helpers
-
-
 def numel_of(shape):
     n = 1
     for s in shape:
@@ -59,9 +56,6 @@ def is_channels_last_nd(t):
 def check_floating(name, t):
     if t.dtype not in dt.FLOAT:
         raise RuntimeError(f"{name}: expected a floating-point input, got {dt.short(t.dtype)}")
-
-
-# ----------------------------------------------------------------------------- convolution
 
 
 def per_dim(name, value, n):

@@ -84,7 +84,6 @@ for _n, _op in ((1, aten.conv_transpose1d.default), (2, aten.conv_transpose2d.in
 register_out(aten.convolution.out, convolution)
 
 
-# ----------------------------------------------------------------------------- unfold / fold (im2col / col2im)
 # F.unfold and F.fold: the windowed prims on a batch of images (3-d / 2-d inputs are a batch of one),
 # after eager's argument checks.
 

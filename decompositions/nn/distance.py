@@ -12,9 +12,6 @@ from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
 
 
-# ----------------------------------------------------------------------------- distances
-
-
 @register(aten.pairwise_distance.default)
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     ndim = max(x1.dim(), x2.dim())

@@ -20,8 +20,6 @@ def check_dropout_p(p):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-# ----------------------------------------------------------------------------- dropout
-
 ALPHA = 1.7580993408473766    # SELU's alpha * scale: alpha dropout keeps SELU's mean and variance
 
 

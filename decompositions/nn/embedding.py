@@ -13,9 +13,6 @@ from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
 
 
-# ----------------------------------------------------------------------------- embedding, dropout
-
-
 @register(aten.embedding.default)
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     # padding_idx only affects the gradient: the forward is a plain row lookup.
@@ -126,9 +123,6 @@ def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode
     return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset,
                           -1 if padding_idx is None else padding_idx)
 register_out(aten.embedding.out, embedding)
-
-
-# ----------------------------------------------------------------------------- other nn
 
 
 @register(aten.one_hot.default)

@@ -12,7 +12,6 @@ from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
 
 
-# ----------------------------------------------------------------------------- sampling grids
 # grid_sampler_2d/3d read the input at the points a grid gives in [-1, 1] coordinates; the helpers
 # follow eager's CPU kernels (unnormalize, then clip or reflect for the padding mode). Eager's 2-d
 # kernel is vectorized (GridSamplerKernel.cpp), its 3-d kernel scalar (GridSampler.h): the two

@@ -18,8 +18,6 @@ from primkit.decompositions.type_promotion import computation_dtype, result_type
 from primkit.prims import dtypes as dt
 
 
-# ----------------------------------------------------------------------------- losses
-
 NONE, MEAN, SUM = 0, 1, 2
 
 
@@ -175,9 +173,6 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
     return to_dtype(mixed, orig)
 register_out(aten.nll_loss.out, nll_loss)
 register_out(aten.nll_loss_forward.output, nll_loss_forward)
-
-
-# ----------------------------------------------------------------------------- losses
 
 
 def _huber(x, y, c, delta=1.0):

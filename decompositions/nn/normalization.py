@@ -20,9 +20,6 @@ def _mean(x, dims):
     return P.div(total, like(total, numel_of([x.shape[d] for d in dims])))
 
 
-# ----------------------------------------------------------------------------- normalization
-
-
 def _channel_view(v, like, dim):
     """A per-channel vector (C,) broadcast along dim of like."""
     return P.broadcast_in_dim(v, list(like.shape), [dim])

@@ -10,9 +10,6 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 
 
-# ----------------------------------------------------------------------------- padding
-
-
 def output_layout(t, like):
     """Eager's pad/upsample/shuffle kernels: channels-last for a channels-last input, else contiguous."""
     if is_channels_last_nd(like) and t.dim() == like.dim():

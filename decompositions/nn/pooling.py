@@ -16,7 +16,6 @@ from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
 
 
-# ----------------------------------------------------------------------------- pooling
 # Windows are strided slices of the padded input, one per kernel offset, stacked on a new last
 # dim and reduced with amax / argmax / sum. Channels-last inputs are pooled in NHWC order so
 # the result keeps eager's channels-last layout.
@@ -442,9 +441,6 @@ def max_unpool3d(a, indices, output_size, stride, padding):
         raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
     return _max_unpool("max_unpooling3d", a, indices, output_size, 3)
 
-
-# ----------------------------------------------------------------------------- out= overloads
-# Each computes its functional form and writes every result into its out tensor.
 
 register_out(aten._adaptive_avg_pool2d.out, adaptive_avg_pool2d)
 register_out(aten.adaptive_avg_pool2d.out, adaptive_avg_pool2d)

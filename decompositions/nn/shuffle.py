@@ -8,9 +8,6 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 
 
-# ----------------------------------------------------------------------------- shuffles
-
-
 def _shuffle(a, split, perm, merged):
     """reshape a to ``split``, permute by ``perm``, reshape to ``merged``, in eager's output layout."""
     y = P.reshape(P.permute(P.reshape(contiguous(a), split), perm), merged)

@@ -14,9 +14,6 @@ from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
 
 
-# ----------------------------------------------------------------------------- upsampling
-
-
 def _scale(in_size, out_size, scale, align_corners):
     """Eager's area_pixel_compute_scale: source step per output step."""
     if align_corners:
