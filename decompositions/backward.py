@@ -1,7 +1,7 @@
 """Decompositions of the backward ATen ops that autograd (and so AOTAutograd) emits for
 torch.nn: activations, softmax, norms, convolution, pooling, embedding, attention and losses.
 
-Each is the adjoint of the forward in decompositions/nn.py, written in prims. Float16/bfloat16
+Each is the adjoint of the forward in decompositions/nn/, written in prims. Float16/bfloat16
 are computed in float32 and cast back, as eager's kernels do; an ``output_mask`` entry that is
 False gives None, as eager gives an undefined tensor.
 """
@@ -584,7 +584,7 @@ def _avg_pool_backward(name, n):
         (g,), orig = upcast(grad_output)
         if divisor_override is not None:
             g = P.div(g, like(g, divisor_override))
-        else:   # the forward's divisor per window, as in decompositions.nn._avg_pool
+        else:   # the forward's divisor per window, as in decompositions.nn.pooling._avg_pool
             padded = [s + (2 * p if count_include_pad else 0) for s, p in zip(sizes, padding)]
             ones = P.full(padded, 1, dtype=g.dtype, device=g.device)
             low = [0] * n if count_include_pad else padding

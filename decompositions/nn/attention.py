@@ -16,7 +16,7 @@ from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
 
 
-# dropout, native_dropout and the other random training ops: decompositions/nn_random.py
+# dropout, native_dropout and the other random training ops: decompositions/nn/dropout.py
 
 
 def repeat_heads(t, repeats):
