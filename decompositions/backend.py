@@ -19,7 +19,7 @@ from torch.fx import traceback as fx_traceback
 from primkit import prims
 from primkit.decompositions import guards
 from primkit.decompositions.composite import composites, override_keys
-from primkit.decompositions.lowering import _node_dtype
+from primkit.decompositions.lowering import node_dtype
 from primkit.decompositions.registry import DecompositionError, overloads_of, registered
 
 _ATEN_KEY = "primkit.aten_op"   # the key under node.meta["custom"] while tracing (FX copies "custom" onto nodes)
@@ -81,7 +81,7 @@ def outside_target(gm, target) -> list[dict]:
     seen, out = set(), []
     for node in gm.graph.nodes:
         if node.op == "call_function" and prims.is_prim(node.target) and node.target._opname not in target:
-            dtype = _node_dtype(node)
+            dtype = node_dtype(node)
             row = {"prim": node.target._opname, "dtype": str(dtype).removeprefix("torch.") if dtype else None,
                    "aten": node.meta.get("aten_op") or "(called directly)", "module": module_path(node)}
             key = tuple(row.values())

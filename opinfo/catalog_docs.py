@@ -111,7 +111,7 @@ def _lowering_section() -> list:
     from primkit.decompositions.lowering import LOWERINGS, MINIMAL_PRIMS, reaches
     lines = ["## lowering and the minimal set", "",
              "A backend that implements only some prims asks for `get_decompositions(target=SET)`: the prims "
-             "below decompose into other prims (`decompositions/lowering.py`), and the table applies them until "
+             "below decompose into other prims (`decompositions/lowering/`, one module per prim family), and the table applies them until "
              "only SET is left. A prim with no lowering must be in every SET.", "",
              "| prim | lowers to |", "| --- | --- |"]
     lines += [f"| `{name}` | {', '.join(f'`{p}`' for p in sorted(reaches(name)))} |" for name in sorted(LOWERINGS)]
