@@ -1,4 +1,4 @@
-"""OpInfo entries: more linear algebra (decompositions.linalg_extra) and the out_dtype products
+"""OpInfo entries: more linear algebra (decompositions.linalg) and the out_dtype products
 (decompositions.linalg).
 
 Factorization samples are well conditioned (opinfo.definitions.linalg's ``_well_conditioned``);
