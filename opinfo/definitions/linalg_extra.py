@@ -1,5 +1,4 @@
-"""OpInfo entries: more linear algebra (decompositions.linalg) and the out_dtype products
-(decompositions.linalg).
+"""OpInfo entries: more linear algebra and the out_dtype products (decompositions.linalg).
 
 Factorization samples are well conditioned (opinfo.definitions.linalg's ``_well_conditioned``);
 the prims call the LAPACK routines eager calls, so most results agree to the last bit. Ops that
