@@ -16,7 +16,7 @@ from primkit.opinfo.module_db import ModuleInfo, ModuleXFail, T, check_unique as
 from primkit.opinfo.modules import RECORDS as _MODULE_RECORDS
 
 op_db: list[OpInfo] = list(_ENTRIES) + prim_entries()
-_gradients.apply(op_db)   # which entries test_gradients checks, and its known failures
+_gradients.apply(op_db)   # which entries test_gradients checks
 
 _names = [e.name for e in op_db]
 _dupes = sorted({n for n in _names if _names.count(n) > 1})

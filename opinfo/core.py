@@ -45,11 +45,20 @@ class ErrorInput:
 
 @dataclass(frozen=True)
 class XFail:
-    """A known failure: strict (an unexpected pass fails the suite). ``test`` is one of ALL_TESTS."""
+    """A known failure: strict (an unexpected pass fails the suite, and so does an exception other than
+    ``raises``). ``test`` is one of ALL_TESTS."""
     test: str
     reason: str
     dtypes: frozenset | None = None     # None: every dtype
     device: str | None = None           # None: every device
+    raises: type | tuple = field(kw_only=True)   # the exception the test raises: required, so no xfail passes on any
+
+    def __post_init__(self):
+        kinds = self.raises if isinstance(self.raises, tuple) else (self.raises,)
+        if self.test not in ALL_TESTS or not kinds or not all(
+                isinstance(k, type) and issubclass(k, BaseException) for k in kinds):
+            raise ValueError(f"XFail: test must be one of {ALL_TESTS} and raises an exception type or a tuple of "
+                             f"them; got test={self.test!r}, raises={self.raises!r}")
 
     def applies(self, test, dtype, device) -> bool:
         return (self.test == test and (self.dtypes is None or dtype in self.dtypes)

@@ -1,4 +1,4 @@
-"""Which entries test_gradients checks, and its known failures: data, read by ``opinfo``.
+"""Which entries test_gradients checks: data, read by ``opinfo``.
 
 ``NO_EAGER_GRADIENT``: entries whose op eager does not differentiate on the float64 samples
 (integer or bool results, creation from sizes, ops whose eager derivative is not implemented,
@@ -11,9 +11,7 @@ gradients are compared on Hermitian perturbations (see below).
 ``EAGER_REFERENCE_INPUTS``: entries whose eager reference gradient is computed at shifted inputs
 (same gradient, computed exactly by eager there).
 
-``GRADIENT_XFAILS``: entries whose float64 gradients through the traced prim graph do not equal
-eager's yet; each becomes a strict xfail of test_gradients with its reason (an entry fixed
-shows up as an unexpected pass).
+Known gradient failures are strict xfails ("gradients") in their entries, as every other xfail.
 """
 from __future__ import annotations
 
@@ -74,32 +72,12 @@ EAGER_REFERENCE_INPUTS = {"logsumexp": _shift_by_max, "special_logsumexp": _shif
 # eager's parameter gradients).
 HERMITIAN_INPUT = frozenset(("cholesky", "linalg.cholesky", "linalg.cholesky_ex", "linalg.eigh", "linalg.eigvalsh"))
 
-GRADIENT_XFAILS = {
-    **dict.fromkeys(("binary_cross_entropy", "binary_cross_entropy.out", "nn.functional.binary_cross_entropy"),
-                    "at x = 0 or 1 (a log clamped at -100) eager's backward is its own formula "
-                    "w (x - t) / max(x (1 - x), 1e-12), -1e12 at x = 0, t = 1; primkit's is the derivative of the "
-                    "clamped loss it computes: the clamped log contributes 0"),
-    "prod_all": "a zero among magnitudes whose product overflows: the value is nan (inf * 0, in eager too), so no "
-                "gradient is right; eager's running products of the others give 0 or inf by their order, primkit's "
-                "result / x nan",
-    "var": "a 0-d input with correction > N = 1: the value is nan (eager divides by max(N - correction, 0)), so "
-           "no gradient is right; eager's backward along dims (and the var prim's derivative) gives "
-           "2 / (N - correction) * (x - mean) = 0 there, its 0-d backward nan",
-    "index_bool_mask": "boolean-mask indexing is data-dependent: primkit cannot trace it",
-}
-
-
 def apply(op_db) -> None:
-    """Set supports_autograd and add the strict xfails; a name that is no entry is an error."""
-    from primkit.opinfo.core import XFail
-    import torch
+    """Set supports_autograd; a name that is no entry is an error."""
     by_name = {e.name: e for e in op_db}
-    unknown = sorted((set(NO_EAGER_GRADIENT) | set(GRADIENT_XFAILS) | HERMITIAN_INPUT | set(EAGER_REFERENCE_INPUTS))
+    unknown = sorted((set(NO_EAGER_GRADIENT) | HERMITIAN_INPUT | set(EAGER_REFERENCE_INPUTS))
                      - set(by_name))
     if unknown:
         raise ValueError(f"opinfo.gradients: no entries named {unknown}")
     for name in NO_EAGER_GRADIENT:
         by_name[name].supports_autograd = False
-    for name, reason in GRADIENT_XFAILS.items():
-        entry = by_name[name]
-        entry.xfails = (*entry.xfails, XFail("gradients", reason, frozenset({torch.float64})))

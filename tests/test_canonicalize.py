@@ -212,7 +212,11 @@ def test_group_inputs_and_outputs():
     gm = trace(model, *MODELS[0][2])
     groups = {g.path: g for g in group_by_module(gm)}
     fc1 = groups["fc1"]
-    assert [n.op for n in fc1.inputs][:1] == ["placeholder"] or fc1.inputs
+    # fc1 reads the model's input and its own weight and bias (constants in the graph), nothing else.
+    assert [n for n in fc1.inputs if n.op == "placeholder"] == [n for n in gm.graph.nodes if n.op == "placeholder"]
+    params = [getattr(gm, n.target) for n in fc1.inputs if n.op == "get_attr"]
+    assert len(fc1.inputs) == 3 and len(params) == 2, fc1.inputs
+    assert any(torch.equal(p, model.fc1.weight) for p in params) and any(torch.equal(p, model.fc1.bias) for p in params)
     assert fc1.outputs and all(any(u not in fc1.nodes for u in n.users) for n in fc1.outputs)
     # Call order: fc1 before fc2 before fc3.
     order = [g.path for g in group_by_module(gm)]

@@ -64,7 +64,7 @@ def _params(config, test, *, prims=None, per_dtype=True, want=None, only_dtypes=
                 marks = [pytest.mark.xdist_group(entry.name)]
                 xf = entry.xfail_for(test, dtype, device)
                 if xf is not None:
-                    marks.append(pytest.mark.xfail(strict=True, reason=xf.reason))
+                    marks.append(pytest.mark.xfail(strict=True, raises=xf.raises, reason=xf.reason))
                 out.append(pytest.param(entry, dtype, device, marks=marks,
                                         id=f"{entry.name}-{_id(dtype)}-{device}" if per_dtype else
                                         f"{entry.name}-{device}"))
@@ -251,35 +251,56 @@ def test_inplace(entry, dtype, device):
         assert_same(s_traced.input, s_eager.input, entry, dtype, sample, what="mutated input")
 
 
-def _out_call(op, sample, out_t):
-    """(fn, tensors): fn(out, *sample tensors) calls op on the sample with ``out=``."""
+def _out_call(op, sample, outs, as_list):
+    """(fn, tensors): fn(*outs, *sample tensors) calls op on the sample with ``out=`` (outs[0], or the
+    list of outs where the op writes several: split_copy, unbind_copy, max.dim, ...)."""
     tensors = as_function(op, sample)[1]
 
-    def with_out(o, *ts):
-        return as_function(op, sample, out=o)[0](*ts)
+    def with_out(*ts):
+        out = list(ts[:len(outs)]) if as_list else ts[0]
+        return as_function(op, sample, out=out)[0](*ts[len(outs):])
     with_out.__name__ = getattr(op, "__name__", "op")
-    return with_out, [out_t, *tensors]
+    return with_out, [*outs, *tensors]
+
+
+def _filled_like(t):
+    # A fixed fill (not empty memory, which may happen to hold the answer): a write that does not
+    # reach out shows.
+    return torch.full_like(t, float("nan") if t.is_floating_point() or t.is_complex() else 1)
 
 
 def test_out(entry, dtype, device):
-    checked = []    # (sample, eager's out, primkit's out)
+    checked = []    # (sample, eager's outs, primkit's outs, eager's return value)
     calls = []
     for sample in _variant_samples(entry, "out", dtype, device):
         expected = call(entry.op, sample)
-        if not isinstance(expected, torch.Tensor):
+        as_list = not isinstance(expected, torch.Tensor)
+        if as_list and not (isinstance(expected, (tuple, list)) and expected
+                            and all(isinstance(t, torch.Tensor) for t in expected)):
             continue
-        out_e = torch.empty_like(expected)
-        # A fixed fill (not empty memory, which may happen to hold the answer): a write that does
-        # not reach out shows.
-        out_t = torch.full_like(expected, float("nan") if expected.is_floating_point() or expected.is_complex() else 1)
-        call(entry.op, sample, out=out_e)
-        checked.append((sample, out_e, out_t))
-        calls.append(_out_call(entry.op, sample, out_t))
+        expected = list(expected) if as_list else [expected]
+        outs_e = [torch.empty_like(t) for t in expected]
+        outs_t = [_filled_like(t) for t in expected]
+        returned = call(entry.op, sample, out=outs_e if as_list else outs_e[0])
+        checked.append((sample, outs_e, outs_t, returned))
+        calls.append(_out_call(entry.op, sample, outs_t, as_list))
     if not calls:
         return
-    trace_calls(calls, [str(c[0]) for c in checked]).run([ts for _, ts in calls])
-    for sample, out_e, out_t in checked:
-        assert_same(out_t, out_e, entry, dtype, sample, what="out")
+    results = trace_calls(calls, [str(c[0]) for c in checked]).run([ts for _, ts in calls])
+    for (sample, outs_e, outs_t, returned), result in zip(checked, results, strict=True):
+        assert len(outs_t) == len(outs_e)
+        for i, (out_t, out_e) in enumerate(zip(outs_t, outs_e)):
+            assert_same(out_t, out_e, entry, dtype, sample, what=f"out[{i}]")
+            assert significant_strides(out_t) == significant_strides(out_e), \
+                f"out[{i}] strides {out_t.stride()} != eager {out_e.stride()} for {sample}"
+        # What the call returns: eager returns its out tensors (or None: split_copy, unbind_copy);
+        # the graph returns the values it wrote into them.
+        if returned is None:
+            assert result is None, f"eager returns None, primkit {result!r}: {sample}"
+            continue
+        got, want = pytree.tree_leaves(result), pytree.tree_leaves(returned)
+        assert all(w is o for w, o in zip(want, outs_e, strict=True)), "eager returns its out tensors"
+        assert_same(got, outs_t, entry, dtype, sample, what="returned")
 
 
 def _same_size(meta, real) -> bool:

@@ -7,24 +7,26 @@ outside SET (make_fx applies table entries to primkit ops as to ATen ops), where
 the lowering itself on meta tensors.
 
 Layout: ``core.py`` (the registry and shared helpers), one module per prim family holding its
-lowerings (``elementwise.py``, ``reductions.py``, ``memory.py``, ...), ``reach.py`` (reachability,
-the core set). Importing the package registers every lowering.
+lowerings (``elementwise.py``, ``complex.py``, ``conversion.py``, ``reductions.py``, ``memory.py``,
+...), ``reach.py`` (reachability, the core set, ``OPTIONAL_SPECIAL``). Importing the package
+registers every lowering.
 
 ``MINIMAL_PRIMS`` is the smallest closure: the prims that have no lowering valid at every dtype
 they take.
 
 Lowerings keep eager's numerics where a naive formula would not: log1p and expm1 use the
 u = 1 + x correction (Goldberg), tanh is computed from expm1 of -2x on the half plane
-Re x >= 0 (and its odd symmetry).
+Re x >= 0 (and its odd symmetry), complex inverse functions and tanh by Kahan's formulas, float
+fmod by exact long division (Dekker's product).
 """
 from __future__ import annotations
 
-from primkit.decompositions.lowering import elementwise, memory, reductions  # noqa: F401  (registration)
+from primkit.decompositions.lowering import complex, conversion, elementwise, memory, reductions  # noqa: F401  (registration)
 from primkit.decompositions.lowering.core import LOWERINGS, lowers
 from primkit.decompositions.lowering.reach import (  # noqa: F401
-    CORE_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, core_gap, lower_to, node_dtype, prim_set, reachable_pairs,
-    reaches, reaches_at, unreachable, valid_dtypes,
+    CORE_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, OPTIONAL_SPECIAL, core_gap, lower_to, node_dtype, prim_set,
+    reachable_pairs, reaches, reaches_at, unreachable, valid_dtypes,
 )
 
-__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "core_gap", "lower_to",
-           "node_dtype", "prim_set", "reachable_pairs", "reaches", "reaches_at", "unreachable", "valid_dtypes"]
+__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "OPTIONAL_SPECIAL", "core_gap",
+           "lower_to", "node_dtype", "prim_set", "reachable_pairs", "reaches", "reaches_at", "unreachable", "valid_dtypes"]

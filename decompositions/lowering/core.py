@@ -45,6 +45,8 @@ def in_opmath(fn):
         rest = [P.convert_element_type(r, torch.float32) if isinstance(r, torch.Tensor) and r.dtype == x.dtype else r
                 for r in rest]
         result = fn(P.convert_element_type(x, torch.float32), *rest)
+        if isinstance(result, tuple):     # several outputs: those in float32 go back to x's dtype
+            return tuple(P.convert_element_type(r, x.dtype) if r.dtype == torch.float32 else r for r in result)
         return P.convert_element_type(result, x.dtype)
     return lowered
 

@@ -204,7 +204,34 @@ OPTIONAL_FAMILIES = frozenset({"linalg_decomp", "fft", "sort", "data_dependent",
 data-dependent shapes, random draws (the generator's contract is the backend's own)."""
 
 
+OPTIONAL_SPECIAL = frozenset({
+    # Bessel and Airy functions: eager evaluates Cephes' piecewise rational and Chebyshev
+    # approximations (tens of coefficients per interval); a backend implements them or leaves them out
+    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+    "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "airy_ai", "i0", "i0e", "i1", "i1e",
+    # orthogonal polynomials: a recurrence whose length is the degree n, a value of the operand tensor
+    # (a lowering would unroll to the largest n, known only at run time)
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+    # gamma family: eager's Lanczos / asymptotic series with argument reduction (lgamma, digamma,
+    # polygamma, mvlgamma, a sum of lgamma), and continued fractions iterated to convergence (igamma,
+    # igammac, zeta)
+    "lgamma", "digamma", "polygamma", "mvlgamma", "igamma", "igammac", "zeta",
+    # error-function inverses and tails: rational approximations (erfinv, ndtri), and values below
+    # erf's resolution (erfcx, log_ndtr need erfc far in the tail, where 1 - erf(x) is 0)
+    "erfinv", "ndtri", "erfcx", "log_ndtr",
+})
+"""Special functions a backend may leave out: no formula in other prims matches eager's numerics
+(each group's reason beside it). They are elementwise prims; ``core_gap`` excludes them as it
+excludes ``OPTIONAL_FAMILIES``."""
+
+
 def core_gap(dtypes=None) -> list[str]:
-    """The prims outside the optional families that do not reach ``CORE_PRIMS`` (at ``dtypes``)."""
+    """The prims outside the optional families and ``OPTIONAL_SPECIAL`` that do not reach ``CORE_PRIMS``
+    (at ``dtypes``)."""
     return sorted(p.name for p in prims.catalog()
-                  if p.family not in OPTIONAL_FAMILIES and p.name in unreachable(CORE_PRIMS, dtypes))
+                  if p.family not in OPTIONAL_FAMILIES and p.name not in OPTIONAL_SPECIAL
+                  and p.name in unreachable(CORE_PRIMS, dtypes))

@@ -12,6 +12,7 @@ import operator
 import torch
 
 from primkit.opinfo.core import DEFAULT_TOLERANCES, ErrorInput, OpInfo, SampleInput, XFail
+from primkit.prims.errors import PrimConstraintError
 from primkit.opinfo.dtypes import ALL, BOOL, COMPLEX, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
 from primkit.opinfo.samples import (
     BINARY_SHAPE_PAIRS, error_inputs_elementwise_binary, layouts, make,
@@ -410,7 +411,8 @@ def error_inputs_sub(op, device):
 EXACT_IN_FLOAT32 = {torch.int64: DEFAULT_TOLERANCES[torch.float32], torch.bool: DEFAULT_TOLERANCES[torch.float32]}
 
 NO_NEXTAFTER_HALF = XFail("values", "nextafter has no float16/bfloat16 prim and cannot be computed in float32 "
-                          "(the next float32 is not the next half)", dtypes=HALF)
+                          "(the next float32 is not the next half)", dtypes=HALF,
+                          raises=PrimConstraintError)
 
 ENTRIES = [
     # ---- unary math: prims, eager's promotion (integers and bool compute in float) -------------
@@ -460,7 +462,7 @@ ENTRIES = [
     _unary("angle", dtypes=ALL | COMPLEX,
            xfails=(XFail("strides", "eager allocates complex angle's output empty and resizes it (contiguous); the "
                                     "atan2 prim keeps the input's layout and a contiguous copy (empty_strided + "
-                                    "copy_to) is lost in traces today", dtypes=COMPLEX),)),
+                                    "copy_to) is lost in traces today", dtypes=COMPLEX, raises=AssertionError),)),
     _unary("conj_physical", dtypes=COMPLEX, aten=("aten::_conj_physical",)),
     _unary("square", aten=("aten::pow.Tensor_Scalar",)),
     _unary("mvlgamma", dtypes=NO_BOOL, sample_inputs=_with_int_arg("p", (1, 2, 3)), domain=(1.5, None),
@@ -523,8 +525,8 @@ ENTRIES = [
     _binary("hypot", dtypes=FLOATING, python_scalars=False, aten=("aten::hypot",), reference_inputs=extremal_binary),
     _binary("copysign", reference_inputs=extremal_binary),
     _binary("nextafter", dtypes=FLOATING, python_scalars=False, aten=("aten::nextafter",),
-            xfails=(NO_NEXTAFTER_HALF, XFail("strides", NO_NEXTAFTER_HALF.reason, dtypes=HALF),
-                    XFail("inplace", NO_NEXTAFTER_HALF.reason, dtypes=HALF))),
+            xfails=(NO_NEXTAFTER_HALF, XFail("strides", NO_NEXTAFTER_HALF.reason, dtypes=HALF, raises=PrimConstraintError),
+                    XFail("inplace", NO_NEXTAFTER_HALF.reason, dtypes=HALF, raises=PrimConstraintError))),
     _binary("special.gammainc", dtypes=FLOATING, python_scalars=False, domain=(0, None), inplace=None,
             aten=("aten::igamma",)),
     _binary("special.gammaincc", dtypes=FLOATING, python_scalars=False, domain=(0, None), inplace=None,

@@ -13,6 +13,7 @@ import math
 
 import torch
 
+from primkit.decompositions import DecompositionError
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from primkit.opinfo.definitions.indexing import _indices, _layouts
 from primkit.opinfo.definitions.nn import out_entry
@@ -769,7 +770,7 @@ ENTRIES = [
            ("aten::repeat_interleave.Tensor", "aten::repeat_interleave.Tensor_out"),
            _repeat_interleave_counts_samples, _repeat_interleave_counts_errors, dtypes={torch.int64, torch.int32},
            supports_out=True, supports_autograd=False,
-           xfails=[XFail(t, UNBACKED_CONVERSION, frozenset({torch.int32})) for t in ("values", "strides", "out")]),
+           xfails=[XFail(t, UNBACKED_CONVERSION, frozenset({torch.int32}), raises=DecompositionError) for t in ("values", "strides", "out")]),
     _entry("repeat_interleave_counts_static", _positional_out(aten.repeat_interleave.Tensor_out),
            ("aten::repeat_interleave.Tensor", "aten::repeat_interleave.Tensor_out"),
            _repeat_interleave_counts_samples, dtypes={torch.int64, torch.int32}, supports_out=True,
@@ -781,7 +782,8 @@ ENTRIES = [
                                       if s.input.is_contiguous()), dtypes=ALL,
            xfails=[XFail("gradients", "eager's as_strided_scatter derivative for self is wrong (it fails "
                                       "torch.autograd.gradcheck: it keeps the gradient at the view's positions, which src "
-                                      "overwrites, and zeroes it elsewhere); the traced graph's is the correct one")]),
+                                      "overwrites, and zeroes it elsewhere); the traced graph's is the correct one",
+                                      raises=AssertionError)]),
     # No gradients: eager's autograd refuses a non-contiguous self ("only supported for contiguous inputs").
     _entry("as_strided_scatter.strided_self", torch.as_strided_scatter, ("aten::as_strided_scatter",),
            lambda op, device, dtype: (s for s in _as_strided_scatter_samples(op, device, dtype)

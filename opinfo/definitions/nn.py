@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 import torch.utils._pytree as pytree
 
-from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from primkit.opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
 from primkit.opinfo.harness import clone_sample
 from primkit.opinfo.samples import extremal_unary, layouts, make
@@ -1011,9 +1011,11 @@ REDUCTION_TOLERANCES = {
 
 ENTRIES = [
     _activation("relu", dtypes=FLOATING | INTEGRAL, inplace=torch.relu_),
-    # Eager's vectorized erf gives gelu(+inf) = nan; the decomposition gives +inf (the limit): no +inf sample.
     _activation("gelu", {}, {"approximate": "tanh"}, error_inputs=_errors_gelu,
-                domain=(None, torch.finfo(torch.float64).max)),
+                xfails=[XFail("values", "eager's vectorized float32 / bfloat16 CPU gelu gives gelu(+inf) = nan (its erf "
+                              "path); primkit's x / 2 (1 + erf(x / sqrt 2)) gives +inf, the limit, as eager's float64 "
+                              "and float16 kernels do", frozenset({torch.float32, torch.bfloat16}), "cpu",
+                              raises=AssertionError)]),
     _activation("silu", inplace=_inplace(F.silu, inplace=True), error_inputs=_errors_floating_only),
     _activation("hardtanh", {}, {"min_val": -0.5, "max_val": 2.0}, dtypes=FLOATING | INTEGRAL,
                 inplace=F.hardtanh_),

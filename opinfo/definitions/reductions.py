@@ -211,7 +211,11 @@ ENTRIES = [
     _reduction("prod", torch.prod, aten=("aten::prod.dim_int", "aten::prod.int_out"), dims="int", domain=(-2, 2),
                full=False, tolerances=SUM_TOLERANCES),
     _reduction("prod_all", aten.prod, aten=("aten::prod", "aten::prod.out"), dims="none", domain=(-2, 2),
-               tolerances=SUM_TOLERANCES, variants=({}, {"dtype": torch.float64})),
+               tolerances=SUM_TOLERANCES, variants=({}, {"dtype": torch.float64}),
+               xfails=[XFail("gradients", "a zero among magnitudes whose product overflows: the value is nan (inf * 0, "
+                             "in eager too), so no gradient is right; eager's running products of the others give 0 "
+                             "or inf by their order, primkit's result / x nan", frozenset({torch.float64}),
+                             raises=AssertionError)]),
     _reduction("mean", torch.mean, aten=("aten::mean", "aten::mean.dim"), dtypes=FLOATING, tolerances=SUM_TOLERANCES,
                errors=(INT_INPUT[:-1] + ("could not infer output dtype",),)),
     _reduction("mean_all", aten.mean, aten=("aten::mean", "aten::mean.dtype_out"), dtypes=FLOATING, dims="none",
@@ -243,7 +247,11 @@ ENTRIES = [
                errors=(((0, 3), torch.float32, {}, RuntimeError, "cannot compute aminmax over an empty dimension"),
                        ((0, 3), torch.float32, {"dim": 0}, IndexError, "to have non-zero size"))),
     _reduction("var", torch.var, aten=("aten::var.correction",), dtypes=FLOATING, variants=VAR_VARIANTS,
-               full="dim=None", tolerances=SUM_TOLERANCES, errors=(INT_INPUT[:-1] + ("only support floating point",),)),
+               full="dim=None", tolerances=SUM_TOLERANCES, errors=(INT_INPUT[:-1] + ("only support floating point",),),
+               xfails=[XFail("gradients", "a 0-d input with correction > N = 1: the value is nan (eager divides by "
+                             "max(N - correction, 0)), so no gradient is right; eager's backward along dims (and the var "
+                             "prim's derivative) gives 2 / (N - correction) * (x - mean) = 0 there, its 0-d backward nan",
+                             frozenset({torch.float64}), raises=AssertionError)]),
     _reduction("std", torch.std, aten=("aten::std.correction",), dtypes=FLOATING, variants=VAR_VARIANTS,
                full="dim=None", tolerances=SUM_TOLERANCES),
     _reduction("var_mean", torch.var_mean, aten=("aten::var_mean.correction",), dtypes=FLOATING,
@@ -253,7 +261,7 @@ ENTRIES = [
     OpInfo(name="var_mean_nonfinite", op=torch.var_mean, aten=("aten::var_mean.correction",),
            sample_inputs=extremal_reduction, dtypes=FLOATING, family="reductions",
            xfails=(XFail("values", "eager's Welford kernel gives a nan mean for a row holding inf (inf - inf in its "
-                                   "running update); the decomposition's mean is mean()'s, inf"),)),
+                                   "running update); the decomposition's mean is mean()'s, inf", raises=AssertionError),)),
     # (No out= test: with out=, a positional unbiased flag binds to var.out's dim.)
     _entry("var_unbiased", aten.var, ("aten::var", "aten::var.dim"), sample_inputs_var_positional),
     _entry("std_unbiased", aten.std, ("aten::std", "aten::std.dim"), sample_inputs_var_positional),
@@ -291,7 +299,8 @@ ENTRIES = [
     # Sums and products over segments, in scatter order: the float16/bfloat16 SUM_TOLERANCES.
     _entry("segment_reduce", torch.segment_reduce, ("aten::segment_reduce",), sample_inputs_segment_reduce,
            xfails=(XFail("gradients", "ties among a segment's max/min (the expanded samples): eager's kernel divides "
-                         "only a positive gradient among them, the traced gradient shares every one evenly"),)),
+                         "only a positive gradient among them, the traced gradient shares every one evenly",
+                         raises=AssertionError),)),
     _entry("norm_dim_dtype", aten.norm, ("aten::norm.ScalarOpt_dim_dtype", "aten::norm.dtype_out"),
            sample_inputs_norm_scalar, supports_out=True, dim=True),
 ]

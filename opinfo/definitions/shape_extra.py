@@ -363,7 +363,7 @@ ENTRIES += [
     entry("narrow", torch.narrow, _narrow_tensor_samples(("expanded",)), entry_name="narrow.Tensor.expanded", out=False,
                 aten_names=["aten::narrow.Tensor"],
                 xfails=[XFail("strides", "eager's view keeps the input's stride 0; dynamic_slice copies the block, "
-                              "laid out dense in the input's dim order")]),
+                              "laid out dense in the input's dim order", raises=AssertionError)]),
     entry("split", torch.ops.aten.split.sizes, views._split_sizes_samples, entry_name="split.sizes", out=False,
           aten_names=["aten::split.sizes"],
           errs=errors(((4,), ([1, 2],), RuntimeError, "to sum exactly to 4"),
@@ -371,9 +371,9 @@ ENTRIES += [
     # the one-argument torch.where: nonzero(as_tuple=True)
     entry("where", torch.where, _where_condition_samples, entry_name="where.condition", out=False,
           aten_names=["aten::where"],
-          supports_autograd=False, xfails=[XFail("strides", WHERE_STRIDES)]),   # int64 indices
+          supports_autograd=False, xfails=[XFail("strides", WHERE_STRIDES, raises=AssertionError)]),   # int64 indices
     entry("nonzero_numpy", torch.ops.aten.nonzero_numpy, _where_condition_samples, out=False,
-          supports_autograd=False, xfails=[XFail("strides", WHERE_STRIDES)]),   # int64 indices
+          supports_autograd=False, xfails=[XFail("strides", WHERE_STRIDES, raises=AssertionError)]),   # int64 indices
 ]
 
 
@@ -414,7 +414,8 @@ ENTRIES += [
                 dtypes=ALL - {torch.bool}),
     table_entry("diff", _diff_samples, out=True, xfails=[XFail(
                 "out", "eager's diff.out raises IndexError (narrow: start out of range) for the empty (0, 3) input "
-                "along dim 0, where the functional diff returns an empty tensor; the sample is kept for the latter")],
+                "along dim 0, where the functional diff returns an empty tensor; the sample is kept for the latter",
+                raises=IndexError)],
                 errs=errors(((), (), RuntimeError, "diff expects input to be at least one-dimensional"),
                             ((3,), (-1,), RuntimeError, "order must be non-negative"))),
     table_entry("sum_to_size", cases(((2, 3, 4), ([3, 1],)), ((2, 3, 4), ([1, 3, 4],)), ((4, 5), ([4, 5],)),
