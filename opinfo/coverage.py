@@ -85,7 +85,8 @@ _ALLOWED_NAMES = {t.name() for t in _SYM_OPS if isinstance(t, torch._ops.OpOverl
 
 def family_of(fn) -> str:
     module = getattr(fn, "__module__", "") or ""
-    return module.rsplit(".", 1)[-1] if module.startswith("primkit.decompositions.") else "other"
+    # the family is the module under decompositions, or the package of a family split by concern (nn.pooling: nn)
+    return module.split(".")[2] if module.startswith("primkit.decompositions.") else "other"
 
 
 class _Recorder:
