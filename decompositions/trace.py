@@ -23,7 +23,7 @@ from primkit.decompositions.registry import DecompositionError
 from primkit.decompositions.table import get_decompositions
 
 # Non-prim targets a prim graph may hold: tuple indexing and SymInt bookkeeping.
-_SYM_OPS = {
+SYM_OPS = {
     operator.getitem, operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
     operator.mod, operator.neg, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
     operator.gt, operator.ge, torch.sym_max, torch.sym_min, torch.sym_not, torch.sym_float, torch.sym_int,
@@ -33,7 +33,7 @@ _SYM_OPS = {
 
 
 def is_allowed_target(target) -> bool:
-    return prims.is_prim(target) or target in _SYM_OPS
+    return prims.is_prim(target) or target in SYM_OPS
 
 
 def non_prim_ops(gm: torch.fx.GraphModule, allowed=()) -> list[str]:

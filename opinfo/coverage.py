@@ -29,7 +29,7 @@ import torch
 
 from primkit import decompositions, prims
 from primkit.decompositions.composite import composites
-from primkit.decompositions.trace import _SYM_OPS, is_allowed_target
+from primkit.decompositions.trace import SYM_OPS, is_allowed_target
 
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
 
@@ -80,7 +80,7 @@ def is_bookkeeping(name: str) -> bool:
     return name.split("::")[-1].startswith("sym_") or name in _ALLOWED_NAMES
 
 
-_ALLOWED_NAMES = {t.name() for t in _SYM_OPS if isinstance(t, torch._ops.OpOverload)}
+_ALLOWED_NAMES = {t.name() for t in SYM_OPS if isinstance(t, torch._ops.OpOverload)}
 
 
 def family_of(fn) -> str:
@@ -228,10 +228,12 @@ def analyze_entries(entries, jobs: int = 1, progress=None, meanwhile=None) -> tu
     progress = progress or (lambda done, total: None)
     if jobs > 1 and len(names) > 1 and hasattr(os, "fork"):
         import multiprocessing
-        size = max(1, min(16, len(names) // (jobs * 8) or 1))
+        size = max(1, min(4, len(names) // (jobs * 8) or 1))   # small chunks: a few entries trace for seconds
         chunks = [names[i:i + size] for i in range(0, len(names), size)]
         parts, done = [], 0
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        # a forked child that enters an OpenMP region its parent had started hangs in libgomp's barrier
+        # (seen with pytest-xdist): the workers run torch's kernels on one thread, outside OpenMP
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=torch.set_num_threads, initargs=(1,)) as pool:
             pending = pool.imap_unordered(_analyze_names, chunks)
             if meanwhile is not None:
                 meanwhile()
