@@ -1,8 +1,9 @@
-"""The import graph: no module-level import circle inside the prims layer or among the prim sample
-modules (opinfo/prims/). Read from the sources with ast: an ``import`` or ``from ... import`` at a
-module's top level (or in a function body: those run at call time but still close a circle) is an
-edge; a package whose ``__init__`` imports every module of itself through ``pkgutil.iter_modules``
-has an edge to each of them."""
+"""The import graph of the installed package (DESIGN.md, "One package, four layers"): no import circle,
+between layers or inside one, and data flows one way (prims <- decompositions <- opinfo <- tools).
+Read from the sources with ast: an ``import`` or ``from ... import`` at a module's top level, or in a
+function body (it runs at call time, and a function-level import that only dodges a circle is still a
+circle), is an edge; a package whose ``__init__`` imports every module of itself through
+``pkgutil.iter_modules`` has an edge to each of them."""
 from __future__ import annotations
 
 import ast
@@ -52,9 +53,11 @@ def _edges(name: str, path: pathlib.Path) -> set:
     return (out & set(MODULES)) - {name}
 
 
-def _cycles(scope: str) -> list:
+GRAPH = {m: _edges(m, p) for m, p in MODULES.items()}
+
+
+def _cycles(graph: dict, scope: str = "") -> list:
     """The strongly connected components (Tarjan) of more than one module that touch ``scope``."""
-    graph = {m: _edges(m, p) for m, p in MODULES.items()}
     index, low, stack, on_stack, found = {}, {}, [], set(), []
 
     def visit(v):
@@ -75,17 +78,37 @@ def _cycles(scope: str) -> list:
                 component.append(w)
                 if w == v:
                     break
-            if len(component) > 1 and any(m == scope or m.startswith(scope + ".") for m in component):
+            if len(component) > 1 and any(m == scope or m.startswith(scope) for m in component):
                 found.append(sorted(component))
-    for v in graph:
+    for v in sorted(graph):
         if v not in index:
             visit(v)
     return found
 
 
-@pytest.mark.parametrize("scope", ["primkit.prims", "primkit.opinfo.prims"])
+@pytest.mark.parametrize("scope", ["primkit.prims", "primkit.decompositions", "primkit.opinfo", "primkit.tools"])
 def test_no_import_circle(scope):
-    assert _cycles(scope) == [], f"import circles through {scope}"
+    assert _cycles(GRAPH, scope) == [], f"import circles through {scope}"
+
+
+LAYER_ORDER = ("prims", "decompositions", "opinfo", "tools")
+
+
+def test_layers_import_downward_only():
+    """prims imports nothing from decompositions or opinfo; decompositions imports prims; opinfo may import
+    both; tools imports all three."""
+    rank = {layer: i for i, layer in enumerate(LAYER_ORDER)}
+    upward = [(m, e) for m, edges in GRAPH.items() for e in edges
+              if rank[e.split(".")[1]] > rank[m.split(".")[1]]]
+    assert upward == []
+
+
+@pytest.mark.parametrize("graph, circles", [
+    ({"a": {"b"}, "b": {"a"}, "c": {"a"}}, [["a", "b"]]),
+    ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+])
+def test_cycles_finds_a_circle(graph, circles):
+    assert _cycles(graph) == circles
 
 
 def test_the_graph_sees_the_layers():
