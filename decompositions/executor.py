@@ -26,8 +26,7 @@ import torch
 import torch.fx as fx
 
 from primkit import prims
-from primkit.prims.loader import resolve_impl
-from primkit.prims.registration import unalias
+from primkit.prims.registration import laid_out_impl, unalias
 
 __all__ = ["compile", "kernel_of"]
 
@@ -70,9 +69,10 @@ def compile(gm: fx.GraphModule, *, constants: bool = True, kernels=None) -> fx.G
 
 @functools.lru_cache(maxsize=None)
 def kernel_of(name: str, owned: bool = False):
-    """The callable the executor runs for prim ``name``: its reference implementation; with
-    ``owned``, followed by the reference backend's copy of a result that shares an input's storage."""
-    impl = resolve_impl(prims.get(name).impl)
+    """The callable the executor runs for prim ``name``: its reference implementation, results in the
+    catalog's ``layout``; with ``owned``, followed by the reference backend's copy of a result that shares
+    an input's storage."""
+    impl = laid_out_impl(prims.get(name))
     if not owned:
         return impl
 

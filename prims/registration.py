@@ -143,13 +143,26 @@ LAY_OUT = {"contiguous": _contiguous, "elementwise": _elementwise}   # catalog f
 assert set(LAY_OUT) == LAYOUTS, "prims.loader.LAYOUTS and registration.LAY_OUT name the same layouts"
 
 
-def _real_kernel(prim):
+def laid_out_impl(prim):
+    """The prim's reference implementation with its results in the entry's ``layout`` (no meta check,
+    no copy of results that share an input's storage): what the reference backend and the executor run."""
     impl = resolve_impl(prim.impl)
-    lay_out = LAY_OUT[prim.layout] if prim.layout else (lambda out, args: out)
+    if not prim.layout:
+        return impl
+    lay_out = LAY_OUT[prim.layout]
+
+    def laid_out(*args, **kwargs):
+        return lay_out(impl(*args, **kwargs), args)
+    laid_out.__name__ = laid_out.__qualname__ = f"{prim.name}_{prim.layout}"
+    return laid_out
+
+
+def _real_kernel(prim):
+    impl = laid_out_impl(prim)
 
     def kernel(*args, **kwargs):
         run_meta(prim, args, kwargs)    # strict checks, same errors as under fake tensors
-        return unalias(lay_out(impl(*args, **kwargs), args), args, kwargs)
+        return unalias(impl(*args, **kwargs), args, kwargs)
     kernel.__name__ = f"{prim.name}_kernel"
     return kernel
 
