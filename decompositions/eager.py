@@ -20,13 +20,19 @@ autograd before any mode sees them, run through ``composites(table)``. Autograd 
 records each op above the mode, with torch's derivative formula, and the backward's ATen ops are
 dispatched to the mode too, so a training step runs forward and backward through prims.
 
-Eager's aliasing is kept. A view prim (catalog tag ``view``) returns a real view of its operand
-here, not the reference backend's copy, so an ATen view op's result shares its input's storage and
-a write through it reaches its base; an in-place or out= op returns the very tensor it wrote.
+Eager's aliasing is kept. A prim returns what its reference implementation returns, without the
+reference backend's copy of a result that shares an input's storage, so a view prim gives a real
+view and an ATen view op's result shares its input's storage (a write through it reaches the base);
+an ATen op whose schema aliases nothing gets a copy of any such result instead; an in-place or out=
+op returns the very tensor it wrote. (Where a decomposition makes a new tensor for a view, eager's
+aliasing is lost: ``view(dtype)``, ``_conj``, ``narrow`` with a tensor start; see the README.)
 
-What runs eager's kernel and is not counted as undecomposed (``PASSTHROUGH``): reading a tensor's
-value on the host (``aten._local_scalar_dense``: ``.item()``, ``bool(t)``, printing), which no prim
-can express, since a prim's result is a tensor.
+What runs eager's kernel without counting as undecomposed (``.passthrough``): an op without an entry
+that gives only host values and writes no tensor (``aten._local_scalar_dense`` for ``.item()``,
+``bool(t)`` and ``.tolist()``; ``aten.promote_types``; the profiler's records), which no prim can
+express, since a prim's results are tensors. Printing formats outside the mode: torch disables
+dispatch modes while it formats a tensor. A CompositeImplicitAutograd op without an entry, reached
+inside an entry, runs torch's composite, whose ATen ops come back to the mode (as make_fx does).
 """
 from __future__ import annotations
 
@@ -41,7 +47,7 @@ from primkit import prims
 from primkit.decompositions.composite import composites, is_composite
 from primkit.decompositions.registry import DecompositionError, get_decompositions
 from primkit.prims.loader import resolve_impl
-from primkit.prims.registration import run_meta
+from primkit.prims.registration import run_meta, unalias
 
 __all__ = ["through_prims", "ThroughPrims"]
 
@@ -54,6 +60,7 @@ def _host_value(func) -> bool:
     return not any("Tensor" in str(r.type) for r in schema.returns) and \
         not any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
 
+
 _MODES = ("strict", "permissive")
 
 
@@ -62,15 +69,15 @@ class ThroughPrims(TorchDispatchMode):
 
     - ``prims``: Counter of prim name -> calls;
     - ``undecomposed``: Counter of ATen op name -> calls that ran eager's kernel (permissive mode);
-    - ``passthrough``: Counter of ATen op name -> calls of ``PASSTHROUGH`` ops.
+    - ``passthrough``: Counter of op name -> calls of ops that give only host values (the module's doc).
     """
 
-    def __init__(self, mode: str = "strict", table=None):
+    def __init__(self, mode: str = "strict"):
         super().__init__()
         if mode not in _MODES:
             raise ValueError(f"through_prims: mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
         self.mode = mode
-        self.table = get_decompositions() if table is None else table
+        self.table = get_decompositions()
         self.prims: collections.Counter = collections.Counter()
         self.undecomposed: collections.Counter = collections.Counter()
         self.passthrough: collections.Counter = collections.Counter()
@@ -97,7 +104,7 @@ class ThroughPrims(TorchDispatchMode):
                 return func(*args, **kwargs)
         with self:
             out = fn(*args, **kwargs)
-        return _written(func, args, kwargs, out)
+        return _aliasing_as_declared(func, args, kwargs, out)
 
 
 def _missing(func) -> DecompositionError:
@@ -108,39 +115,51 @@ def _missing(func) -> DecompositionError:
     return error
 
 
-_VIEW_KERNELS: dict = {}   # prim op -> its reference implementation, for the view prims
+_KERNELS: dict = {}   # prim op -> (PrimDef, its reference implementation)
 
 
 def _run_prim(func, args, kwargs):
-    """A prim on real tensors: its reference implementation through torch.ops.primkit, except that a view
-    prim returns a real view (after its meta rule's checks) where the op would return a copy."""
-    impl = _VIEW_KERNELS.get(func)
-    if impl is None:
+    """A prim on real tensors: its meta rule's checks, then its reference implementation, whose result keeps
+    torch's aliasing (the reference backend's op would copy a result that shares an input's storage)."""
+    found = _KERNELS.get(func)
+    if found is None:
         prim = prims.get(func._opname)
-        if "view" not in prim.tags:
-            return func(*args, **kwargs)
-        impl = _VIEW_KERNELS[func] = resolve_impl(prim.impl)
-    run_meta(prims.get(func._opname), args, kwargs)
+        found = _KERNELS[func] = prim, resolve_impl(prim.impl)
+    prim, impl = found
+    run_meta(prim, args, kwargs)
     return impl(*args, **kwargs)
+
+
+# Views whose aliasing the schema does not declare (autograd does not track it): eager returns a view, so does the mode.
+_UNTRACKED_VIEWS = frozenset({torch.ops.aten._unsafe_view.default, torch.ops.aten.unsafe_split.Tensor,
+                              torch.ops.aten.unsafe_split_with_sizes.default, torch.ops.aten.unsafe_chunk.default})
+
+
+def _aliasing_as_declared(func, args, kwargs, out):
+    """``out`` with the aliasing ``func``'s schema declares: an op whose results alias nothing (no ``Tensor(a)``)
+    gets a copy of any result that shares an input's storage (prims keep torch's aliasing, so a decomposition may
+    return an input as it is: ``x.to(x.dtype)`` inside ``clone``); an in-place or out= op returns the very
+    tensors it wrote; a view op returns the view its prims made."""
+    if not any(r.alias_info is not None for r in func._schema.returns) and func not in _UNTRACKED_VIEWS:
+        return unalias(out, args, kwargs)
+    return _written(func, args, kwargs, out)
 
 
 def _written(func, args, kwargs, out):
     """For an op that writes an argument and returns it (in-place, out=), that argument itself, as eager returns
     it; else ``out``."""
     schema = func._schema
-    written = [a for a in schema.returns if a.alias_info is not None and a.alias_info.is_write]
-    if not written:
+    if not any(r.alias_info is not None and r.alias_info.is_write for r in schema.returns):
         return out
-    by_set = {}
+    written = {}   # alias set -> the argument written
     for i, a in enumerate(schema.arguments):
         if a.alias_info is not None and a.alias_info.is_write:
-            value = kwargs[a.name] if a.name in kwargs else args[i] if i < len(args) and not a.kwarg_only else None
-            by_set[frozenset(a.alias_info.before_set)] = value
-    results = [by_set.get(frozenset(r.alias_info.before_set)) if r.alias_info is not None else None
+            written[frozenset(a.alias_info.before_set)] = kwargs[a.name] if a.name in kwargs else args[i]
+    results = [written.get(frozenset(r.alias_info.before_set)) if r.alias_info is not None else None
                for r in schema.returns]
-    if len(schema.returns) == 1:
-        return results[0] if results[0] is not None else out
-    return tuple(r if r is not None else o for r, o in zip(results, out))
+    if len(results) == 1:
+        return out if results[0] is None else results[0]
+    return tuple(o if r is None else r for r, o in zip(results, out))
 
 
 class _WhileActive(dict):
