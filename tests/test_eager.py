@@ -23,8 +23,9 @@ from primkit.decompositions import DecompositionError, get_decompositions, trace
 from primkit.decompositions.eager import through_prims
 from primkit.opinfo.harness import call, clone_sample, tensors_of
 
-from models import GPT2, zoo
+from models import zoo
 from test_ops import _seeding, _stride_mismatches, assert_same
+from test_training import ZOO
 from training import ATOL, RTOL, SEED, _cotangents, _loss, output_tensors
 
 # The first samples of each entry: enough to run each decomposition on real tensors, few enough that
@@ -112,7 +113,7 @@ def _close(actual, expected, what):
 
 
 MODELS = zoo()
-TRAINED = MODELS + [("gpt2_toy", GPT2().eval(), (torch.randint(0, 64, (2, 7)),))]
+TRAINED = ZOO   # test_training's: the zoo, a toy GPT-2, an MLP of every activation, a BCE head
 
 
 @pytest.mark.parametrize("name,model,args", MODELS, ids=[m[0] for m in MODELS])
