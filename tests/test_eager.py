@@ -10,6 +10,7 @@ through their decompositions on real tensors and give eager's results.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import re
@@ -20,7 +21,7 @@ import torch.utils._pytree as pytree
 
 from primkit import opinfo
 from primkit.decompositions import DecompositionError, get_decompositions, trace
-from primkit.decompositions.eager import through_prims
+from primkit.decompositions.eager import LazyTensor, through_prims
 from primkit.opinfo.harness import call, clone_sample, tensors_of
 
 from models import zoo
@@ -85,8 +86,9 @@ def _aliasing(sample, out) -> list:
     return [isinstance(o, torch.Tensor) and o.untyped_storage()._cdata in storages for o in pytree.tree_leaves(out)]
 
 
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("entry,dtype", _op_db_params())
-def test_op_db(entry, dtype):
+def test_op_db(entry, dtype, lazy):
     # Every sample where the entry's values are a known failure, so the failing sample stays in (as test_ops).
     samples = list(itertools.islice(entry.samples("cpu", dtype),
                                     None if entry.xfail_for("values", dtype, "cpu") else OP_DB_SAMPLES))
@@ -94,7 +96,7 @@ def test_op_db(entry, dtype):
     eager_samples, prim_samples = [clone_sample(s) for s in samples], [clone_sample(s) for s in samples]
     with _seeding(entry):
         expected = [call(entry.op, s) for s in eager_samples]
-    with _seeding(entry), through_prims():
+    with _seeding(entry), torch.no_grad() if lazy else contextlib.nullcontext(), through_prims(lazy=lazy):
         actual = [call(entry.op, s) for s in prim_samples]
     for sample, a, e in zip(samples, actual, expected, strict=True):
         assert_same(a, e, entry, dtype, sample)
@@ -116,14 +118,18 @@ MODELS = zoo()
 TRAINED = ZOO   # test_training's: the zoo, a toy GPT-2, an MLP of every activation, a BCE head
 
 
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("name,model,args", MODELS, ids=[m[0] for m in MODELS])
-def test_zoo_inference(name, model, args):
+def test_zoo_inference(name, model, args, lazy):
     with torch.no_grad():
         expected = model(*args)
-        with through_prims() as run:
+        with through_prims(lazy=lazy) as run:
             actual = model(*args)
     _close(actual, expected, "output")
     assert run.prims and not run.undecomposed
+    if lazy:   # the forward is recorded, and runs on the executor when the block exits
+        assert all(isinstance(t, LazyTensor) for t in pytree.tree_leaves(actual))
+        assert run.lazy.flushed_prims == sum(run.prims.values()) and run.lazy.flushes == 1
 
 
 @pytest.mark.parametrize("name,model,args", TRAINED, ids=[m[0] for m in TRAINED])
@@ -166,17 +172,20 @@ def _halve_until_small(x):
     return x, steps, x.tolist()
 
 
-def test_data_dependent_program(capsys):
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_data_dependent_program(capsys, lazy):
     x = torch.randn(3, 4) * 10
     expected = _halve_until_small(x)
     printed = capsys.readouterr().out
-    with through_prims() as run:
+    with torch.no_grad() if lazy else contextlib.nullcontext(), through_prims(lazy=lazy) as run:
         actual = _halve_until_small(x)
     assert capsys.readouterr().out == printed
     torch.testing.assert_close(actual[0], expected[0], atol=0, rtol=0)
     assert actual[1:] == expected[1:]
     assert run.passthrough["aten::_local_scalar_dense"] >= expected[1] + 2   # each test of the loop, and bool()
     assert {"abs", "div", "sub"} <= set(run.prims)
+    if lazy:   # each .item() is a sync point
+        assert run.lazy.flushes >= expected[1] + 2
 
 
 def test_trace_points_to_the_mode():
@@ -186,21 +195,29 @@ def test_trace_points_to_the_mode():
     assert "primkit.decompositions.eager.through_prims()" in str(info.value)
 
 
-def test_views_and_in_place_ops_alias_as_in_eager():
-    """A view op's result shares its input's storage (a write through it reaches the base), and an in-place op
-    returns the tensor it wrote."""
-    a = torch.zeros(3, 4)
-    with through_prims() as run:
-        row = a[1]
-        row.add_(1)
-        t = a.t()
-        out = t.mul_(2)
-        a.view(12)[0] = 5
-    assert out is t
+def _write_through_views(a):
+    row = a[1]
+    total = a.sum()          # read before the writes
+    row.add_(1)
+    t = a.t()
+    out = t.mul_(2)
+    a.view(12)[0] = 5
+    return out is t, total, row.sum(), a.clone()
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_views_and_in_place_ops_alias_as_in_eager(lazy):
+    """A view op's result shares its input's storage (a write through it reaches the base, and reads after the
+    write see it), and an in-place op returns the tensor it wrote."""
     expected = torch.zeros(3, 4)
-    expected[1] = 2
-    expected[0, 0] = 5
+    expected_out = _write_through_views(expected)
+    a = torch.zeros(3, 4)
+    with torch.no_grad() if lazy else contextlib.nullcontext(), through_prims(lazy=lazy) as run:
+        actual_out = _write_through_views(a)
+    assert actual_out[0] is True
     torch.testing.assert_close(a, expected, atol=0, rtol=0)
+    for x, y in zip(actual_out[1:], expected_out[1:], strict=True):
+        torch.testing.assert_close(x, y, atol=0, rtol=0)
     assert run.prims["copy_to"] >= 3
 
 
@@ -232,21 +249,46 @@ def test_permissive_mode_runs_and_records_it():
     assert run.prims["full"] == 1
 
 
+def test_lazy_host_reads_are_sync_points(capsys):
+    x = torch.randn(4, 3)
+    with torch.no_grad(), through_prims(lazy=True) as run:
+        y = torch.relu(x) * 2
+        assert run.lazy.flushes == 0 and isinstance(y, LazyTensor)
+        as_list = y.tolist()
+        assert run.lazy.flushes == 1
+        z = (y + 1).cpu()
+        assert run.lazy.flushes == 2 and type(z) is torch.Tensor
+        print(y + 1)
+        assert run.lazy.flushes == 3
+    expected = torch.relu(x) * 2
+    assert as_list == expected.tolist()
+    torch.testing.assert_close(z, expected + 1, atol=0, rtol=0)
+    assert capsys.readouterr().out == f"{expected + 1}\n"
+    assert type(y * 3) is torch.Tensor   # after the block, a LazyTensor is its value
+
+
+def test_lazy_refuses_autograd():
+    with pytest.raises(NotImplementedError, match=r"inference only .* torch.no_grad\(\)"):
+        with through_prims(lazy=True):
+            pass
+
+
 def test_bad_mode_is_a_clear_error():
     with pytest.raises(ValueError, match="mode must be one of 'strict', 'permissive', got 'lax'"):
         with through_prims(mode="lax"):
             pass
 
 
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("p", [0.1, 0.5])
-def test_dropout_draws_eagers_numbers(p):
+def test_dropout_draws_eagers_numbers(p, lazy):
     """Dropout decomposes to generator prims that draw eager's numbers: the same seed gives eager's mask,
-    and the generator ends in eager's state (the next draw agrees too)."""
+    and the generator ends in eager's state."""
     x = torch.randn(64, 33)
     torch.manual_seed(SEED)
     expected = torch.nn.functional.dropout(x, p), torch.nn.functional.dropout(x.t(), p), torch.get_rng_state()
     torch.manual_seed(SEED)
-    with through_prims() as run:
+    with torch.no_grad() if lazy else contextlib.nullcontext(), through_prims(lazy=lazy) as run:
         actual = torch.nn.functional.dropout(x, p), torch.nn.functional.dropout(x.t(), p), torch.get_rng_state()
     for a, e in zip(actual, expected, strict=True):
         torch.testing.assert_close(a, e, atol=0, rtol=0)
@@ -259,4 +301,4 @@ def test_readme_example_runs_as_written(capsys):
     section = readme.read_text().split("## Eager through prims", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "README.md", "exec"), {})
-    assert capsys.readouterr().out.splitlines()[-2:] == ["True Counter()", "Counter({'aten::poisson': 1})"]
+    assert capsys.readouterr().out.splitlines()[-3:] == ["True Counter()", "1", "Counter({'aten::poisson': 1})"]
