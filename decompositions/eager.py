@@ -211,9 +211,10 @@ def through_prims(mode: str = "strict", *, lazy: bool = False):
     try:
         with composites(_WhileActive(dispatch.table, dispatch)), dispatch:
             yield dispatch
+        if dispatch.lazy is not None:
+            dispatch.lazy.flush()   # leaving the block is a sync point (after an error: when a value is read)
     finally:
         if dispatch.lazy is not None:
-            dispatch.lazy.flush()   # leaving the block is a sync point
             dispatch.lazy.active = False
 
 
