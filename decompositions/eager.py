@@ -31,11 +31,11 @@ op returns the very tensor it wrote. (Where a decomposition makes a new tensor f
 aliasing is lost: ``view(dtype)``, ``_conj``, ``narrow`` with a tensor start; see the README.)
 
 What runs eager's kernel without counting as undecomposed (``.passthrough``): an op without an entry
-that gives only host values and writes no tensor (``aten._local_scalar_dense`` for ``.item()``,
-``bool(t)`` and ``.tolist()``; ``aten.promote_types``; the profiler's records), which no prim can
-express, since a prim's results are tensors. Printing formats outside the mode: torch disables
-dispatch modes while it formats a tensor. A CompositeImplicitAutograd op without an entry, reached
-inside an entry, runs torch's composite, whose ATen ops come back to the mode (as make_fx does).
+that gives only host values and writes no tensor (``aten._local_scalar_dense`` for ``.item()`` and
+``bool(t)``; the profiler's records), which no prim can express, since a prim's results are tensors.
+Printing formats outside the mode: torch disables dispatch modes while it formats a tensor. A
+CompositeImplicitAutograd op without an entry, reached inside an entry, runs torch's composite, whose
+ATen ops come back to the mode (as make_fx does).
 
 The lazy variant (``lazy=True``, inference only) records each prim after its meta rule ran, on
 ``LazyTensor``s, and runs the recorded prims as one graph on ``executor.compile`` at sync points
@@ -65,8 +65,8 @@ __all__ = ["through_prims", "ThroughPrims", "LazyTensor"]
 
 def _host_value(func) -> bool:
     """Whether ``func`` gives only host values and writes no tensor: a tensor's value read on the host
-    (``_local_scalar_dense``, for ``.item()``), a dtype (``promote_types``). No prim can give one, since a prim's
-    results are tensors."""
+    (``_local_scalar_dense``, for ``.item()``), a profiler record. No prim can give one, since a prim's results
+    are tensors."""
     schema = func._schema
     return not any("Tensor" in str(r.type) for r in schema.returns) and \
         not any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
@@ -123,11 +123,9 @@ class ThroughPrims(TorchDispatchMode):
 
 
 def _missing(func) -> DecompositionError:
-    error = DecompositionError([func.name()], "through_prims(mode='strict'): ")
-    error.add_note("To run such ops by eager's kernel and record them, use "
-                   "primkit.decompositions.eager.through_prims(mode='permissive'); "
-                   "its .undecomposed then counts them by name.")
-    return error
+    return DecompositionError([func.name()], "through_prims(mode='strict'): ",
+                              "have no decomposition to prims (through_prims(mode='permissive') runs such an op by "
+                              "eager's kernel and counts it in .undecomposed)")
 
 
 _KERNELS: dict = {}   # prim op -> (PrimDef, its reference implementation)
