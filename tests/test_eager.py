@@ -2,11 +2,13 @@
 through their decompositions on real tensors and give eager's results.
 
 - test_op_db: every ATen entry of the OpInfo database, its first samples in one dtype per entry,
-  under the mode equals eager (values, shapes, dtypes; strides where test_ops' strides test passes);
-- test_zoo_inference / test_zoo_training: the model zoo, inference and one training step (loss,
-  gradients, buffers), dropout drawing eager's masks under the same seed;
+  under the mode (and its lazy variant) equals eager: values, shapes, dtypes, which outputs share an
+  input's storage, and strides where test_ops' strides test passes;
+- test_zoo_inference / test_zoo_training: the model zoo, inference (eager and lazy) and one training
+  step (loss, gradients, buffers), dropout drawing eager's masks under the same seed;
 - one-off tests for what the database cannot express: data-dependent control flow, ``.item()``
-  and printing; strict mode's error and permissive mode's record; the README's example.
+  and printing; writes through views; strict mode's error and permissive mode's record; the lazy
+  variant's sync points; the README's example.
 """
 from __future__ import annotations
 
@@ -42,15 +44,14 @@ TRACING_ONLY = {"repeat_interleave_counts"}
 # Entries whose result is a view of an input in eager and a tensor of its own under the mode: a write through
 # it does not reach the input.
 _COPIES = "; a write through the result does not reach the input"
+_BITCAST = "the bitcast_convert_type prim gives a new tensor (it owns its storage, as lax's)" + _COPIES
+_DYNAMIC_SLICE = ("a tensor start decomposes to dynamic_slice, which copies (a view needs the start on the host, "
+                  "eager reads it with .item())" + _COPIES)
 ALIASING_DIFFERS = {
-    "view.dtype": "the bitcast_convert_type prim gives a new tensor (it owns its storage, as lax's)" + _COPIES,
-    "view.dtype.expanded": "the bitcast_convert_type prim gives a new tensor (it owns its storage, as lax's)" + _COPIES,
+    "view.dtype": _BITCAST, "view.dtype.expanded": _BITCAST,
+    "narrow.Tensor": _DYNAMIC_SLICE, "narrow.Tensor.expanded": _DYNAMIC_SLICE,
     "_conj": "prims have no conjugate bit: eager's _conj is a view flagged conjugate, the mode computes the "
              "conjugate values" + _COPIES,
-    "narrow.Tensor": "a tensor start decomposes to dynamic_slice, which copies (a view needs the start on the "
-                     "host, eager reads it with .item())" + _COPIES,
-    "narrow.Tensor.expanded": "a tensor start decomposes to dynamic_slice, which copies (a view needs the start "
-                              "on the host, eager reads it with .item())" + _COPIES,
 }
 
 
