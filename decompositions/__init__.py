@@ -13,16 +13,17 @@
 from __future__ import annotations
 
 from primkit import prims  # noqa: F401  (defines torch.ops.primkit before any decomposition uses it)
-from primkit.decompositions.registry import DecompositionError, get_decompositions, register, registered
-from primkit.decompositions.trace import check_prim_only, non_prim_ops, trace, tracing
+from primkit.decompositions.registry import DecompositionError, register, registered
+from primkit.decompositions.table import get_decompositions
+from primkit.decompositions.trace import check_prim_only, non_prim_ops, requirements, trace, tracing
 from primkit.decompositions.canonicalize import ModuleGroup, canonicalize, graph_hash, group_by_module
-from primkit.decompositions.backend import expand_kept, requirements
+from primkit.decompositions.backend import expand_kept
 from primkit.decompositions.eager import ThroughPrims, through_prims
 
-# Each module registers its decompositions on import; one module per op family.
+# Each module registers its decompositions on import; one module (nn: one package) per op family.
 from primkit.decompositions import (  # noqa: E402,F401
-    aliases, backward, complex, creation, elementwise, fft, indexing, indexing_extra, linalg, linalg_extra, nn,
-    nn_extra, nn_random, random, reductions, shape, shape_extra, sorting, special,
+    aliases, backward, complex, creation, elementwise, fft, indexing, linalg, nn, random, reductions, shape, sorting,
+    special,
 )
 
 __all__ = ["get_decompositions", "trace", "DecompositionError", "register", "registered",

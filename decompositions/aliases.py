@@ -26,6 +26,8 @@ ALIASES = {
     "special_logit": "logit", "special_logsumexp": "logsumexp", "special_polygamma": "polygamma",
     "special_multigammaln": "mvlgamma", "special_gammainc": "igamma", "special_gammaincc": "igammac",
 }
+
+
 # Overloads whose name differs from the original's: (alias, overload) -> (original, overload).
 RENAMED = {
     ("special_round", "default"): ("round", "decimals"), ("special_round", "out"): ("round", "decimals_out"),

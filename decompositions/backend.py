@@ -1,5 +1,5 @@
-"""Backend targets: what a graph needs outside a backend's prim set, ATen ops kept whole, and
-``requirements`` (what a program needs).
+"""Backend targets: what a graph needs outside a backend's prim set and ATen ops kept whole (``requirements``,
+in ``decompositions.trace``, reports what a program needs).
 
 ``trace(fn, *args, target=SET, keep=OPS)`` lowers every prim outside SET that it can (per operand
 dtype, ``decompositions.lowering``), removes dead code, and then raises DecompositionError for the
@@ -17,7 +17,10 @@ import torch.utils._pytree as pytree
 from torch.fx import traceback as fx_traceback
 
 from primkit import prims
-from primkit.decompositions.registry import DecompositionError, _overloads, registered
+from primkit.decompositions import guards
+from primkit.decompositions.composite import composites, override_keys
+from primkit.decompositions.lowering import node_dtype
+from primkit.decompositions.registry import DecompositionError, overloads_of, registered
 
 _ATEN_KEY = "primkit.aten_op"   # the key under node.meta["custom"] while tracing (FX copies "custom" onto nodes)
 
@@ -75,7 +78,6 @@ def module_path(node) -> str:
 
 def outside_target(gm, target) -> list[dict]:
     """The prim nodes of gm outside ``target``: {prim, dtype, aten, module} per distinct origin."""
-    from primkit.decompositions.lowering import node_dtype
     seen, out = set(), []
     for node in gm.graph.nodes:
         if node.op == "call_function" and prims.is_prim(node.target) and node.target._opname not in target:
@@ -117,7 +119,7 @@ def kept_ops(keep, context="trace(keep=...)") -> dict:
     table = registered()
     out = {}
     for op in keep:
-        for overload in _overloads(op, context):
+        for overload in overloads_of(op, context):
             if prims.is_prim(overload):
                 raise TypeError(f"{context}: {overload.name()} is a prim; keep names ATen ops (a prim stays "
                                 f"whole when it is in the target)")
@@ -162,8 +164,7 @@ def _emit_kept(op, entry):
 def kept_composites(kept: dict) -> dict:
     """Entries for ``composites``: each kept CompositeImplicitAutograd op (or one torch runs through a
     Python kernel above autograd) records itself as one node instead of running its composite."""
-    from primkit.decompositions.composite import _override_keys
-    return {op: _emit_kept(op, entry) for op, entry in kept.items() if _override_keys(op)}
+    return {op: _emit_kept(op, entry) for op, entry in kept.items() if override_keys(op)}
 
 
 def mark_kept(gm, kept: dict) -> None:
@@ -176,8 +177,6 @@ def expand_kept(gm):
     """gm with every kept node (``node.meta["decomposition"]``) replaced by its decomposition's prims
     (traced again under fake tensors; static shapes). A TracedGraphModule keeps its call guard."""
     from torch.fx.experimental.proxy_tensor import make_fx
-    from primkit.decompositions import guards
-    from primkit.decompositions.composite import composites
     table = {n.target: n.meta["decomposition"] for n in gm.graph.nodes
              if n.op == "call_function" and n.meta.get("decomposition") is not None}
     if not table:
@@ -200,19 +199,3 @@ def expand_kept(gm):
             node.meta["module_state"] = state[id(getattr(new, node.target))]
     guard = getattr(gm, "_primkit_guard", None)
     return guards.wrap(new, guard) if guard is not None else new
-
-
-# -- what a program needs ------------------------------------------------------------------------
-
-def requirements(fn, *args, target=None, keep=None, **kwargs) -> dict:
-    """What ``fn(*args, **kwargs)`` needs of a backend, from one trace (lowered to ``target`` where
-    given): {"prims": {prim: node count}, "kept": {ATen op: node count}, "missing": [{prim, dtype,
-    aten, module}]} where "missing" lists the prims outside ``target`` the graph still holds."""
-    from primkit.decompositions.trace import trace
-    gm = trace(fn, *args, target=target, keep=keep, _report_outside=True, **kwargs)
-    used = collections.Counter(n.target._opname for n in gm.graph.nodes
-                               if n.op == "call_function" and prims.is_prim(n.target))
-    kept = collections.Counter(n.target.name() for n in gm.graph.nodes
-                               if n.op == "call_function" and "decomposition" in n.meta)
-    return {"prims": dict(sorted(used.items())), "kept": dict(sorted(kept.items())),
-            "missing": gm.meta.get("outside_target", [])}

@@ -1,7 +1,7 @@
 """Decompositions of the backward ATen ops that autograd (and so AOTAutograd) emits for
 torch.nn: activations, softmax, norms, convolution, pooling, embedding, attention and losses.
 
-Each is the adjoint of the forward in decompositions/nn.py, written in prims. Float16/bfloat16
+Each is the adjoint of the forward in decompositions/nn/, written in prims. Float16/bfloat16
 are computed in float32 and cast back, as eager's kernels do; an ``output_mask`` entry that is
 False gives None, as eager gives an undefined tensor.
 """
@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import itertools
 import math
-import struct
 
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_to, elementwise, register_with_variants, to_dtype, upcast,
-)
-from primkit.decompositions.nn import (
-    MEAN, NONE, SUM, _adaptive_bins, _contiguous, _contiguous_unless_channels_last, _dense_in_order, _dim_order,
-    _i64, _is_channels_last, _is_channels_last_nd, _keep, _like, _numel, _per_dim, _pool_geometry, _repeat_heads,
-    _windows, _wrap_dim, glu_halves, register_out,
-)
+    P, aten, broadcast_to, elementwise, like, register_out, register_with_variants, round_to, to_dtype, upcast,
+    wrap_dim)
+from primkit.decompositions.nn.activation import glu_halves
+from primkit.decompositions.nn.attention import dim_order, repeat_heads
+from primkit.decompositions.nn.common import (
+    contiguous_unless_channels_last, dense_in_order, i64, is_channels_last_4d, is_channels_last_nd, keep_expanded,
+    numel_of, per_dim)
+from primkit.decompositions.nn.loss import MEAN, NONE, SUM
+from primkit.decompositions.nn.pooling import adaptive_bins, pool_geometry, pool_windows
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import in_layout, preserved_strides
+from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import elementwise_strides
@@ -40,7 +41,7 @@ def _pointwise(name, math_fn, lead):
         scalars = [a for a in args if not isinstance(a, torch.Tensor)]
 
         def fn(*ops):
-            return math_fn(*ops, lambda v: _like(ops[0], v), *scalars, **kwargs)
+            return math_fn(*ops, lambda v: like(ops[0], v), *scalars, **kwargs)
         out = elementwise(fn, *tensors)
         ordered = [tensors[lead]] + [t for i, t in enumerate(tensors) if i != lead]
         if all(tuple(t.shape) == tuple(out.shape) for t in ordered):
@@ -135,7 +136,7 @@ def _elu_backward(g, x, c, alpha, scale, input_scale, is_result):
 
 
 # eager's hardsigmoid_backward multiplies by 1/6 rounded to float32, in every dtype (float64 included)
-_ONE_SIXTH_F32 = struct.unpack("f", struct.pack("f", 1 / 6))[0]
+_ONE_SIXTH_F32 = round_to(1 / 6, torch.float32)
 
 
 def _hardsigmoid_backward(g, x, c):
@@ -236,8 +237,8 @@ def glu_backward(grad_output, a, dim):
     (g,), _ = upcast(grad_output)
     sig = to_dtype(to_dtype(P.sigmoid(second), orig), first.dtype)
     grad_first = P.mul(sig, g)
-    grad_second = P.mul(P.mul(P.mul(P.sub(_like(sig, 1.0), sig), sig), first), g)
-    return _contiguous(to_dtype(P.cat([grad_first, grad_second], dim), orig))   # eager's grad_input is contiguous
+    grad_second = P.mul(P.mul(P.mul(P.sub(like(sig, 1.0), sig), sig), first), g)
+    return contiguous(to_dtype(P.cat([grad_first, grad_second], dim), orig))   # eager's grad_input is contiguous
 
 
 register_with_variants("glu_backward", glu_backward)
@@ -249,7 +250,7 @@ register_with_variants("glu_backward", glu_backward)
 
 
 def select_backward(grad_output, input_sizes, dim, index):
-    dim = _wrap_dim(dim, len(input_sizes))
+    dim = wrap_dim(dim, len(input_sizes))
     size = input_sizes[dim]
     if not -size <= index < size:
         raise IndexError(f"select_backward(): index {index} out of range for dim {dim} of size {size}")
@@ -260,7 +261,7 @@ def select_backward(grad_output, input_sizes, dim, index):
 
 
 def slice_backward(grad_output, input_sizes, dim, start, end, step):
-    dim = _wrap_dim(dim, len(input_sizes))
+    dim = wrap_dim(dim, len(input_sizes))
     size, count = input_sizes[dim], grad_output.shape[dim]
     if step < 1:
         raise RuntimeError(f"slice_backward(): step must be positive, got {step}")
@@ -273,7 +274,7 @@ def slice_backward(grad_output, input_sizes, dim, start, end, step):
 
 def native_dropout_backward(grad_output, mask, scale):
     # grad * mask * scale, as eager: the kept elements scaled by 1 / (1 - p).
-    return elementwise(lambda g, m: P.mul(P.mul(g, m), _like(g, scale)), grad_output, to_dtype(mask, grad_output.dtype))
+    return elementwise(lambda g, m: P.mul(P.mul(g, m), like(g, scale)), grad_output, to_dtype(mask, grad_output.dtype))
 
 
 register_with_variants("select_backward", select_backward)
@@ -287,14 +288,14 @@ register_with_variants("native_dropout_backward", native_dropout_backward)
 def _softmax_backward(name, log):
     def decomp(grad_output, output, dim, input_dtype):
         _check_same_shape(name, grad_output, output)
-        dims = [_wrap_dim(dim, output.dim())] if output.dim() else []
+        dims = [wrap_dim(dim, output.dim())] if output.dim() else []
         compute = computation_dtype(output.dtype)
-        g, y = (to_dtype(_contiguous(t), compute) for t in (grad_output, output))
+        g, y = (to_dtype(contiguous(t), compute) for t in (grad_output, output))
         if log:     # g - exp(y) * sum(g)
-            out = P.sub(g, P.mul(P.exp(y), _keep(_sum_to(g, dims), dims, g)))
+            out = P.sub(g, P.mul(P.exp(y), keep_expanded(_sum_to(g, dims), dims, g)))
         else:       # y * (g - sum(g * y))
             gy = P.mul(g, y)
-            out = P.sub(gy, P.mul(y, _keep(_sum_to(gy, dims), dims, y)))
+            out = P.sub(gy, P.mul(y, keep_expanded(_sum_to(gy, dims), dims, y)))
         return to_dtype(out, input_dtype)
     decomp.__name__ = decomp.__qualname__ = name
     return decomp
@@ -310,17 +311,17 @@ register_with_variants("_log_softmax_backward_data", _softmax_backward("_log_sof
 def _norm_input_grad(g, xhat, rstd_full, dims, count):
     """rstd / n * (n * g - sum(g) - xhat * sum(g * xhat)) over dims: the gradient of
     (x - mean) * rstd through both the mean and rstd, for an upstream gradient g."""
-    sum_g = _keep(P.sum(g, dims), dims, g)
-    sum_gx = _keep(P.sum(P.mul(g, xhat), dims), dims, g)
-    inner = P.sub(P.sub(P.mul(g, _like(g, count)), sum_g), P.mul(xhat, sum_gx))
-    return P.mul(P.mul(inner, rstd_full), _like(g, 1.0 / count if count else math.nan))
+    sum_g = keep_expanded(P.sum(g, dims), dims, g)
+    sum_gx = keep_expanded(P.sum(P.mul(g, xhat), dims), dims, g)
+    inner = P.sub(P.sub(P.mul(g, like(g, count)), sum_g), P.mul(xhat, sum_gx))
+    return P.mul(P.mul(inner, rstd_full), like(g, 1.0 / count if count else math.nan))
 
 
 @register(aten.native_group_norm_backward.default)
 def native_group_norm_backward(grad_out, a, mean, rstd, weight, N, C, HxW, group, output_mask):
     """Layer norm's gradient within each (sample, group) of C // group channels, the weight applied
     per channel; grad_weight and grad_bias sum over the batch and the spatial dims."""
-    (x, g), orig = upcast(_contiguous(a), _contiguous(grad_out))
+    (x, g), orig = upcast(contiguous(a), contiguous(grad_out))
     grouped, per_channel = [N, group, (C // group) * HxW], [N, C, HxW]
     m, r = (P.broadcast_in_dim(to_dtype(P.reshape(s, [N, group]), x.dtype), grouped, [0, 1]) for s in (mean, rstd))
     g = P.reshape(g, per_channel)
@@ -331,7 +332,7 @@ def native_group_norm_backward(grad_out, a, mean, rstd, weight, N, C, HxW, group
         grad_input = _norm_input_grad(P.reshape(gw, grouped), xhat, r, [2], grouped[2])
         grad_input = to_dtype(P.reshape(grad_input, list(a.shape)), orig)
         # eager's kernel keeps a channels-last input's layout (2-d and 3-d), else writes a contiguous one
-        grad_input = in_layout(grad_input, a.stride()) if _is_channels_last_nd(a) else _contiguous(grad_input)
+        grad_input = in_layout(grad_input, a.stride()) if is_channels_last_nd(a) else contiguous(grad_input)
     if output_mask[1]:
         grad_weight = to_dtype(P.sum(P.mul(g, P.reshape(xhat, per_channel)), [0, 2]), orig)
     if output_mask[2]:
@@ -344,14 +345,14 @@ def native_layer_norm_backward(grad_out, a, normalized_shape, mean, rstd, weight
     n = len(normalized_shape)
     axis = a.dim() - n
     dims, outer = list(range(axis, a.dim())), list(range(axis))
-    (x, g), orig = upcast(_contiguous(a), _contiguous(grad_out))
+    (x, g), orig = upcast(contiguous(a), contiguous(grad_out))
     m, r = (P.broadcast_in_dim(P.reshape(to_dtype(s, x.dtype), list(a.shape[:axis])), list(x.shape), outer)
             for s in (mean, rstd))
     xhat = P.mul(P.sub(x, m), r)
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         gw = g if weight is None else P.mul(g, P.broadcast_in_dim(to_dtype(weight, x.dtype), list(x.shape), dims))
-        grad_input = to_dtype(_norm_input_grad(gw, xhat, r, dims, _numel(a.shape[axis:])), orig)
+        grad_input = to_dtype(_norm_input_grad(gw, xhat, r, dims, numel_of(a.shape[axis:])), orig)
     if output_mask[1] and weight is not None:
         grad_weight = to_dtype(_sum_to(P.mul(g, xhat), outer), weight.dtype)
     if output_mask[2] and bias is not None:
@@ -364,7 +365,7 @@ def _batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_me
     if a.dim() < 2:
         raise RuntimeError(f"batch_norm_backward: expected an input with at least 2 dims (N, C, ...), got {a.dim()}-D")
     dims = [0] + list(range(2, a.dim()))
-    (x, g), orig = upcast(_contiguous_unless_channels_last(a), grad_out)
+    (x, g), orig = upcast(contiguous_unless_channels_last(a), grad_out)
     g = in_layout(g, x.stride()) if tuple(g.stride()) != tuple(x.stride()) else g
     per_channel = lambda v: P.broadcast_in_dim(to_dtype(v, x.dtype), list(x.shape), [1])   # noqa: E731
     if train:
@@ -372,13 +373,13 @@ def _batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_me
     else:
         mean = running_mean
         rv = to_dtype(running_var, x.dtype)
-        invstd = P.rsqrt(P.add(rv, _like(rv, eps)))
+        invstd = P.rsqrt(P.add(rv, like(rv, eps)))
     xhat = P.mul(P.sub(x, per_channel(mean)), per_channel(invstd))
     gw = g if weight is None else P.mul(g, per_channel(weight))
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         if train:
-            grad_input = _norm_input_grad(gw, xhat, per_channel(invstd), dims, _numel([x.shape[d] for d in dims]))
+            grad_input = _norm_input_grad(gw, xhat, per_channel(invstd), dims, numel_of([x.shape[d] for d in dims]))
         else:    # the statistics are constants
             grad_input = P.mul(gw, per_channel(invstd))
         grad_input = to_dtype(grad_input, orig)
@@ -398,7 +399,7 @@ def batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_mea
                         output_mask, reserve):
     # aten.batch_norm's backward: save_var holds the inverse std, as native_batch_norm's save_invstd;
     # evaluation mode (update False) has empty saved statistics and uses the running ones.
-    train = save_mean is not None and _numel(save_mean.shape) > 0
+    train = save_mean is not None and numel_of(save_mean.shape) > 0
     return _batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_mean, save_var, train, eps,
                                 output_mask)
 
@@ -437,7 +438,7 @@ def weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim):
     along = lambda t: P.broadcast_in_dim(t, list(v.shape), [dim])   # noqa: E731
     grad_v = P.sub(P.mul(along(a), gw), P.mul(along(b), v))
     grad_g = P.reshape(to_dtype(grad_g, saved_g.dtype), list(saved_g.shape))
-    return _contiguous(to_dtype(grad_v, orig)), _contiguous(grad_g)
+    return contiguous(to_dtype(grad_v, orig)), contiguous(grad_g)
 
 
 # ----------------------------------------------------------------------------- convolution
@@ -451,8 +452,8 @@ def _weight_grad(x, gy, kernel, stride, padding, dilation, groups):
     cpg = cin // groups
     # x: (N, G*cpg, *s) -> (cpg, G*N, *s), so group g of the new channels is group g of x's.
     spatial = list(x.shape[2:])
-    xg = P.reshape(_contiguous(x), [N, groups, cpg] + spatial)
-    xg = P.reshape(_contiguous(P.permute(xg, [2, 1, 0] + list(range(3, n + 3)))), [cpg, groups * N] + spatial)
+    xg = P.reshape(contiguous(x), [N, groups, cpg] + spatial)
+    xg = P.reshape(contiguous(P.permute(xg, [2, 1, 0] + list(range(3, n + 3)))), [cpg, groups * N] + spatial)
     kg = P.permute(gy, [1, 0] + list(range(2, n + 2)))            # (Cout, N, *o)
     out = P.convolution(xg, kg, None, dilation, padding, stride, False, [0] * n, groups)   # (cpg, Cout, *k')
     starts, limits = [0] * (n + 2), [out.shape[0], out.shape[1]] + list(kernel)
@@ -477,7 +478,7 @@ def convolution_backward(grad_output, a, weight, bias_sizes, stride, padding, di
     if a.dim() != n + 2 or grad_output.dim() != n + 2:
         raise RuntimeError(f"convolution_backward: expected {n + 2}-D input and grad_output for a {n + 2}-D weight, "
                            f"got input {list(a.shape)} and grad_output {list(grad_output.shape)}")
-    stride, padding, dilation, output_padding = (_per_dim(k, v, n) for k, v in (
+    stride, padding, dilation, output_padding = (per_dim(k, v, n) for k, v in (
         ("stride", stride), ("padding", padding), ("dilation", dilation), ("output_padding", output_padding)))
     kernel = list(weight.shape[2:])
     grad_input = grad_weight = grad_bias = None
@@ -493,7 +494,7 @@ def convolution_backward(grad_output, a, weight, bias_sizes, stride, padding, di
         if output_mask[1]:
             grad_weight = _weight_grad(grad_output, a, kernel, stride, padding, dilation, groups)
     # Eager lays both gradients out channels-last when the input or the weight is, else contiguous.
-    layout = _channels_last if _is_channels_last(a) or _is_channels_last(weight) else _contiguous
+    layout = _channels_last if is_channels_last_4d(a) or is_channels_last_4d(weight) else contiguous
     grad_input = None if grad_input is None else layout(grad_input)
     grad_weight = None if grad_weight is None else layout(grad_weight)
     if output_mask[2]:
@@ -506,17 +507,17 @@ def convolution_backward(grad_output, a, weight, bias_sizes, stride, padding, di
 
 
 def _channels_last(t):
-    return _dense_in_order(t, [0, 2, 3, 1])
+    return dense_in_order(t, [0, 2, 3, 1])
 
 
 def _like_input_layout(grad, a):
     """A pooling gradient laid out as eager's: channels-last when the input is, else contiguous."""
-    return in_layout(grad, a.stride()) if _is_channels_last(a) else _contiguous(grad)
+    return in_layout(grad, a.stride()) if is_channels_last_4d(a) else contiguous(grad)
 
 
 def _max_pool_backward(name, n):
     def decomp(grad_output, a, kernel_size, stride, padding, dilation, ceil_mode, indices):
-        _pool_geometry(name, a, n, kernel_size, stride, padding, dilation, ceil_mode)
+        pool_geometry(name, a, n, kernel_size, stride, padding, dilation, ceil_mode)
         if list(indices.shape) != list(grad_output.shape):
             raise RuntimeError(f"{name}: expected indices of grad_output's shape {list(grad_output.shape)}, got "
                                f"{list(indices.shape)}")
@@ -528,22 +529,22 @@ def _max_pool_backward(name, n):
 def _scatter_to_plane(grad_output, a, indices, n):
     """Each output's gradient added at its index (a flat position in its channel's input plane)."""
     lead = list(a.shape[:a.dim() - n])
-    plane, out_plane = _numel(a.shape[a.dim() - n:]), _numel(grad_output.shape[a.dim() - n:])
-    (g,), orig = upcast(_contiguous(grad_output))
+    plane, out_plane = numel_of(a.shape[a.dim() - n:]), numel_of(grad_output.shape[a.dim() - n:])
+    (g,), orig = upcast(contiguous(grad_output))
     g = P.reshape(g, lead + [out_plane])
-    index = P.reshape(_contiguous(indices), lead + [out_plane])
+    index = P.reshape(contiguous(indices), lead + [out_plane])
     zeros = P.full(lead + [plane], 0, dtype=g.dtype, device=g.device)
     return to_dtype(P.reshape(P.scatter_add(zeros, len(lead), index, g), list(a.shape)), orig)
 
 
 def _fractional_max_pool_backward(name, n):
     def decomp(grad_output, a, kernel_size, output_size, indices):
-        output_size = _per_dim("output_size", output_size, n)
+        output_size = per_dim("output_size", output_size, n)
         expected = list(a.shape[:a.dim() - n]) + output_size
         if list(grad_output.shape) != expected or list(indices.shape) != expected:
             raise RuntimeError(f"{name}: expected grad_output and indices of shape {expected}, got "
                                f"{list(grad_output.shape)} and {list(indices.shape)}")
-        return _contiguous(_scatter_to_plane(grad_output, a, indices, n))   # eager's gradient is contiguous
+        return contiguous(_scatter_to_plane(grad_output, a, indices, n))   # eager's gradient is contiguous
     decomp.__name__ = decomp.__qualname__ = f"{name}_backward"
     return decomp
 
@@ -564,14 +565,16 @@ register_with_variants("fractional_max_pool2d_backward", _fractional_max_pool_ba
 register_with_variants("fractional_max_pool3d_backward", _fractional_max_pool_backward("fractional_max_pool3d", 3))
 register_with_variants("adaptive_max_pool2d_backward",
                        _adaptive_max_pool_backward("adaptive_max_pool2d_backward", 2, _like_input_layout))
+
+
 # eager's 3-d gradient is contiguous whatever the input's layout
 register_with_variants("adaptive_max_pool3d_backward",
-                       _adaptive_max_pool_backward("adaptive_max_pool3d_backward", 3, lambda g, a: _contiguous(g)))
+                       _adaptive_max_pool_backward("adaptive_max_pool3d_backward", 3, lambda g, a: contiguous(g)))
 
 
 def _avg_pool_backward(name, n):
     def decomp(grad_output, a, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-        kernel, stride, padding, _, out = _pool_geometry(name, a, n, kernel_size, stride, padding, 1, ceil_mode)
+        kernel, stride, padding, _, out = pool_geometry(name, a, n, kernel_size, stride, padding, 1, ceil_mode)
         if divisor_override is not None and divisor_override == 0:
             raise RuntimeError(f"{name}: divisor must be not zero")
         if list(grad_output.shape[a.dim() - n:]) != out:
@@ -580,12 +583,12 @@ def _avg_pool_backward(name, n):
         sizes = [a.shape[d] for d in spatial]
         (g,), orig = upcast(grad_output)
         if divisor_override is not None:
-            g = P.div(g, _like(g, divisor_override))
-        else:   # the forward's divisor per window, as in decompositions.nn._avg_pool
+            g = P.div(g, like(g, divisor_override))
+        else:   # the forward's divisor per window, as in decompositions.nn.pooling._avg_pool
             padded = [s + (2 * p if count_include_pad else 0) for s, p in zip(sizes, padding)]
             ones = P.full(padded, 1, dtype=g.dtype, device=g.device)
             low = [0] * n if count_include_pad else padding
-            counts = P.sum(_windows(ones, list(range(n)), kernel, stride, [1] * n, out, low, 0), [n])
+            counts = P.sum(pool_windows(ones, list(range(n)), kernel, stride, [1] * n, out, low, 0), [n])
             g = P.div(g, P.broadcast_in_dim(counts, list(g.shape), spatial))
         # Window offset k sends g[o] to padded position o * stride + k: interior padding spreads
         # g by the stride, low/high padding shifts it by k and crops it to the input.
@@ -613,8 +616,8 @@ def _adaptive_avg_pool_backward(name, n):
             raise RuntimeError(f"{name}: expected a {n + 1}D or {n + 2}D input and a grad_output of the same rank, "
                                f"got {list(a.shape)} and {list(grad_output.shape)}")
         spatial = list(range(a.dim() - n, a.dim()))
-        (g,), orig = upcast(_contiguous(grad_output))
-        bins = [_adaptive_bins(a.shape[d], g.shape[d], a.device) for d in spatial]
+        (g,), orig = upcast(contiguous(grad_output))
+        bins = [adaptive_bins(a.shape[d], g.shape[d], a.device) for d in spatial]
         for d, (_, _, count) in zip(spatial, bins):   # the forward's divisor, one factor per dim
             g = P.div(g, P.broadcast_in_dim(to_dtype(count, g.dtype), list(g.shape), [d]))
         for d, (index, valid, _) in zip(spatial, bins):
@@ -622,7 +625,7 @@ def _adaptive_avg_pool_backward(name, n):
             out_size, kmax = index.shape
             split = list(g.shape[:d]) + [out_size, kmax] + list(g.shape[d + 1:])
             spread = P.broadcast_in_dim(g, split, [k for k in range(len(split)) if k != d + 1])
-            spread = P.where(P.broadcast_in_dim(valid, split, [d, d + 1]), spread, _like(spread, 0))
+            spread = P.where(P.broadcast_in_dim(valid, split, [d, d + 1]), spread, like(spread, 0))
             flat = list(g.shape[:d]) + [out_size * kmax] + list(g.shape[d + 1:])
             spread = P.reshape(spread, flat)
             where = P.broadcast_in_dim(P.reshape(index, [out_size * kmax]), flat, [d])
@@ -643,17 +646,17 @@ register_with_variants("_adaptive_avg_pool3d_backward", _adaptive_avg_pool_backw
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     if indices.dtype not in (torch.int32, torch.int64):
         raise RuntimeError(f"embedding_dense_backward: expected int32 or int64 indices, got {dt.short(indices.dtype)}")
-    count = _numel(indices.shape)
+    count = numel_of(indices.shape)
     dim = grad_output.shape[-1]
-    (g,), orig = upcast(P.reshape(_contiguous(grad_output), [count, dim]))
-    idx = P.reshape(to_dtype(_contiguous(indices), torch.int64), [count])
+    (g,), orig = upcast(P.reshape(contiguous(grad_output), [count, dim]))
+    idx = P.reshape(to_dtype(contiguous(indices), torch.int64), [count])
     if scale_grad_by_freq:   # each row's gradient divided by how often its index occurs
         ones = P.full([count], 1, dtype=g.dtype, device=g.device)
         freq = P.scatter_add(P.full([num_weights], 0, dtype=g.dtype, device=g.device), 0, idx, ones)
         g = P.div(g, P.broadcast_in_dim(P.index_select(freq, 0, idx), [count, dim], [0]))
     if padding_idx >= 0:     # the padding row gets no gradient
-        pad = P.eq(idx, _i64(padding_idx, [count], idx.device))
-        g = P.where(P.broadcast_in_dim(pad, [count, dim], [0]), _like(g, 0), g)
+        pad = P.eq(idx, i64(padding_idx, [count], idx.device))
+        g = P.where(P.broadcast_in_dim(pad, [count, dim], [0]), like(g, 0), g)
     zeros = P.full([num_weights, dim], 0, dtype=g.dtype, device=g.device)
     grad = P.scatter_add(zeros, 0, P.broadcast_in_dim(idx, [count, dim], [0]), g)
     return to_dtype(grad, orig)
@@ -677,30 +680,30 @@ def _attention_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is_causal,
     (qf, kf, vf, gf, of), orig = upcast(q, k, v, grad_out, out)
     groups = q.shape[1] // k.shape[1]
     if groups > 1:
-        kf, vf = _repeat_heads(kf, groups), _repeat_heads(vf, groups)
+        kf, vf = repeat_heads(kf, groups), repeat_heads(vf, groups)
     B, H, L, S = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     kt = P.permute(kf, [0, 1, 3, 2])
     scores = P.matmul(qf, kt)
-    scores = P.mul(scores, _like(scores, scale))
+    scores = P.mul(scores, like(scores, scale))
     if is_causal:
         row = P.broadcast_in_dim(P.iota(L, start=0, step=1, dtype=torch.int64, device=q.device), [B, H, L, S], [2])
         col = P.broadcast_in_dim(P.iota(S, start=0, step=1, dtype=torch.int64, device=q.device), [B, H, L, S], [3])
-        scores = P.where(P.le(col, row), scores, _like(scores, -math.inf))
+        scores = P.where(P.le(col, row), scores, like(scores, -math.inf))
     if attn_mask is not None:
         mask = broadcast_to(attn_mask, [B, H, L, S])
-        scores = P.where(mask, scores, _like(scores, -math.inf)) if mask.dtype == torch.bool else \
+        scores = P.where(mask, scores, like(scores, -math.inf)) if mask.dtype == torch.bool else \
             P.add(scores, to_dtype(mask, scores.dtype))
     lse = to_dtype(logsumexp, scores.dtype)
-    lse = P.where(P.eq(lse, _like(lse, -math.inf)), _like(lse, math.inf), lse)   # fully masked rows: weights 0
+    lse = P.where(P.eq(lse, like(lse, -math.inf)), like(lse, math.inf), lse)   # fully masked rows: weights 0
     probs = P.exp(P.sub(scores, P.broadcast_in_dim(lse, [B, H, L, S], [0, 1, 2])))
     grad_v = P.matmul(P.permute(probs, [0, 1, 3, 2]), gf)
     grad_probs = P.matmul(gf, P.permute(vf, [0, 1, 3, 2]))
     row_dot = P.sum(P.mul(gf, of), [3])
     grad_scores = P.mul(probs, P.sub(grad_probs, P.broadcast_in_dim(row_dot, [B, H, L, S], [0, 1, 2])))
-    grad_q = P.mul(P.matmul(grad_scores, kf), _like(qf, scale))
+    grad_q = P.mul(P.matmul(grad_scores, kf), like(qf, scale))
     grad_k = P.matmul(P.permute(grad_scores, [0, 1, 3, 2]), qf)
-    grad_k = P.mul(grad_k, _like(grad_k, scale))
+    grad_k = P.mul(grad_k, like(grad_k, scale))
     if groups > 1:   # each key/value head served `groups` query heads
         def fold(t):
             shape = [B, k.shape[1], groups] + list(t.shape[2:])
@@ -714,7 +717,7 @@ def sdpa_flash_for_cpu_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is
                                 scale=None):
     gq, gk, gv, _ = _attention_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is_causal, attn_mask, scale)
     # Eager's kernel writes every gradient as (batch, seq, heads, dim), transposed to (B, H, S, E).
-    return tuple(_dense_in_order(g, [0, 2, 1, 3]) for g in (gq, gk, gv))
+    return tuple(dense_in_order(g, [0, 2, 1, 3]) for g in (gq, gk, gv))
 
 
 @register(aten._scaled_dot_product_efficient_attention_backward.default)
@@ -740,7 +743,7 @@ def sdpa_efficient_backward(grad_out, q, k, v, attn_bias, out, logsumexp, philox
 def sdpa_flash_backward(grad_out, q, k, v, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal,
                         philox_seed, philox_offset, *, scale=None):
     gq, gk, gv, _ = _attention_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is_causal, None, scale)
-    return tuple(_dense_in_order(g, _dim_order(t)) for g, t in ((gq, q), (gk, k), (gv, v)))
+    return tuple(dense_in_order(g, dim_order(t)) for g, t in ((gq, q), (gk, k), (gv, v)))
 
 
 # ----------------------------------------------------------------------------- losses
@@ -758,13 +761,13 @@ def _nll_loss_backward(name):
         g = P.reshape(g, list(t.shape)) if reduction == NONE else P.broadcast_in_dim(g, list(t.shape), [])
         if reduction == MEAN:
             g = P.div(g, P.broadcast_in_dim(to_dtype(total_weight, x.dtype), list(t.shape), []))
-        ignored = P.eq(t, _i64(ignore_index, t.shape, t.device))
-        safe = P.where(ignored, _i64(0, t.shape, t.device), t)
+        ignored = P.eq(t, i64(ignore_index, t.shape, t.device))
+        safe = P.where(ignored, i64(0, t.shape, t.device), t)
         if weight is not None:
-            w = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [_numel(t.shape)])),
+            w = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel_of(t.shape)])),
                           list(t.shape))
             g = P.mul(g, w)
-        picked = P.where(ignored, _like(g, 0), P.neg(g))
+        picked = P.where(ignored, like(g, 0), P.neg(g))
         shape = list(x.shape) if a.dim() > 1 else [1] + list(x.shape)
         grad = P.scatter(P.full(shape, 0, dtype=x.dtype, device=x.device), 1, P.expand_dims(safe, [1]),
                          P.expand_dims(picked, [1]))
@@ -781,10 +784,10 @@ register_with_variants("nll_loss2d_backward", _nll_loss_backward("nll_loss2d_bac
 def mse_loss_backward(grad_output, a, target, reduction):
     if reduction not in (NONE, MEAN, SUM):
         raise RuntimeError(f"{reduction} is not a valid value for reduction")
-    count = _numel(a.shape)
+    count = numel_of(a.shape)
     norm = (2.0 / count if count else math.inf) if reduction == MEAN else 2.0   # eager's 2. / numel
-    out = elementwise(lambda g, x, y: P.mul(P.mul(P.sub(x, y), _like(x, norm)), g), grad_output, a, target)
-    return _contiguous(out)   # eager allocates grad_input contiguous
+    out = elementwise(lambda g, x, y: P.mul(P.mul(P.sub(x, y), like(x, norm)), g), grad_output, a, target)
+    return contiguous(out)   # eager allocates grad_input contiguous
 
 
 register_with_variants("mse_loss_backward", mse_loss_backward)
@@ -800,13 +803,13 @@ def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction
                            f"input's {list(a.shape)}")
 
     def math_fn(g, x, t):
-        c = lambda v: _like(x, v)   # noqa: E731
+        c = lambda v: like(x, v)   # noqa: E731
         return P.div(P.mul(g, P.sub(x, t)), P.maximum(P.mul(P.sub(c(1.0), x), x), c(1e-12)))
     out = elementwise(math_fn, broadcast_to(grad_output, list(a.shape)), a, target)
     if weight is not None:
         out = elementwise(P.mul, out, broadcast_to(weight, list(a.shape)))
     if reduction == MEAN:
-        out = elementwise(lambda x: P.div(x, _like(x, _numel(a.shape))), out)
+        out = elementwise(lambda x: P.div(x, like(x, numel_of(a.shape))), out)
     return in_layout(out, preserved_strides(a))     # eager's grad_input is empty_like(input)
 
 

@@ -33,11 +33,6 @@ from primkit.prims.meta.strides import elementwise_strides, is_non_overlapping_a
 
 P = torch.ops.primkit
 
-# Algebraic facts, as data: prims whose two operands may be swapped.
-COMMUTATIVE = frozenset({
-    "add", "mul", "maximum", "minimum", "fmax", "fmin", "eq", "ne", "logical_and", "logical_or",
-    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "hypot",
-})
 ELEMENTWISE_RULE = "elementwise"
 
 
@@ -318,7 +313,7 @@ def _layout_neutral_swap(a, b) -> bool:
 def order_commutative(gm, keys):
     for node in gm.graph.nodes:
         prim = _prim(node)
-        if prim is None or prim.name not in COMMUTATIVE:
+        if prim is None or not prim.commutative:     # catalog field `commutative`
             continue
         a, b = node.args[0], node.args[1]
         if keys[b] < keys[a] and _layout_neutral_swap(a, b):

@@ -1,5 +1,7 @@
-"""Helpers every decomposition uses: type promotion, broadcasting, upcasting, scalars,
-in-place and out= variants. A decomposition calls these and shows only its own idea."""
+"""Helpers every decomposition uses: type promotion, broadcasting, upcasting, scalars (``like``),
+dims (``wrap_dim``), and the one in-place and out= wrapper (``into_out`` / ``into_self``, registered
+by ``register_out`` / ``register_inplace`` / ``register_overloads`` / ``register_with_variants``).
+A decomposition calls these and shows only its own idea."""
 from __future__ import annotations
 
 import numbers
@@ -11,8 +13,10 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import can_cast, computation_dtype, result_type
 from primkit.prims import dtypes as dt
 
+
 P = torch.ops.primkit
 aten = torch.ops.aten
+
 
 # How the result dtype of an elementwise op follows from the promoted dtype of its operands.
 PROMOTION_KINDS = {
@@ -63,6 +67,26 @@ def round_to(value: float, dtype) -> float:
     return struct.unpack("f", struct.pack("f", value))[0] if dtype == torch.float32 else value
 
 
+def wrap_dim(dim, ndim, op=None):
+    """A dim in [0, ndim) (a 0-d tensor accepts -1 and 0), with eager's IndexError (prefixed by ``op``
+    where given)."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        prefix = f"{op}: " if op else ""
+        raise IndexError(f"{prefix}Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def wrap_dims(dims, ndim, op=None, *, unique=False):
+    """``wrap_dim`` of each dim; ``unique``: a dim named twice is eager's RuntimeError."""
+    wrapped = [wrap_dim(d, ndim, op) for d in dims]
+    if unique:
+        for d in wrapped:
+            if wrapped.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return wrapped
+
+
 def scalar(value, dtype, device):
     return P.scalar_tensor(value, dtype=dtype, device=device)
 
@@ -76,6 +100,11 @@ def wrapped(value, dtype):
         info = torch.iinfo(dtype)
         return (value - info.min) % (1 << info.bits) + info.min
     return value
+
+
+def like(t, value):
+    """A number as a tensor shaped, typed and placed like t (stride 0: no memory)."""
+    return prepare(value, t.dtype, t.shape, t.device)
 
 
 def tensor_device(*args):
@@ -155,8 +184,13 @@ def write_into(dst, value, name):
     return P.copy_to(dst, to_dtype(value, dst.dtype))
 
 
+def out_names(op) -> list:
+    """The names of op's out= arguments, in schema order."""
+    return [a.name for a in op._schema.arguments if a.is_out]
+
+
 def _is_out_overload(op) -> bool:
-    return any(a.is_out for a in op._schema.arguments)
+    return bool(out_names(op))
 
 
 def is_tensor_overload(op) -> bool:
@@ -166,6 +200,86 @@ def is_tensor_overload(op) -> bool:
     tensor = lambda t: isinstance(t, torch.TensorType)   # noqa: E731
     return (any(tensor(a.type) for a in schema.arguments) and len(schema.returns) > 0
             and all(tensor(r.type) for r in schema.returns))
+
+
+def _named_after(variant, fn, suffix):
+    # The variant is filed where fn is (the coverage report reads a decomposition's family off its module).
+    variant.__qualname__ = f"{fn.__qualname__}[{suffix}]"
+    variant.__module__ = fn.__module__
+    return variant
+
+
+def _write_result(dst, value, name):
+    if isinstance(dst, (list, tuple)):   # a Tensor[] out= argument: one tensor per piece
+        if len(dst) != len(value):
+            raise RuntimeError(f"{name}: expected {len(value)} out tensors, got {len(dst)}")
+        for d, piece in zip(dst, value):
+            write_into(d, piece, name)
+        return None
+    return write_into(dst, value, name)
+
+
+def into_out(fn, op, name=None, *, factory=False, check=None):
+    """The out= form of the functional decomposition ``fn`` for the overload ``op``: compute ``fn``,
+    then write each result into its out argument (the schema's out arguments, in order) with eager's
+    checks (``write_into``; ``name`` in its messages, op's name by default).
+
+    ``factory``: fn makes a tensor from sizes (creation, random, window ops) and is given out's dtype
+    and device. ``check(out, result)``: a further check of each result before it is written (an out=
+    form without type promotion, say)."""
+    names = out_names(op)
+    name = name or op.name()
+
+    def out_variant(*args, **kwargs):
+        outs = [kwargs.pop(n) for n in names]
+        if factory:
+            kwargs.update(dtype=outs[0].dtype, device=outs[0].device)
+        results = fn(*args, **kwargs)
+        if not isinstance(results, tuple) or isinstance(outs[0], (list, tuple)):
+            results = (results,)
+        for n, o, r in zip(names, outs, results):
+            if r is None:   # an output_mask entry that is False: eager has no result to copy either
+                raise RuntimeError(f"{name}: no result for {n} (its output_mask entry is False), so nothing "
+                                   f"can be written into it")
+            if check is not None:
+                check(o, r)
+        written = tuple(_write_result(o, r, name) for o, r in zip(outs, results))
+        return written if len(written) > 1 else written[0]
+    return _named_after(out_variant, fn, "out")
+
+
+def into_self(fn, name):
+    """The in-place form of the functional decomposition ``fn``: compute, then write into self."""
+    def inplace_variant(self, *args, **kwargs):
+        return write_into(self, fn(self, *args, **kwargs), name)
+    return _named_after(inplace_variant, fn, "inplace")
+
+
+def register_out(op, fn, name=None, **kwargs):
+    """Register ``into_out(fn, op, name, ...)`` for the out= overload ``op``; returns fn."""
+    register(op)(into_out(fn, op, name, **kwargs))
+    return fn
+
+
+def register_inplace(op, fn, name=None):
+    """Register ``into_self(fn, name)`` for the in-place overload ``op`` (name: op's name by default)."""
+    register(op)(into_self(fn, name or op.name()))
+    return fn
+
+
+def register_overloads(fn, name, overloads, *, inplace=()):
+    """Register fn for aten.<name>.<overload>; an out= overload computes fn and copies into its
+    out tensors (one per result); ``inplace`` overloads of aten.<name>_ copy into self."""
+    packet = getattr(aten, name)
+    for overload in overloads:
+        op = getattr(packet, overload)
+        if _is_out_overload(op):
+            register_out(op, fn)
+        else:
+            register(op)(fn)
+    for overload in inplace:
+        register_inplace(getattr(getattr(aten, name + "_"), overload), fn)
+    return fn
 
 
 def register_with_variants(name: str, fn):
@@ -182,29 +296,34 @@ def register_with_variants(name: str, fn):
         elif not op._schema.is_mutable:
             register(op)(fn)
     for op in outs:
-        out_names = [a.name for a in op._schema.arguments if a.is_out]
-        if len(out_names) == 1:
-            register(op)(_out_variant(fn, out_names[0], op.name()))
+        if len(out_names(op)) == 1:
+            register_out(op, fn)
     inplace = getattr(aten, name + "_", None)
     if inplace is not None:
         for overload in inplace.overloads():
             if is_tensor_overload(getattr(inplace, overload)):
-                register(getattr(inplace, overload))(_inplace_variant(fn, f"{name}_"))
+                register_inplace(getattr(inplace, overload), fn, f"{name}_")
     return fn
 
 
-def _out_variant(fn, out_name, op_name):
-    def out_variant(*args, **kwargs):
-        out = kwargs.pop(out_name)
-        return write_into(out, fn(*args, **kwargs), op_name)
-    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
-    out_variant.__module__ = fn.__module__
-    return out_variant
+# ----------------------------------------------------------------------------- out= forms of data-sized results
+
+def register_data_dependent(fn, name, overloads):
+    """register_overloads for ops whose result sizes are data: an out= overload is traced on the
+    assumption that they are the out tensors' sizes (eager resizes out; primkit does not, and the
+    copy_to prim checks the sizes when the graph runs)."""
+    packet = getattr(aten, name)
+    for overload in overloads:
+        op = getattr(packet, overload)
+        if out_names(op):
+            register_out(op, fn, check=_sizes_are_outs)
+        else:
+            register(op)(fn)
+    return fn
 
 
-def _inplace_variant(fn, op_name):
-    def inplace_variant(self, *args, **kwargs):
-        return write_into(self, fn(self, *args, **kwargs), op_name)
-    inplace_variant.__qualname__ = f"{fn.__qualname__}[inplace]"
-    inplace_variant.__module__ = fn.__module__
-    return inplace_variant
+def _sizes_are_outs(out, result):
+    if out.dim() == result.dim():
+        for size, out_size in zip(result.shape, out.shape):
+            if isinstance(size, torch.SymInt):
+                torch._check(size == out_size)

@@ -1,5 +1,6 @@
 """Decompositions of complex-number ops: building complex tensors (complex, polar), taking them
-apart (real, imag, view_as_real, view_as_complex) and the lazy conjugate (conj).
+apart (real, imag, view_as_real, view_as_complex), the lazy conjugate (conj) and resolve_conj /
+resolve_neg.
 
 Eager's real, imag, view_as_* and conj are views. Prims are functional, so each decomposition
 gives eager's values with eager's strides: view_as_real and view_as_complex are view prims that
@@ -16,6 +17,7 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import is_non_overlapping
+
 
 # The real dtypes with a complex counterpart that has prims (complex32 has none).
 PRIM_REAL = (torch.float32, torch.float64)
@@ -128,3 +130,9 @@ def conj(a):
     if a.dtype not in dt.COMPLEX:
         return aten.alias.default(a)
     return laid_out_as(a, P.conj_physical)
+
+
+@register(aten.resolve_conj.default, aten.resolve_neg.default)
+def resolve_lazy_bits(a):
+    """a itself: primkit tensors never carry eager's lazy conjugate or negative bit."""
+    return a

@@ -26,6 +26,8 @@ import threading
 import torch
 from torch._dispatch.python import enable_python_dispatcher
 
+from primkit.decompositions.registry import entry
+
 _CIA = torch._C.DispatchKey.CompositeImplicitAutograd
 _ABOVE_AUTOGRAD = (_CIA, torch._C.DispatchKey.Autograd)
 
@@ -37,10 +39,10 @@ def is_composite(op) -> bool:
         torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), _CIA)
 
 
-_KEYS: dict = {}   # id(op) -> _override_keys(op): OpOverloads are long-lived, and hashing one is slow
+_KEYS: dict = {}   # id(op) -> override_keys(op): OpOverloads are long-lived, and hashing one is slow
 
 
-def _override_keys(op) -> tuple:
+def override_keys(op) -> tuple:
     """The keys at which a table entry for ``op`` must be its Python kernel: CompositeImplicitAutograd
     for a CIA op, and any key above autograd where torch registers a Python kernel of its own
     (torch's own Python kernels for upsample_nearest, batch norm, dropout, ...), which the Python dispatcher runs."""
@@ -75,8 +77,6 @@ def _traced_kernel(op):
     """For an op of ``ABOVE_AUTOGRAD``: its kernel there when the make_fx / AOTAutograd trace running now
     was handed a table holding primkit's own entry for the op (the proxy mode's table), else None."""
     from torch.fx.experimental.proxy_tensor import get_proxy_mode
-
-    from primkit.decompositions.registry import entry
 
     mode = get_proxy_mode()
     fn = mode.decomposition_table.get(op) if mode is not None else None
@@ -115,7 +115,7 @@ def above_autograd(op, kernel):
     if not is_composite(op):
         raise ValueError(f"above_autograd: {op.name()} has no CompositeImplicitAutograd kernel")
     ABOVE_AUTOGRAD[op] = kernel
-    for key in _override_keys(op):
+    for key in override_keys(op):
         _install(op, key)
 
 
@@ -125,7 +125,7 @@ def composites(table):
     those entries (under make_fx, AOTAutograd and eager alike) in this thread. Nests; other threads
     are unaffected, and so is this thread once the last block exits."""
     for op in table:
-        for key in _override_keys(op):
+        for key in override_keys(op):
             if (op, key) not in _INSTALLED:
                 _install(op, key)
     tables = getattr(_ACTIVE, "tables", ())

@@ -11,15 +11,12 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
-import struct
 
 import torch
 
-from primkit.decompositions.common import P, aten, prepare, scalar, to_dtype, write_into
+from primkit.decompositions.common import P, aten, prepare, register_out, round_to, scalar, to_dtype
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import (
-    _cast_value, _check_sizes, check_layout, preserved_strides, strides_for,
-)
+from primkit.decompositions.shape import cast_value, check_layout, check_sizes, preserved_strides, strides_for
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.strides import contiguous_strides
 
@@ -48,26 +45,18 @@ def _inferred_dtype(*values):
 def filled(shape, value, dtype, device, strides=None):
     """A tensor of shape filled with value, laid out with strides (contiguous by default)."""
     shape = list(shape)
-    value = _cast_value(value, dtype)
+    value = cast_value(value, dtype)
     if strides is None or tuple(strides) == contiguous_strides(shape):
         return P.full(shape, value, dtype=dtype, device=device)
     return P.copy_strided(P.broadcast_in_dim(P.scalar_tensor(value, dtype=dtype, device=device), shape, []),
                           list(strides))
 
 
-def _register_out(out_op, fn):
-    """out= overload of a creation op: make the result in out's dtype and on its device, copy it in."""
-    def out_variant(*args, out, **kwargs):
-        return write_into(out, fn(*args, dtype=out.dtype, device=out.device, **kwargs), out_op.name())
-    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
-    register(out_op)(out_variant)
-
-
 # --- full, zeros, ones, empty ------------------------------------------------------------
 
 @register(aten.full.default)
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    _check_sizes(size, "full")
+    check_sizes(size, "full")
     dtype, device = _factory("full", dtype, layout, device, _inferred_dtype(fill_value))
     return filled(size, fill_value, dtype, device)
 
@@ -85,7 +74,7 @@ def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 @register(aten.scalar_tensor.default)
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     dtype, device = _factory("scalar_tensor", dtype, layout, device, torch.get_default_dtype())
-    return P.scalar_tensor(_cast_value(s, dtype), dtype=dtype, device=device)
+    return P.scalar_tensor(cast_value(s, dtype), dtype=dtype, device=device)
 
 
 @contextlib.contextmanager
@@ -137,7 +126,7 @@ def lift_fresh(a):
 
 @register(aten.empty.memory_format)
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    _check_sizes(size, "empty")
+    check_sizes(size, "empty")
     dtype, device = _factory("empty", dtype, layout, device, torch.get_default_dtype())
     fmt = torch.contiguous_format if memory_format in (None, torch.preserve_format) else memory_format
     return P.empty_strided(list(size), list(strides_for(size, fmt, "empty")), dtype=dtype, device=device)
@@ -146,7 +135,7 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
 @register(aten.empty_permuted.default)
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None):
     """An uninitialized tensor, dense with its dims laid out in memory in physical_layout's order."""
-    _check_sizes(size, "empty_permuted")
+    check_sizes(size, "empty_permuted")
     if len(physical_layout) != len(size):
         raise RuntimeError(f"empty_permuted: Number of dimensions in size does not match the length of the "
                            f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
@@ -160,7 +149,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 @register(aten.empty_strided.default)
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    _check_sizes(size, "empty_strided")
+    check_sizes(size, "empty_strided")
     if len(size) != len(stride):
         raise RuntimeError(f"empty_strided: mismatch in length of strides and shape: {len(size)} sizes, "
                            f"{len(stride)} strides")
@@ -172,7 +161,7 @@ for _op, _fn in ((aten.full.out, full), (aten.zeros.out, zeros), (aten.ones.out,
                  (aten.empty_permuted.out, empty_permuted),
                  (aten.scalar_tensor.out, scalar_tensor), (aten.empty.out, empty),
                  (aten.empty_strided.out, empty_strided)):
-    _register_out(_op, _fn)
+    register_out(_op, _fn, factory=True)
 
 
 # --- _like and new_ forms ----------------------------------------------------------------
@@ -246,7 +235,7 @@ for _op, _fn in ((aten.full_like.out, full_like), (aten.zeros_like.out, zeros_li
                  (aten.ones_like.out, ones_like), (aten.empty_like.out, empty_like),
                  (aten.new_full.out, new_full), (aten.new_zeros.out, new_zeros), (aten.new_ones.out, new_ones),
                  (aten.new_empty.out, new_empty), (aten.new_empty_strided.out, new_empty_strided)):
-    _register_out(_op, _fn)
+    register_out(_op, _fn, factory=True)
 
 
 # --- fill and zero_ ----------------------------------------------------------------------
@@ -258,7 +247,7 @@ def _fill_value(a, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                                f"dimensions.")
         return prepare(value, a.dtype, a.shape, a.device)
-    return prepare(_cast_value(value, a.dtype), a.dtype, a.shape, a.device)
+    return prepare(cast_value(value, a.dtype), a.dtype, a.shape, a.device)
 
 
 @register(aten.fill.Scalar, aten.fill.Tensor)
@@ -281,15 +270,8 @@ def zero_(a):
     return fill_(a, 0)
 
 
-def _register_tensor_out(out_op, fn):
-    def out_variant(*args, out, **kwargs):
-        return write_into(out, fn(*args, **kwargs), out_op.name())
-    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
-    register(out_op)(out_variant)
-
-
 for _op, _fn in ((aten.fill.Scalar_out, fill), (aten.fill.Tensor_out, fill), (aten.zero.out, zero)):
-    _register_tensor_out(_op, _fn)
+    register_out(_op, _fn)
 
 
 # --- ranges and eye ----------------------------------------------------------------------
@@ -338,14 +320,8 @@ def arange_start(start, end, step=1, *, dtype=None, layout=None, device=None, pi
     return _arange(start, end, step, dtype, layout, device)
 
 
-_register_out(aten.arange.out, arange)
-_register_out(aten.arange.start_out, arange_start)
-
-
-def _round_to_float32(x: float) -> float:
-    """x rounded to the nearest float32 (a float32 operation on float32 operands, computed in
-    double and rounded so, is the float32 operation's result)."""
-    return struct.unpack("f", struct.pack("f", x))[0]
+register_out(aten.arange.out, arange, factory=True)
+register_out(aten.arange.start_out, arange_start, factory=True)
 
 
 # Eager's range reads start, end and step in the accumulate type of the result's dtype.
@@ -374,15 +350,16 @@ def range_(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memo
     if acc == torch.int64:
         length = (end - start) // step + 1   # the quotient is non-negative: floor is eager's truncation
     else:
-        rounded = _round_to_float32 if acc == torch.float32 else float
+        def rounded(x):
+            return round_to(float(x), acc)
         start, end, step = rounded(start), rounded(end), rounded(step)
         length = int(rounded(rounded(rounded(end - start) / step) + 1))
     i = _index(length, acc, device)
     return to_dtype(P.add(_const(start, i), P.mul(i, _const(step, i))), dtype)
 
 
-_register_out(aten.range.out, range_)
-_register_out(aten.range.out_, range_)
+register_out(aten.range.out, range_, factory=True)
+register_out(aten.range.out_, range_, factory=True)
 
 
 def _limit(value, dtype):
@@ -462,8 +439,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
 
 
 for _overload in ("out", "Tensor_Tensor_out", "Tensor_Scalar_out", "Scalar_Tensor_out"):
-    _register_out(getattr(aten.linspace, _overload), linspace)
-    _register_out(getattr(aten.logspace, _overload), logspace)
+    register_out(getattr(aten.linspace, _overload), linspace, factory=True)
+    register_out(getattr(aten.logspace, _overload), logspace, factory=True)
 
 
 # --- indices of a triangle ---------------------------------------------------------------
@@ -498,8 +475,8 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _triangle_indices("triu_indices", row, col, offset, dtype, layout, device, upper=True)
 
 
-_register_out(aten.tril_indices.out, tril_indices)
-_register_out(aten.triu_indices.out, triu_indices)
+register_out(aten.tril_indices.out, tril_indices, factory=True)
+register_out(aten.triu_indices.out, triu_indices, factory=True)
 
 
 @register(aten.eye.default, aten.eye.m)
@@ -514,5 +491,5 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
     return to_dtype(P.eq(row, col), dtype)
 
 
-_register_out(aten.eye.out, eye)
-_register_out(aten.eye.m_out, eye)
+register_out(aten.eye.out, eye, factory=True)
+register_out(aten.eye.m_out, eye, factory=True)

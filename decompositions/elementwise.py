@@ -1,4 +1,5 @@
-"""Decompositions of elementwise ATen ops: math, arithmetic, comparisons, logic, bitwise.
+"""Decompositions of elementwise ATen ops: math, arithmetic, comparisons, logic, bitwise; isclose,
+square, gcd, lcm, frexp and isreal.
 
 Most ops are one table row: the aten name, the prim, eager's promotion kind. Each row also
 covers the op's out= and in-place (``<name>_``) overloads through ``register_with_variants``.
@@ -12,17 +13,19 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, elementwise, is_number, prepare, promote, register_with_variants, tensor_device,
-    to_dtype, upcast, write_into,
-)
+    P, aten, broadcast_shapes, elementwise, is_number, like, out_names, prepare, promote, register_inplace,
+    register_out, register_with_variants, tensor_device, to_dtype, upcast, write_into)
+from primkit.decompositions.indexing import INEXACT
 from primkit.decompositions.registry import register
-from primkit.decompositions.type_promotion import category, computation_dtype
 from primkit.decompositions.shape import in_layout
+from primkit.decompositions.type_promotion import category, computation_dtype
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.common import fits
 from primkit.prims.meta.strides import elementwise_strides, itemsize
 
+
 INF, NAN = float("inf"), float("nan")
+
 
 # aten name -> (prim, promotion kind). Integer inputs of "int_to_float" ops compute in float.
 UNARY = {
@@ -60,13 +63,19 @@ BINARY = {
     "__and__": ("bitwise_and", "default"), "__or__": ("bitwise_or", "default"),
     "__xor__": ("bitwise_xor", "default"),
 }
+
+
 # Exact in any dtype (comparisons, selections, sign and bit manipulation): no float32 upcast.
 NO_UPCAST = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "isnan",
              "logical_not", "maximum", "minimum", "neg", "abs", "bitwise_not", "bitwise_and",
              "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "__lshift__", "__rshift__",
              "__and__", "__or__", "__xor__", "copysign", "nextafter"}
+
+
 # Eager's kernels that read a single-element second operand at full precision (see elementwise).
 SCALAR_IN_OPMATH = {"mul", "div"}
+
+
 # Python operators (shifts, &, |, ^) whose in-place form is spelled __i<name>__ rather than <name>_.
 DUNDER_INPLACE = {"__lshift__": "__ilshift__", "__rshift__": "__irshift__", "__and__": "__iand__",
                   "__or__": "__ior__", "__xor__": "__ixor__"}
@@ -97,20 +106,6 @@ for _name, (_prim, _kind) in BINARY.items():
     register_with_variants(_name, _binary(_name, _prim, _kind))
 
 
-def register_inplace(packet_name, fn, op_name):
-    """Register every tensor overload of aten.<packet_name> (an in-place op) as fn, then copy_to."""
-    packet = getattr(aten, packet_name)
-    for overload in packet.overloads():
-        register(getattr(packet, overload))(_written_into_self(fn, op_name))
-
-
-def _written_into_self(fn, op_name):
-    def inplace(self, *args, **kwargs):
-        return write_into(self, fn(self, *args, **kwargs), op_name)
-    inplace.__qualname__ = f"{fn.__qualname__}[inplace]"
-    return inplace
-
-
 def _nan_ignoring(name, prim_fn, exact_fn):
     """fmax / fmin: the nan-ignoring prim on floats; on exact dtypes (bool included, which the
     prim lacks) there is no nan to ignore and maximum / minimum give the same answer."""
@@ -124,12 +119,8 @@ register_with_variants("fmax", _nan_ignoring("fmax", P.fmax, P.maximum))
 register_with_variants("fmin", _nan_ignoring("fmin", P.fmin, P.minimum))
 
 for _name, _inplace in DUNDER_INPLACE.items():
-    register_inplace(_inplace, _binary(_name, *BINARY[_name]), _inplace)
-
-
-def _like(t, value):
-    """A number as a tensor shaped, typed and placed like t (stride 0: no memory)."""
-    return prepare(value, t.dtype, t.shape, t.device)
+    for _overload in getattr(aten, _inplace).overloads():
+        register_inplace(getattr(getattr(aten, _inplace), _overload), _binary(_name, *BINARY[_name]), _inplace)
 
 
 def result_dtype(*args):
@@ -166,7 +157,7 @@ def round_(a, *, decimals=0):
         return elementwise(P.round, a)
     # Eager scales by 10**|decimals| in the computation dtype, rounds half to even, scales back.
     (x,), orig = upcast(a)
-    scale = _like(x, 10.0 ** abs(decimals))
+    scale = like(x, 10.0 ** abs(decimals))
     if decimals > 0:
         out = P.div(P.round(P.mul(x, scale)), scale)
     else:
@@ -223,7 +214,7 @@ def _classify(name, test_float, value_for_exact, complex_ok=True):
 
 
 def _is_value(value):
-    return lambda a: P.eq(a, _like(a, value))
+    return lambda a: P.eq(a, like(a, value))
 
 
 register_with_variants("isinf", _classify("isinf", P.isinf, False))
@@ -238,11 +229,11 @@ def nan_to_num(a, nan=0.0, posinf=None, neginf=None):
         return P.clone(a)
     info = torch.finfo(a.dtype)
     replace = [(P.isnan(a), 0.0 if nan is None else nan),
-               (P.eq(a, _like(a, INF)), info.max if posinf is None else posinf),
-               (P.eq(a, _like(a, -INF)), info.min if neginf is None else neginf)]
+               (P.eq(a, like(a, INF)), info.max if posinf is None else posinf),
+               (P.eq(a, like(a, -INF)), info.min if neginf is None else neginf)]
     out = a
     for mask, value in reversed(replace):
-        out = P.where(mask, _like(a, value), out)
+        out = P.where(mask, like(a, value), out)
     return out
 
 
@@ -261,7 +252,7 @@ def _check_alpha(name, alpha, dtype, arg="alpha"):
 
 
 def _scaled(b, alpha):
-    return b if alpha == 1 else P.mul(b, _like(b, alpha))
+    return b if alpha == 1 else P.mul(b, like(b, alpha))
 
 
 def add(a, b, *, alpha=1):
@@ -359,9 +350,10 @@ def _any_complex(*xs):
 
 for _overload in aten.float_power.overloads():
     _op = getattr(aten.float_power, _overload)
-    _out = [a.name for a in _op._schema.arguments if a.is_out]
-    register(_op)(float_power if not _out else
-                  (lambda *args, out, **kw: write_into(out, float_power(*args, **kw), "float_power")))
+    if out_names(_op):
+        register_out(_op, float_power, "float_power")
+    else:
+        register(_op)(float_power)
 register(aten.float_power_)(float_power_inplace)
 
 
@@ -391,7 +383,7 @@ def addcmul(a, t1, t2, *, value=1):
     if result_dtype(a, t1, t2) == torch.bool:
         raise RuntimeError("addcmul: bool tensors are not supported (eager has no bool kernel)")
     # eager: self + (value * t1) * t2, value read at the computation dtype's precision
-    return elementwise(lambda x, y, z: P.add(x, P.mul(P.mul(_like(y, value), y), z)), a, t1, t2)
+    return elementwise(lambda x, y, z: P.add(x, P.mul(P.mul(like(y, value), y), z)), a, t1, t2)
 
 
 def addcdiv(a, t1, t2, *, value=1):
@@ -403,7 +395,7 @@ def addcdiv(a, t1, t2, *, value=1):
                            "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
                            "for all dtypes.")
     # eager: self + (value * t1) / t2
-    return elementwise(lambda x, y, z: P.add(x, P.div(P.mul(_like(y, value), y), z)), a, t1, t2)
+    return elementwise(lambda x, y, z: P.add(x, P.div(P.mul(like(y, value), y), z)), a, t1, t2)
 
 
 register_with_variants("addcmul", addcmul)
@@ -426,8 +418,8 @@ def lerp(start, end, weight):
     s, e, w = (prepare(x, compute, shape, tensor_device(*tensors)) for x in (start, end, weight))
     diff = P.sub(e, s)
     w_abs = P.abs(w)
-    small = P.lt(w_abs, _like(w_abs, 0.5))
-    out = P.where(small, P.add(s, P.mul(w, diff)), P.sub(e, P.mul(diff, P.sub(_like(w, 1), w))))
+    small = P.lt(w_abs, like(w_abs, 0.5))
+    out = P.where(small, P.add(s, P.mul(w, diff)), P.sub(e, P.mul(diff, P.sub(like(w, 1), w))))
     # The where's predicate leads the layout rule; eager's result follows (start, end, weight).
     out = in_layout(out, elementwise_strides(shape, [(x.stride(), itemsize(x.dtype)) for x in (s, e, w)]))
     return to_dtype(out, start.dtype)
@@ -447,7 +439,7 @@ def _x_times(log_fn):
     """xlogy / xlog1py: 0 where x is 0 (even where log is -inf) unless y is nan. The mask
     starts from x so the result takes x's layout, as eager's does."""
     def math_(x, y):
-        zero = _like(x, 0)
+        zero = like(x, 0)
         x_is_zero = P.logical_and(P.eq(x, zero), P.logical_not(P.isnan(y)))
         return P.where(x_is_zero, zero, P.mul(x, log_fn(y)))
     return lambda a, b: elementwise(math_, a, b, kind="int_to_float")
@@ -463,8 +455,8 @@ register_with_variants("special_xlog1py", xlog1py)
 def entr(a):
     """-x log x for x > 0, 0 at 0, -inf below, nan for nan."""
     def math_(x):
-        zero = _like(x, 0)
-        negative = P.where(P.isnan(x), x, _like(x, -INF))
+        zero = like(x, 0)
+        negative = P.where(P.isnan(x), x, like(x, -INF))
         return P.where(P.gt(x, zero), P.mul(P.neg(x), P.log(x)), P.where(P.eq(x, zero), zero, negative))
     return elementwise(math_, a, kind="int_to_float")
 
@@ -478,7 +470,7 @@ def _logaddexp(name, exp_fn, log1p_scale):
     def math_(x, y):
         tail = P.log1p(exp_fn(P.neg(P.abs(P.sub(x, y)))))
         if log1p_scale != 1:
-            tail = P.mul(tail, _like(tail, log1p_scale))
+            tail = P.mul(tail, like(tail, log1p_scale))
         same_inf = P.logical_and(P.isinf(x), P.eq(x, y))
         return P.where(same_inf, x, P.add(P.maximum(x, y), tail))
 
@@ -505,7 +497,7 @@ def logit(a, eps=None):
             lo = P.scalar_tensor(eps, dtype=result, device=x.device)
             hi = P.sub(P.scalar_tensor(1, dtype=result, device=x.device), lo)
             x = P.minimum(P.maximum(x, prepare(lo, x.dtype, x.shape, x.device)), prepare(hi, x.dtype, x.shape, x.device))
-        return P.log(P.div(x, P.sub(_like(x, 1), x)))
+        return P.log(P.div(x, P.sub(like(x, 1), x)))
     return elementwise(math_, a, kind="int_to_float")
 
 
@@ -515,8 +507,8 @@ register_with_variants("logit", logit)
 def sinc(a):
     """sin(pi x) / (pi x), 1 at 0."""
     def math_(x):
-        pi_x = P.mul(_like(x, math.pi), x)
-        return P.where(P.eq(x, _like(x, 0)), _like(x, 1), P.div(P.sin(pi_x), pi_x))
+        pi_x = P.mul(like(x, math.pi), x)
+        return P.where(P.eq(x, like(x, 0)), like(x, 1), P.div(P.sin(pi_x), pi_x))
     return elementwise(math_, a, kind="int_to_float")
 
 
@@ -529,7 +521,7 @@ def heaviside(a, values):
     _reject_complex("heaviside", a)
 
     def math_(x, v):
-        zero = _like(x, 0)
+        zero = like(x, 0)
         return P.where(P.eq(x, zero), v, to_dtype(P.gt(x, zero), x.dtype))
     return elementwise(math_, a, values, upcast=False)
 
@@ -570,29 +562,29 @@ def polygamma(n, a):
     if n == 1:
         return elementwise(_trigamma, a, kind="int_to_float")
     factor = (1 if n % 2 else -1) * math.factorial(n)
-    return elementwise(lambda x: P.mul(_like(x, factor), P.zeta(_like(x, n + 1), x)), a, kind="int_to_float")
+    return elementwise(lambda x: P.mul(like(x, factor), P.zeta(like(x, n + 1), x)), a, kind="int_to_float")
 
 
 def _trigamma(x):
     """Eager's trigamma: reflection below 1/2, six recurrence steps, then the asymptotic series."""
-    one = _like(x, 1)
-    reflect = P.lt(x, _like(x, 0.5))
-    sin_pi_x = P.sin(P.mul(_like(x, math.pi), x))
-    reflection = P.neg(P.div(_like(x, math.pi ** 2), P.mul(sin_pi_x, sin_pi_x)))
-    result = P.where(reflect, reflection, _like(x, 0))
+    one = like(x, 1)
+    reflect = P.lt(x, like(x, 0.5))
+    sin_pi_x = P.sin(P.mul(like(x, math.pi), x))
+    reflection = P.neg(P.div(like(x, math.pi ** 2), P.mul(sin_pi_x, sin_pi_x)))
+    result = P.where(reflect, reflection, like(x, 0))
     x = P.where(reflect, P.sub(one, x), x)
     for _ in range(6):
         result = P.add(result, P.div(one, P.mul(x, x)))
         x = P.add(x, one)
     ixx = P.div(one, P.mul(x, x))
-    series = P.mul(ixx, P.sub(_like(x, 1 / 30), P.mul(ixx, _like(x, 1 / 42))))
-    series = P.add(P.add(one, P.div(one, P.mul(_like(x, 2), x))), P.mul(ixx, P.sub(_like(x, 1 / 6), series)))
+    series = P.mul(ixx, P.sub(like(x, 1 / 30), P.mul(ixx, like(x, 1 / 42))))
+    series = P.add(P.add(one, P.div(one, P.mul(like(x, 2), x))), P.mul(ixx, P.sub(like(x, 1 / 6), series)))
     result = P.add(result, P.div(series, x))
     return P.where(reflect, P.neg(result), result)
 
 
 register(aten.polygamma.default)(polygamma)
-register(aten.polygamma.out)(lambda n, a, *, out: write_into(out, polygamma(n, a), "polygamma"))
+register_out(aten.polygamma.out, polygamma, "polygamma")
 register(aten.polygamma_.default)(lambda a, n: write_into(a, polygamma(n, a), "polygamma_"))
 
 
@@ -604,8 +596,8 @@ def angle(a):
         return P.atan2(P.imag(a), P.real(a))
 
     def math_(x):
-        zero = _like(x, 0)
-        return P.where(P.isnan(x), x, P.where(P.lt(x, zero), _like(x, math.pi), zero))
+        zero = like(x, 0)
+        return P.where(P.isnan(x), x, P.where(P.lt(x, zero), like(x, math.pi), zero))
     return elementwise(math_, a, kind="int_to_float")
 
 
@@ -674,3 +666,71 @@ register_with_variants("clamp", clamp)
 register_with_variants("clip", clamp)
 register_with_variants("clamp_min", lambda a, min: clamp(a, min=min))
 register_with_variants("clamp_max", lambda a, max: clamp(a, max=max))
+
+
+# ---- closeness and conveniences: isclose, square, gcd, lcm, frexp, isreal -------------------
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """a == b, or |a - b| <= atol + |rtol * b| where that is finite (nan == nan with equal_nan);
+    bool operands compare in the default float dtype."""
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"isclose: {dt.short(a.dtype)} did not match {dt.short(b.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    close = elementwise(P.eq, a, b, kind="always_bool")
+    if equal_nan and a.dtype in INEXACT:
+        close = P.logical_or(close, elementwise(P.logical_and, P.isnan(a), P.isnan(b)))
+    if rtol == 0 and atol == 0:
+        return close
+    if a.dtype == torch.bool:
+        a, b = (to_dtype(t, torch.get_default_dtype()) for t in (a, b))
+    allowed = elementwise(P.add, P.abs(elementwise(P.mul, b, rtol)), atol)
+    actual = P.abs(elementwise(P.sub, a, b))
+    within = elementwise(P.le, actual, allowed, kind="always_bool")
+    if actual.dtype in INEXACT:
+        within = P.logical_and(P.isfinite(actual), within)
+    return P.logical_or(close, within)
+
+
+register(aten.isclose.default)(isclose)
+
+
+def square(a):
+    return aten.pow.Tensor_Scalar(a, 2)
+
+
+register_with_variants("square", square)
+
+
+def _integer_binary(name, prim):
+    def decomp(a, b):
+        for t in (a, b):
+            if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex()):
+                raise RuntimeError(f"\"{name}_cpu\" not implemented for '{str(t.dtype)[6:].capitalize()}'")
+        return elementwise(prim, a, b, upcast=False)
+    decomp.__qualname__ = name
+    return decomp
+
+
+register_with_variants("gcd", _integer_binary("gcd", P.gcd))
+register_with_variants("lcm", _integer_binary("lcm", P.lcm))
+
+
+@register(aten.frexp.Tensor)
+def frexp(a):
+    if not a.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return tuple(P.frexp(a))
+
+
+register_out(aten.frexp.Tensor_out, frexp, "frexp.Tensor_out")
+
+
+@register(aten.isreal.default)
+def isreal(a):
+    """True where the imaginary part is 0 (always, for a real tensor)."""
+    if not a.is_complex():
+        return aten.ones_like.default(a, dtype=torch.bool)
+    return P.eq(P.imag(a), aten.zeros_like.default(P.imag(a)))

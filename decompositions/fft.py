@@ -1,6 +1,7 @@
 """Decompositions of torch.fft: the ATen kernels _fft_c2c / _fft_r2c / _fft_c2r and the public
 transforms (fft, ifft, rfft, irfft, hfft, ihfft and their 2-d and n-d forms), fftfreq,
-rfftfreq, fftshift and ifftshift, and the short-time transforms stft and istft.
+rfftfreq, fftshift and ifftshift, the short-time transforms stft and istft, and the window
+functions they take (hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window).
 
 Every transform is one fft prim on the operand resized (trimmed or zero-padded) to the signal
 size: n (1-d) or s (n-d). ``norm`` picks the prim's scaling per direction: "backward" scales
@@ -10,13 +11,17 @@ of r2c (an inverse transform of a real one).
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
-from primkit.decompositions.common import P, aten, register_with_variants, to_dtype, write_into
-from primkit.decompositions.reductions import register_overloads, wrap_dim
+from primkit.decompositions.common import (
+    P, aten, like, prepare, register_out, register_overloads, register_with_variants, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout
+from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
+
 
 NORMALIZATION = {  # norm -> (prim normalization of the forward transform, of the inverse)
     None: (0, 2), "backward": (0, 2), "ortho": (1, 1), "forward": (2, 0),
@@ -221,17 +226,10 @@ def _freq(name, onesided):
     return fftfreq
 
 
-def _freq_out(fn, name):
-    def out_variant(n, d=1.0, *, out):
-        return write_into(out, fn(n, d, dtype=out.dtype, device=out.device), name)
-    out_variant.__qualname__ = f"{name}[out]"
-    return out_variant
-
-
 for _name, _onesided in (("fft_fftfreq", False), ("fft_rfftfreq", True)):
     _fn = _freq(_name, _onesided)
     register_overloads(_fn, _name, ("default",))
-    register(getattr(aten, _name).out)(_freq_out(_fn, f"aten::{_name}.out"))
+    register_out(getattr(aten, _name).out, _fn, factory=True)
 
 
 def _shift(name, inverse):
@@ -406,3 +404,104 @@ def istft(a, n_fft, hop_length=None, win_length=None, window=None, center=True, 
     if end > expected:   # a length beyond the frames: zeros
         y = aten.constant_pad_nd.default(y, [0, end - expected])
     return y
+
+
+# ----------------------------------------------------------------------------- window functions
+
+
+def _window_args(name, window_length, dtype, device):
+    dtype = dtype or torch.get_default_dtype()
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
+    if dtype not in dt.FLOAT:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
+    return dtype, torch.device(device or "cpu")
+
+
+def _window(name, formula):
+    """A window from formula(n (arange of length N in dtype), N, step rounding fn), with eager's
+    handling of periodic (N + 1 then drop the last), N == 0 (empty) and N == 1 (ones)."""
+    def fn(window_length, periodic=True, *params, dtype=None, layout=None, device=None, pin_memory=None):
+        dtype, device = _window_args(name, window_length, dtype, device)
+        if window_length == 0:
+            return P.full([0], 0, dtype=dtype, device=device)
+        if window_length == 1:
+            return P.full([1], 1, dtype=dtype, device=device)
+        length = window_length + 1 if periodic else window_length
+        n = P.iota(length, start=0, step=1, dtype=torch.int64, device=device)
+        w = formula(P.convert_element_type(n, dtype), length, dtype, *params)
+        if periodic:
+            w = P.slice(w, [0], [window_length], [1])
+        return w
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _step(dtype):
+    """Eager computes windows as a chain of in-place ops, each rounded to dtype."""
+    compute = computation_dtype(dtype)
+
+    def op(prim, t, v):
+        x = to_dtype(t, compute)
+        # eager's scalar operand is first rounded to dtype
+        return to_dtype(prim(x, prepare(v, compute, x.shape, x.device, common=dtype)), dtype)
+    return op
+
+
+def _hamming(n, N, dtype, alpha=0.54, beta=0.46):
+    s = _step(dtype)
+    w = s(P.mul, n, 2.0 * math.pi / (N - 1))
+    w = to_dtype(P.cos(to_dtype(w, computation_dtype(dtype))), dtype)
+    return s(P.add, s(P.mul, w, -beta), alpha)
+
+
+def _bartlett(n, N, dtype):
+    s = _step(dtype)
+    w = s(P.mul, n, 2.0 / (N - 1))
+    half = ((N - 1) >> 1) + 1
+    second = s(P.add, s(P.mul, P.slice(w, [half], [N], [1]), -1), 2)
+    return P.cat([P.slice(w, [0], [half], [1]), second], 0)
+
+
+def _blackman(n, N, dtype):
+    s = _step(dtype)
+    compute = computation_dtype(dtype)
+    w = s(P.mul, n, math.pi / (N - 1))
+    cos = lambda t: to_dtype(P.cos(to_dtype(t, compute)), dtype)   # noqa: E731
+    first = s(P.mul, cos(s(P.mul, w, 4)), 0.08)
+    second = s(P.mul, cos(s(P.mul, w, 2)), 0.5)
+    return s(P.add, s(P.sub, first, second), 0.42)
+
+
+def _kaiser(n, N, dtype, beta=12.0):
+    compute = computation_dtype(dtype)
+    x = to_dtype(n, compute)
+    c = lambda v: like(x, v)   # noqa: E731
+    alpha = (N - 1) / 2.0
+    r = P.div(P.sub(x, c(alpha)), c(alpha))
+    arg = P.mul(c(beta), P.sqrt(P.abs(P.sub(c(1.0), P.mul(r, r)))))
+    return to_dtype(P.div(P.i0(arg), P.i0(c(beta))), dtype)
+
+
+WINDOWS = {
+    "hann_window": lambda n, N, dtype: _hamming(n, N, dtype, 0.5, 0.5),
+    "hamming_window": _hamming,
+    "bartlett_window": _bartlett,
+    "blackman_window": _blackman,
+    "kaiser_window": _kaiser,
+}
+
+
+def _register_window(name, formula):
+    base = _window(name, formula)
+    packet = getattr(aten, name)
+    for overload in packet.overloads():
+        op = getattr(packet, overload)
+        if overload.endswith("out"):
+            register_out(op, base, name, factory=True)
+        else:
+            register(op)(base)
+
+
+for _name, _formula in WINDOWS.items():
+    _register_window(_name, _formula)

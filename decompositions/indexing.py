@@ -1,5 +1,7 @@
 """Decompositions of indexing: gather, scatter, index_select, take_along_dim, masked_fill,
-advanced indexing (``a[i, j]``) and index_put.
+advanced indexing (``a[i, j]``) and index_put; the writes at tensor-valued indices (index_add,
+index_copy, index_fill, index_reduce, scatter_reduce, masked_scatter, put), each one write prim;
+repeat_interleave and nonzero_static.
 
 Advanced indexing takes the indexed dims together as one flat dim (row-major over their
 sizes), so one index_select reads and one scatter writes. Index values are data: they are
@@ -11,12 +13,14 @@ import math
 
 import torch
 
-from primkit.decompositions.shape import in_layout
-from primkit.decompositions.common import P, broadcast_shapes, broadcast_to, prepare, to_dtype
-from primkit.decompositions.reductions import like, register_overloads, wrap_dim
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, broadcast_to, like, prepare, register_data_dependent, register_overloads, to_dtype,
+    wrap_dim)
 from primkit.decompositions.registry import register
+from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize
+from primkit.prims.meta.strides import elementwise_strides, itemsize
+
 
 INDEX_DTYPES = (torch.int64, torch.int32)
 
@@ -26,10 +30,6 @@ def _as_int64_index(name, index, allowed=INDEX_DTYPES):
         raise RuntimeError(f"{name}(): Expected dtype {' or '.join(dt.short(d) for d in allowed)} for index, "
                            f"got {dt.short(index.dtype)}")
     return to_dtype(index, torch.int64)
-
-
-def contiguous(t):
-    return in_layout(t, contiguous_strides(t.shape))
 
 
 # ----------------------------------------------------------------------------- gather / scatter
@@ -68,7 +68,6 @@ def scatter(a, dim, index, src, *, reduce=None):
         src = P.full(list(index.shape), src, dtype=a.dtype, device=a.device)
     dim = wrap_dim(dim, a.dim())
     if reduce == "multiply":   # scatter_reduce's prod over a and src (include_self)
-        from primkit.decompositions.indexing_extra import _scatter_reduce
         if index.numel() == 0:
             return contiguous(P.clone(a))
         if src.dim() and tuple(src.shape) != tuple(index.shape):   # the leading block of src, as scatter reads it
@@ -226,6 +225,8 @@ def index(a, indices):
 
 
 register_overloads(index, "index", ("Tensor", "Tensor_out"))
+
+
 # aten::_unsafe_index is index without its bounds check (torch's CompositeImplicitAutograd upsample
 # kernels index with it, so training graphs reach it); an index out of range is undefined there.
 register(torch.ops.aten._unsafe_index.Tensor)(index)
@@ -255,3 +256,316 @@ def index_put(a, indices, values, accumulate=False):
 
 register_overloads(index_put, "index_put", ("default", "out"), inplace=("default",))
 register(torch.ops.aten._unsafe_index_put.default)(index_put)     # index_put without its bounds check
+
+
+# ----------------------------------------------------------------------------- index writes
+
+INT64 = torch.int64
+INEXACT = dt.FLOAT | dt.COMPLEX
+
+
+def iota(n, device):
+    return P.iota(n, start=0, step=1, dtype=INT64, device=device)
+
+
+def flatten_1d(t):
+    return P.reshape(t, [t.numel()])
+
+
+def _nonzero_mask(a):
+    return a if a.dtype == torch.bool else P.ne(a, like(a, 0))
+
+
+def _truth(t):
+    """A bool op's result from its int64 computation (the write prims take no bool): bool adds and
+    takes maxima as a logical or, multiplies and takes minima as a logical and, so an int64
+    result's nonzero elements are eager's True ones."""
+    return P.ne(t, like(t, 0))
+
+
+def _index_vector(name, index, dtypes):
+    """A 0-d or 1-d integer index as a 1-d int64 tensor, with eager's checks."""
+    if index.dtype not in dtypes:
+        raise RuntimeError(f"{name}(): Expected dtype {'/'.join(dt.short(d) for d in dtypes)} for index, got "
+                           f"{dt.short(index.dtype)}")
+    if index.dim() > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {index.dim()} with size "
+                         f"{list(index.shape)}")
+    return flatten_1d(to_dtype(index, INT64))
+
+
+def _check_source(name, a, dim, index, source, *, count_error=RuntimeError):
+    """source is shaped like a with index.numel() slices along dim, in a's dtype."""
+    if source.dtype != a.dtype:
+        raise RuntimeError(f"{name}(): self ({dt.short(a.dtype)}) and source ({dt.short(source.dtype)}) must have "
+                           f"the same scalar type")
+    n = index.shape[0]
+    if a.dim() == 0:
+        if source.numel() != 1 or n != 1:
+            raise count_error(f"{name}(): a 0-d self takes one index and one source element, got {n} indices and "
+                              f"source of shape {list(source.shape)}")
+        return
+    if source.dim() != a.dim() and not (source.dim() == 0 and n == 1 and a.dim() == 1):
+        raise count_error(f"{name}(): source has {source.dim()} dims, self has {a.dim()}")
+    if source.dim() == a.dim():
+        if any(s != t for d, (s, t) in enumerate(zip(source.shape, a.shape)) if d != dim):
+            raise RuntimeError(f"{name}(): source tensor shape must match self tensor shape, excluding the specified "
+                               f"dimension. Got self.shape = {list(a.shape)} source.shape = {list(source.shape)}")
+        if source.shape[dim] != n:
+            raise count_error(f"{name}(): Number of indices ({n}) should be equal to source.size(dim): "
+                              f"({source.shape[dim]}), for dim: {dim}")
+
+
+def _index_write(prim, name, *, index_dtypes, count_error=RuntimeError):
+    """``prim(a, dim, index, source)`` (index_add / index_copy) behind eager's checks; a 0-d a
+    takes a 0-d source, and a 1-d a of one element a 0-d source too."""
+    def write(a, dim, index, source):
+        d = wrap_dim(dim, a.dim())
+        index = _index_vector(name, index, index_dtypes)
+        _check_source(name, a, d, index, source, count_error=count_error)
+        if a.dim() == 0:
+            source = P.reshape(source, [])
+        elif source.dim() == 0:
+            source = P.reshape(source, [1])
+        return prim(a, d, index, source)
+    return write
+
+
+_index_add = _index_write(P.index_add, "index_add_", index_dtypes=(torch.int64, torch.int32))
+_index_copy = _index_write(P.index_copy, "index_copy_", index_dtypes=(torch.int64,), count_error=IndexError)
+
+
+def index_add(a, dim, index, source, *, alpha=1):
+    """a with alpha * source.select(dim, i) added to a.select(dim, index[i]); alpha is taken in
+    a's dtype first, as eager's kernel does (an int a adds source * int(alpha))."""
+    if a.dtype == torch.bool and source.dtype == torch.bool:
+        return _truth(index_add(to_dtype(a, INT64), dim, index, to_dtype(source, INT64), alpha=int(bool(alpha))))
+    if alpha != 1 and source.dtype == a.dtype:
+        source = P.mul(source, like(source, alpha))
+    return _index_add(a, dim, index, source)
+
+
+def index_copy(a, dim, index, source):
+    """Where an index repeats, eager leaves the winner unspecified; the prim's last write wins."""
+    return _index_copy(a, dim, index, source)
+
+
+register_overloads(index_add, "index_add", ("default", "out"), inplace=("default",))
+register_overloads(index_copy, "index_copy", ("default", "out"), inplace=("default",))
+
+
+def index_fill(a, dim, index, value):
+    """The slices at index (negative ones count from the end) filled with value: index_copy of
+    the value broadcast to the slices' shape. Eager's result keeps a's layout (a clone of a)."""
+    if index.dtype != INT64:
+        raise IndexError(f"index_fill_(): Expected dtype int64 for index, got {dt.short(index.dtype)}")
+    if index.dim() > 1:
+        raise RuntimeError(f"index_fill_(): Index has to be a vector/scalar, got {index.dim()} dims")
+    if isinstance(value, torch.Tensor) and value.dim() != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")
+    if a.dtype not in dt.COMPLEX and (isinstance(value, complex) or
+                                      (isinstance(value, torch.Tensor) and value.dtype in dt.COMPLEX)):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    d = wrap_dim(dim, a.dim())
+    x = a if a.dim() else P.reshape(a, [1])
+    index = flatten_1d(index)
+    size = x.shape[d]
+    index = P.where(P.lt(index, like(index, 0)), P.add(index, like(index, size)), index)
+    slices = [index.shape[0] if k == d else n for k, n in enumerate(x.shape)]
+    filled = P.index_copy(x, d, index, prepare(value, a.dtype, slices, a.device))
+    return in_layout(P.reshape(filled, list(a.shape)), preserved_strides(a))
+
+
+register_overloads(index_fill, "index_fill", ("int_Scalar", "int_Tensor", "int_Scalar_out", "int_Tensor_out"),
+                   inplace=("int_Scalar", "int_Tensor"))
+
+
+SCATTER_REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "amin": "amin",
+                      "max": "amax", "min": "amin"}   # eager also takes max and min, unlisted
+
+
+def _scatter_reduce(a, dim, index, src, reduce, include_self):
+    """The scatter_reduce prim (real dtypes): bool through int64 (or / and), complex sums and
+    means part by part; a 0-d a as one element."""
+    if a.dtype == torch.bool:
+        if reduce == "mean":
+            raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for bool')
+        return _truth(_scatter_reduce(to_dtype(a, INT64), dim, index, to_dtype(src, INT64), reduce, include_self))
+    if a.dtype in dt.COMPLEX:
+        if reduce in ("amax", "amin"):
+            raise NotImplementedError(f"scatter_reduce: reduce='{reduce}' is not implemented for {dt.short(a.dtype)}")
+        if reduce == "prod":
+            raise RuntimeError(f"scatter_reduce: reduce='prod' on {dt.short(a.dtype)} has no decomposition (the "
+                               f"scatter_reduce prim takes real dtypes, and a complex product mixes the parts)")
+        return P.complex(*(_scatter_reduce(part(a), dim, index, part(src), reduce, include_self)
+                           for part in (P.real, P.imag)))
+    if a.dim() == 0:
+        one = [P.reshape(t, [1]) for t in (a, index, src)]
+        return P.reshape(P.scatter_reduce(one[0], 0, one[1], one[2], reduce, include_self), [])
+    return P.scatter_reduce(a, dim, index, src, reduce, include_self)
+
+
+def scatter_reduce(a, dim, index, src, reduce, *, include_self=True):
+    if reduce not in SCATTER_REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if index.dtype not in (torch.int64, torch.int32):
+        raise RuntimeError(f"scatter(): Expected dtype int32/int64 for index, got {dt.short(index.dtype)}")
+    if src.dtype != a.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if index.dim() != a.dim() and not (index.dim() <= 1 and a.dim() <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    d = wrap_dim(dim, a.dim())
+    for k in range(index.dim()):
+        if index.shape[k] > (src.shape[k] if src.dim() else 1) or \
+                (k != d and index.shape[k] > (a.shape[k] if a.dim() else 1)):
+            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(a.shape)} apart "
+                               f"from dimension {d} and to be no larger size than src {list(src.shape)}")
+    if index.numel() == 0:
+        return contiguous(P.clone(a))
+    if src.dim() != index.dim() or tuple(src.shape) != tuple(index.shape):
+        # the prim reads src where index has elements: the leading block of src
+        src = P.slice(src, [0] * src.dim(), list(index.shape), [1] * src.dim()) if src.dim() else src
+    return _scatter_reduce(a, d, to_dtype(index, INT64), src, SCATTER_REDUCTIONS[reduce], include_self)
+
+
+register_overloads(scatter_reduce, "scatter_reduce", ("two", "two_out"), inplace=("two",))
+
+
+def index_reduce(a, dim, index, source, reduce, *, include_self=True):
+    """scatter_reduce with index[i] broadcast over the slice source.select(dim, i)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    d = wrap_dim(dim, a.dim())
+    index = _index_vector("index_reduce_", index, (torch.int64, torch.int32))
+    _check_source("index_reduce_", a, d, index, source)
+    if a.dim() == 0:
+        return _scatter_reduce(a, 0, index, P.reshape(source, [1]), reduce, include_self)
+    if source.dim() == 0:
+        source = P.reshape(source, [1])
+    spread = P.broadcast_in_dim(index, list(source.shape), [d])
+    return _scatter_reduce(a, d, spread, source, reduce, include_self)
+
+
+register_overloads(index_reduce, "index_reduce", ("default", "out"), inplace=("default",))
+
+
+def masked_scatter(a, mask, source):
+    """a and mask broadcast together; the k-th True position takes source's k-th element."""
+    if mask.dtype != torch.bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{dt.short(mask.dtype)}")
+    if source.dtype != a.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
+                           f"{dt.short(a.dtype)} and {dt.short(source.dtype)}")
+    shape = broadcast_shapes(a.shape, mask.shape)
+    return P.masked_scatter(broadcast_to(a, shape), broadcast_to(mask, shape), source)
+
+
+register_overloads(masked_scatter, "masked_scatter", ("default", "out"), inplace=("default",))
+
+
+def put(a, index, source, accumulate=False):
+    """source written (or added) at index into a viewed as 1-d in row-major order; negative
+    indices count from the end. Eager's result keeps a's layout (a clone of a)."""
+    if index.dtype != INT64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {dt.short(index.dtype)}")
+    if source.dtype != a.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{dt.short(a.dtype)} and source.dtype = {dt.short(source.dtype)}")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    if a.numel() == 0 and index.numel() > 0:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    n = a.numel()
+    index = flatten_1d(index)
+    index = P.where(P.lt(index, like(index, 0)), P.add(index, like(index, n)), index)
+    if accumulate and a.dtype == torch.bool:
+        written = _truth(P.index_add(to_dtype(flatten_1d(a), INT64), 0, index, to_dtype(flatten_1d(source), INT64)))
+    else:
+        written = (P.index_add if accumulate else P.index_copy)(flatten_1d(a), 0, index, flatten_1d(source))
+    written = P.reshape(written, list(a.shape))
+    return in_layout(written, preserved_strides(a))
+
+
+register_overloads(put, "put", ("default", "out"), inplace=("default",))
+
+
+# ----------------------------------------------------------------------------- data-sized results: repeat_interleave, nonzero_static
+
+def _int64_of(name, t):
+    if t.dtype not in dt.INT:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for {dt.short(t.dtype)}')
+    return to_dtype(t, INT64)
+
+
+def _repeated_positions(counts, output_size):
+    """Index i repeated counts[i] times (counts int64). Given output_size, the size is static:
+    position j belongs to the first i whose running total of counts exceeds j."""
+    if output_size is None:
+        return P.repeat_interleave(counts)
+    return P.searchsorted(P.cumsum(counts, 0), iota(output_size, counts.device), True)
+
+
+def repeat_interleave_tensor(repeats, *, output_size=None):
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    return to_dtype(_repeated_positions(_int64_of("repeat_interleave", repeats), output_size), repeats.dtype)
+
+
+def repeat_interleave_self_tensor(a, repeats, dim=None, *, output_size=None):
+    """index_select of the positions repeated; a single count applies to every slice (a 0-d a
+    is one slice)."""
+    x = a if dim is not None and a.dim() else flatten_1d(a)
+    d = wrap_dim(dim, a.dim()) if dim is not None else 0
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    counts = _int64_of("repeat_interleave", repeats)
+    if repeats.numel() == 1:
+        counts = P.broadcast_in_dim(P.reshape(counts, []), [x.shape[d]], [])
+    elif repeats.shape[0] != x.shape[d]:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{repeats.shape[0]} and input.size({d}) = {x.shape[d]}")
+    return P.index_select(x, d, _repeated_positions(counts, output_size))
+
+
+def repeat_interleave_self_int(a, repeats, dim=None, *, output_size=None):
+    """Each slice along dim repeated: a new dim of size repeats after dim, merged into it."""
+    x = a if dim is not None else flatten_1d(a)
+    d = wrap_dim(dim if dim is not None else 0, a.dim())
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    wrap_dim(d + 1, x.dim() + 1)       # eager unsqueezes dim + 1: its range check
+    shape = list(x.shape)
+    spread = P.broadcast_in_dim(x, shape[:d + 1] + [repeats] + shape[d + 1:],
+                                list(range(d + 1)) + list(range(d + 2, x.dim() + 1)))
+    return contiguous(P.reshape(spread, shape[:d] + [shape[d] * repeats] + shape[d + 1:]))
+
+
+register_data_dependent(repeat_interleave_tensor, "repeat_interleave", ("Tensor", "Tensor_out"))
+register(aten.repeat_interleave.self_Tensor)(repeat_interleave_self_tensor)
+register(aten.repeat_interleave.self_int)(repeat_interleave_self_int)
+
+
+def nonzero_static(a, *, size, fill_value=-1):
+    """nonzero's first ``size`` rows, padded with fill_value: static in shape. Each nonzero
+    element's coordinates are scattered to the row of its rank among the nonzeros; elements past
+    ``size`` go to a scratch row that is cut off."""
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    rank, n = a.dim(), a.numel()
+    if rank == 0 or n == 0:
+        return P.full([size, rank], fill_value, dtype=INT64, device=a.device)
+    nonzero = flatten_1d(_nonzero_mask(a))
+    position = P.sub(P.cumsum(to_dtype(nonzero, INT64), 0), P.full([n], 1, dtype=INT64, device=a.device))
+    kept = P.logical_and(nonzero, P.lt(position, like(position, size)))
+    row = P.where(kept, position, like(position, size))
+    coordinates = P.cat([P.reshape(P.broadcast_in_dim(iota(s, a.device), list(a.shape), [k]), [n, 1])
+                         for k, s in enumerate(a.shape)], 1)
+    rows = P.full([size + 1, rank], fill_value, dtype=INT64, device=a.device)
+    written = P.scatter(rows, 0, P.broadcast_in_dim(row, [n, rank], [0]), coordinates)
+    return P.slice(written, [0, 0], [size, rank], [1, 1])
+
+
+register_overloads(nonzero_static, "nonzero_static", ("default", "out"))

@@ -22,7 +22,8 @@ import weakref
 import torch
 from torch.utils._python_dispatch import _disable_current_modes
 
-from primkit.decompositions.common import P, aten, broadcast_shapes, prepare, to_dtype, write_into
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, out_names, prepare, register_inplace, register_out, to_dtype)
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout
 from primkit.prims import dtypes as dt
@@ -120,30 +121,24 @@ def _like(fn):
     return like
 
 
-def _factory_out(fn, name):
-    def out_variant(*args, generator=None, out, **kwargs):
-        return write_into(out, fn(*args, generator=generator, dtype=out.dtype, device=out.device), name)
-    return out_variant
-
-
-def _like_out(fn, name):
-    def out_variant(a, *args, generator=None, memory_format=None, out, **kwargs):
-        return write_into(out, fn(a, *args, generator=generator, dtype=out.dtype, device=out.device), name)
-    return out_variant
-
-
 def _register_factory(name, fn):
     packet = getattr(aten, name)
     for overload in packet.overloads():
         if "names" in overload:
             continue     # named tensors: not supported by primkit
-        register(getattr(packet, overload))(_factory_out(fn, name) if overload.endswith("out") else fn)
+        if overload.endswith("out"):
+            register_out(getattr(packet, overload), fn, name, factory=True)
+        else:
+            register(getattr(packet, overload))(fn)
 
 
 def _register_like(name, fn):
     packet = getattr(aten, name)
     for overload in packet.overloads():
-        register(getattr(packet, overload))(_like_out(fn, name) if overload.endswith("out") else fn)
+        if overload.endswith("out"):
+            register_out(getattr(packet, overload), fn, name, factory=True)
+        else:
+            register(getattr(packet, overload))(fn)
 
 
 rand_like = _like(rand)
@@ -306,26 +301,14 @@ def _register_method(name, fn, inplace_name=None, own=()):
     if packet is not None:
         for overload in packet.overloads():
             op = getattr(packet, overload)
-            if any(arg.is_out for arg in op._schema.arguments):
-                register(op)(_method_out(fn, name))
+            if out_names(op):
+                register_out(op, fn, name)
             else:
                 register(op)(fn)
     inplace = getattr(aten, inplace_name or name + "_")
     for overload in inplace.overloads():
         if getattr(inplace, overload) not in own:
-            register(getattr(inplace, overload))(_method_inplace(fn, f"{name}_"))
-
-
-def _method_out(fn, name):
-    def out_variant(a, *args, generator=None, out, **kwargs):
-        return write_into(out, fn(a, *args, generator=generator, **kwargs), name)
-    return out_variant
-
-
-def _method_inplace(fn, name):
-    def inplace_variant(a, *args, generator=None, **kwargs):
-        return P.copy_to(a, fn(a, *args, generator=generator, **kwargs))
-    return inplace_variant
+            register_inplace(getattr(inplace, overload), fn, f"{name}_")
 
 
 for _name, _fn in (("uniform", uniform), ("exponential", exponential), ("cauchy", cauchy),
@@ -367,14 +350,12 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None,
 for _overload in aten.normal.overloads():
     _op = getattr(aten.normal, _overload)
     if _overload == "out":
-        register(_op)(_method_out(normal_tensor, "normal"))
+        register_out(_op, normal_tensor, "normal")
     elif _overload.endswith("out"):
-        register(_op)(lambda *args, generator=None, out, **kw: write_into(
-            out, normal(*args, generator=generator, dtype=out.dtype, device=out.device) if len(args) == 3
-            else normal(*args, generator=generator), "normal"))
+        register_out(_op, normal, "normal", factory=_overload == "float_float_out")   # (mean, std, size): a factory
     elif _overload != "names":
         register(_op)(normal)
-register(aten.normal_.default)(_method_inplace(normal_tensor, "normal_"))
+register_inplace(aten.normal_.default, normal_tensor, "normal_")
 
 
 # ----------------------------------------------------------------------------- multinomial
@@ -433,5 +414,4 @@ def multinomial(probs, num_samples, replacement=False, *, generator=None):
 
 
 register(aten.multinomial.default)(multinomial)
-register(aten.multinomial.out)(lambda probs, n, replacement=False, *, generator=None, out: write_into(
-    out, multinomial(probs, n, replacement, generator=generator), "multinomial"))
+register_out(aten.multinomial.out, multinomial, "multinomial")

@@ -1,5 +1,8 @@
 """Decompositions of shape and layout ops: views, reshapes, transposes, splits, concatenation,
-padding, copies and conversions.
+padding, copies and conversions; the functional copies of views (permute_copy, ...); the *_scatter
+ops that write a view's worth of values into a copy (as_strided_scatter too); block_diag,
+cartesian_prod and combinations; the CompositeImplicitAutograd conveniences of torch.* (ravel,
+hsplit, atleast_2d, movedim, diag_embed, rot90, meshgrid, ...).
 
 Views decompose to the view prims (reshape, permute, slice, squeeze, expand_dims,
 broadcast_in_dim, as_strided), which return views with eager's strides; ops that allocate
@@ -9,34 +12,20 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, prepare, to_dtype, write_into
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, broadcast_to, out_names, prepare, register_inplace, register_out, register_overloads,
+    register_with_variants, to_dtype, wrap_dim, wrap_dims)
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.shape import view_strides
 from primkit.prims.meta.strides import (
-    channels_last_strides, contiguous_strides, elementwise_strides, is_non_overlapping, itemsize,
-)
+    channels_last_strides, contiguous_strides, elementwise_strides, is_non_overlapping, itemsize)
 
 
 # --- dims, sizes and layouts -------------------------------------------------------------
 
-def _wrap(dim, ndim):
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
-
-
-def _wrap_dims(dims, ndim):
-    wrapped = [_wrap(d, ndim) for d in dims]
-    for d in wrapped:
-        if wrapped.count(d) > 1:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return wrapped
-
-
-def _check_sizes(size, op):
+def check_sizes(size, op):
     if any(s < 0 for s in size):
         raise RuntimeError(f"{op}: Trying to create tensor with negative dimension "
                            f"{next(s for s in size if s < 0)}: {list(size)}")
@@ -117,12 +106,9 @@ def in_layout(t, strides):
     return P.copy_strided(t, list(strides))
 
 
-def register_out(out_op, fn):
-    """out= overload of a functional decomposition: compute, then copy into out (eager's checks)."""
-    def out_variant(*args, out, **kwargs):
-        return write_into(out, fn(*args, **kwargs), out_op.name())
-    out_variant.__qualname__ = f"{fn.__qualname__}[out]"
-    register(out_op)(out_variant)
+def contiguous(t):
+    """t laid out contiguously (t itself when it already is)."""
+    return in_layout(t, contiguous_strides(t.shape))
 
 
 # --- views -------------------------------------------------------------------------------
@@ -230,7 +216,7 @@ def permute(a, dims):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
                            f"of the desired ordering of dimensions i.e. input.dim() = {a.dim()} is not equal to "
                            f"len(dims) = {len(dims)}")
-    dims = [_wrap(d, a.dim()) for d in dims]
+    dims = [wrap_dim(d, a.dim()) for d in dims]
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return P.permute(a, dims)
@@ -245,7 +231,7 @@ def t(a):
 
 @register(aten.transpose.int)
 def transpose(a, dim0, dim1):
-    d0, d1 = _wrap(dim0, a.dim()), _wrap(dim1, a.dim())
+    d0, d1 = wrap_dim(dim0, a.dim()), wrap_dim(dim1, a.dim())
     perm = list(range(a.dim()))
     if a.dim():
         perm[d0], perm[d1] = perm[d1], perm[d0]
@@ -278,7 +264,7 @@ def expand(a, size, *, implicit=False):
 
 @register(aten.unsqueeze.default)
 def unsqueeze(a, dim):
-    return P.expand_dims(a, [_wrap(dim, a.dim() + 1)])
+    return P.expand_dims(a, [wrap_dim(dim, a.dim() + 1)])
 
 
 @register(aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims)
@@ -286,7 +272,7 @@ def squeeze(a, dim=None):
     if dim is None:
         dims = [i for i, s in enumerate(a.shape) if s == 1]
     else:
-        dims = [_wrap(d, a.dim()) for d in ([dim] if isinstance(dim, int) else dim)]
+        dims = [wrap_dim(d, a.dim()) for d in ([dim] if isinstance(dim, int) else dim)]
         dims = [d for d in dims if a.dim() and a.shape[d] == 1]   # eager ignores non-size-1 dims
     return P.squeeze(a, sorted(set(dims)))
 
@@ -307,7 +293,7 @@ def detach(a):
 def slice_(a, dim=0, start=None, end=None, step=1):
     if a.dim() == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     size = a.shape[dim]
@@ -324,7 +310,7 @@ def slice_(a, dim=0, start=None, end=None, step=1):
 def select(a, dim, index):
     if a.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     size = a.shape[dim]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {dim}")
@@ -347,14 +333,14 @@ def as_strided(a, size, stride, storage_offset=None):
 @register(aten.unfold.default)
 def unfold(a, dimension, size, step):
     """Tensor.unfold: the windows of length size, step apart, along dimension (a view)."""
-    return P.unfold(a, _wrap(dimension, a.dim()), size, step)
+    return P.unfold(a, wrap_dim(dimension, a.dim()), size, step)
 
 
 @register(aten.diagonal.default)
 def diagonal(a, offset=0, dim1=0, dim2=1):
     if a.dim() < 2:
         raise RuntimeError(f"diagonal dimensions requires ndim larger than 1, got {a.dim()}")
-    d1, d2 = _wrap(dim1, a.dim()), _wrap(dim2, a.dim())
+    d1, d2 = wrap_dim(dim1, a.dim()), wrap_dim(dim2, a.dim())
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     rest = [d for d in range(a.dim()) if d not in (d1, d2)]
@@ -393,7 +379,7 @@ def _split_at(a, dim, sizes):
 def split(a, split_size, dim=0):
     if a.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     size = a.shape[dim]
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
@@ -407,7 +393,7 @@ def split(a, split_size, dim=0):
 def split_with_sizes(a, split_sizes, dim=0):
     if a.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     if any(s < 0 for s in split_sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
                            f"split_sizes={list(split_sizes)}")
@@ -421,7 +407,7 @@ def split_with_sizes(a, split_sizes, dim=0):
 def unbind(a, dim=0):
     if a.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    dim = _wrap(dim, a.dim())
+    dim = wrap_dim(dim, a.dim())
     return [select(a, dim, i) for i in range(a.shape[dim])]
 
 
@@ -435,7 +421,7 @@ def cat(tensors, dim=0):
         if t.dim() == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     dtype = result_type(*tensors)
-    dim = _wrap(dim, kept[0].dim())
+    dim = wrap_dim(dim, kept[0].dim())
     return P.cat([to_dtype(t, dtype) for t in kept], dim)
 
 
@@ -447,7 +433,7 @@ def stack(tensors, dim=0):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
-    dim = _wrap(dim, tensors[0].dim() + 1)
+    dim = wrap_dim(dim, tensors[0].dim() + 1)
     return cat([P.expand_dims(t, [dim]) for t in tensors], dim)
 
 
@@ -461,7 +447,7 @@ register_out(aten.stack.out, stack)
 def flip(a, dims):
     if not dims:   # eager's flip over no dims is a copy (preserve_format)
         return P.clone(a)
-    return P.rev(a, _wrap_dims(dims, a.dim()))
+    return P.rev(a, wrap_dims(dims, a.dim(), unique=True))
 
 
 @register(aten.roll.default)
@@ -479,7 +465,7 @@ def roll(a, shifts, dims=()):
         return P.clone(a)
     out = a
     for shift, dim in zip(shifts, dims):   # one dim at a time, as eager
-        out = _roll_dim(out, shift, _wrap(dim, a.dim()))
+        out = _roll_dim(out, shift, wrap_dim(dim, a.dim()))
     return out
 
 
@@ -498,7 +484,7 @@ def repeat(a, repeats):
     repeats = list(repeats)
     if len(repeats) < a.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
-    _check_sizes(repeats, "repeat")
+    check_sizes(repeats, "repeat")
     lead = len(repeats) - a.dim()
     sizes = [1] * lead + list(a.shape)
     # Broadcast to (r0, s0, r1, s1, ...) and merge each pair: a contiguous copy, as eager's.
@@ -529,12 +515,12 @@ def constant_pad_nd(a, pad, value=0):
         for d in range(a.dim()):
             out = slice_(out, d, -low[d], a.shape[d] + high[d])
         return P.clone(out)
-    value = _cast_value(value, a.dtype)
+    value = cast_value(value, a.dtype)
     padded = P.pad(a, value, low, high, [0] * a.dim())
     return in_layout(padded, suggested_strides(a, padded.shape))
 
 
-def _cast_value(value, dtype):
+def cast_value(value, dtype):
     """A Python number as eager stores it into a tensor of dtype (bool, truncated int, or as is)."""
     if dtype == torch.bool:
         return bool(value)
@@ -552,7 +538,7 @@ def _triangle(a, diagonal, upper):
     offset = P.sub(col, row)
     bound = P.full([rows, cols], diagonal, dtype=torch.int64, device=a.device)
     keep = broadcast_to(P.ge(offset, bound) if upper else P.le(offset, bound), a.shape)
-    zeros = broadcast_to(P.scalar_tensor(_cast_value(0, a.dtype), dtype=a.dtype, device=a.device), a.shape)
+    zeros = broadcast_to(P.scalar_tensor(cast_value(0, a.dtype), dtype=a.dtype, device=a.device), a.shape)
     # Eager's triu and tril write a contiguous result.
     return in_layout(P.where(keep, a, zeros), contiguous_strides(a.shape))
 
@@ -572,15 +558,8 @@ for _fn, _outs in ((flip, aten.flip.out), (roll, aten.roll.out), (repeat, aten.r
     register_out(_outs, _fn)
 
 
-def _inplace(op, fn):
-    def inplace_variant(self, *args, **kwargs):
-        return write_into(self, fn(self, *args, **kwargs), op.name())
-    inplace_variant.__qualname__ = f"{fn.__qualname__}[inplace]"
-    register(op)(inplace_variant)
-
-
-_inplace(aten.triu_.default, triu)
-_inplace(aten.tril_.default, tril)
+register_inplace(aten.triu_.default, triu)
+register_inplace(aten.tril_.default, tril)
 
 
 # --- copies and conversions --------------------------------------------------------------
@@ -632,7 +611,6 @@ def copy(a, src, non_blocking=False):
     return P.copy_strided(_source_like(a, src), list(strides))
 
 
-
 @register(aten.copy_.default)
 def copy_(a, src, non_blocking=False):
     return P.copy_to(a, _source_like(a, src))
@@ -649,3 +627,663 @@ register_out(aten.clone.out, clone)
 register_out(aten._to_copy.out, to_copy)
 register_out(aten.copy.out, copy)
 register_out(aten._unsafe_view.out, view)
+
+
+# as_strided_scatter: eager clones self keeping its geometry (strides, storage offset, storage) and
+# copies src into that clone's as_strided view. Here: self's elements written into a flat buffer at
+# their storage positions, src's over them at the view's positions, and self's positions read back.
+
+
+# --- as_strided_scatter ----------------------------------------------------------------
+
+def _storage_positions(shape, strides, offset, device):
+    """The storage index of every element of a (shape, strides, offset) view, shaped like it."""
+    idx = P.full(list(shape), offset, dtype=torch.int64, device=device)
+    for d, (n, st) in enumerate(zip(shape, strides)):
+        if n > 1 and st:
+            idx = P.add(idx, P.broadcast_in_dim(P.iota(n, start=0, step=st, dtype=torch.int64, device=device),
+                                                list(shape), [d]))
+    return idx
+
+
+def _reach(shape, strides, offset):
+    return offset + sum((n - 1) * st for n, st in zip(shape, strides)) + 1 if all(shape) else 0
+
+
+def as_strided_scatter(a, src, size, stride, storage_offset=None):
+    offset = a.storage_offset() if storage_offset is None else storage_offset
+    if any(s < 0 for s in list(size) + list(stride)) or offset < 0:
+        raise RuntimeError(f"as_strided_scatter: Negative sizes, strides or storage offset are not supported: size "
+                           f"{list(size)}, stride {list(stride)}, storage_offset {offset}")
+    if tuple(src.shape) != tuple(size):
+        raise RuntimeError(f"as_strided_scatter: expected src to have the view's size {list(size)}, got "
+                           f"{list(src.shape)}")
+    own = _reach(a.shape, a.stride(), a.storage_offset())
+    if _reach(size, stride, offset) > own:
+        raise RuntimeError(f"as_strided_scatter: the view (size {list(size)}, stride {list(stride)}, storage offset "
+                           f"{offset}) reaches past self's storage of {own} elements")
+    if a.numel() == 0:
+        return P.clone(a)
+    flat = lambda t: P.reshape(t, [t.numel()])   # noqa: E731
+    self_pos = _storage_positions(a.shape, a.stride(), a.storage_offset(), a.device)
+    buffer = P.scatter(P.full([own], 0, dtype=a.dtype, device=a.device), 0, flat(self_pos), flat(contiguous(a)))
+    if src.numel():
+        view_pos = _storage_positions(size, stride, offset, a.device)
+        buffer = P.scatter(buffer, 0, flat(view_pos), flat(contiguous(to_dtype(src, a.dtype))))
+    return in_layout(P.reshape(P.take(buffer, flat(self_pos)), list(a.shape)), a.stride())
+
+
+register_overloads(as_strided_scatter, "as_strided_scatter", ("default", "out"))
+
+
+# --- shapes of products: block_diag, cartesian_prod, combinations ----------------------------------------
+
+def block_diag(tensors):
+    """The tensors (0-d: 1 x 1, 1-d: one row) along the diagonal of a zero matrix."""
+    if len(tensors) == 0:
+        return P.full([1, 0], 0, dtype=torch.get_default_dtype(), device=torch.device("cpu"))
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.dim()} dimensions")
+        if t.device != tensors[0].device:
+            raise RuntimeError(f"torch.block_diag: input tensors must all be on the same device. Input 0 is on device "
+                               f"{tensors[0].device} and input {i} is on device {t.device}")
+    dtype = result_type(*tensors)
+    blocks = [to_dtype(P.reshape(t, [1, t.numel()]) if t.dim() < 2 else t, dtype) for t in tensors]
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        rows.append(P.pad(b, 0, [0, left], [0, width - left - b.shape[1]], [0, 0]))
+        left += b.shape[1]
+    return P.cat(rows, 0)
+
+
+register_overloads(block_diag, "block_diag", ("default", "out"))
+
+
+def _check_vector(t):
+    if t.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+
+
+@register(aten.cartesian_prod.default)
+def cartesian_prod(tensors):
+    """The rows (x_1[i_1], ..., x_k[i_k]) for every index tuple, the last index fastest."""
+    for t in tensors:
+        _check_vector(t)
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = torch.meshgrid(*tensors, indexing="ij")
+    return torch.stack([g.flatten() for g in grids], 1)
+
+
+def _combination_rows(x, r, with_replacement):
+    """x's r-combinations in lexicographic order, as a (count, r) tensor: each element x[i] followed
+    by the (r-1)-combinations of the elements after it (from it, with replacement)."""
+    if r == 1:
+        return contiguous(P.expand_dims(x, [1]))
+    pieces = []
+    for i in range(x.shape[0]):
+        start = i if with_replacement else i + 1
+        if x.shape[0] - start <= 0 or (not with_replacement and x.shape[0] - start < r - 1):
+            continue
+        tail = _combination_rows(P.slice(x, [start], [x.shape[0]], [1]), r - 1, with_replacement)
+        head = broadcast_to(P.slice(x, [i], [i + 1], [1]), (tail.shape[0],))
+        pieces.append(P.cat([P.expand_dims(head, [1]), tail], 1))
+    return P.cat(pieces, 0) if pieces else P.full([0, r], 0, dtype=x.dtype, device=x.device)
+
+
+@register(aten.combinations.default)
+def combinations(x, r=2, with_replacement=False):
+    _check_vector(x)
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return P.full([0], 0, dtype=x.dtype, device=x.device)
+    return _combination_rows(x, r, with_replacement)
+
+
+# ------------------------------------------------------------------ functional copies of views
+# Eager's <view>_copy is the view cloned into a fresh contiguous tensor.
+
+
+def contiguous_copy(t):
+    return aten.clone.default(t, memory_format=torch.contiguous_format)
+
+
+def _copy_of(view):
+    def copy(a, *args, **kwargs):
+        out = view(a, *args, **kwargs)
+        return [contiguous_copy(t) for t in out] if isinstance(out, (list, tuple)) else contiguous_copy(out)
+    return copy
+
+
+def _squeeze(a, dim=None):
+    if dim is None:
+        return aten.squeeze.default(a)
+    return aten.squeeze.dims(a, dim) if isinstance(dim, (list, tuple)) else aten.squeeze.dim(a, dim)
+
+
+VIEW_COPIES = {
+    "alias_copy": aten.alias.default, "as_strided_copy": aten.as_strided.default,
+    "detach_copy": aten.detach.default, "diagonal_copy": aten.diagonal.default, "expand_copy": aten.expand.default,
+    "permute_copy": aten.permute.default, "select_copy": aten.select.int, "slice_copy": aten.slice.Tensor,
+    "squeeze_copy": _squeeze, "t_copy": aten.t.default, "transpose_copy": aten.transpose.int,
+    "unsqueeze_copy": aten.unsqueeze.default, "unfold_copy": P.unfold, "view_as_real_copy": P.view_as_real,
+    "view_as_complex_copy": P.view_as_complex,
+}
+for _name, _view_fn in VIEW_COPIES.items():
+    register_with_variants(_name, _copy_of(_view_fn))
+register(aten.view_copy.default)(_copy_of(aten.view.default))
+register_out(aten.view_copy.out, _copy_of(aten.view.default), "view_copy.out")
+
+
+@register(aten.view_copy.dtype)
+def view_copy_dtype(a, dtype):
+    """a's bytes read as elements of dtype, in a contiguous tensor (eager's checks of view(dtype))."""
+    return bitcast(a, dtype, "view_copy")
+
+
+register_out(aten.view_copy.dtype_out, view_copy_dtype, "view_copy.dtype_out")
+
+
+def narrow_copy(a, dim, start, length):
+    """narrow, copied; eager checks dim itself (a RuntimeError, where narrow's is an IndexError)."""
+    if not -max(a.dim(), 1) <= dim < max(a.dim(), 1):
+        raise RuntimeError(f"narrow_copy: Expected dim < static_cast<int64_t>(self_sizes.size()): dim {dim} is out "
+                           f"of range for a {a.dim()}-d tensor")
+    return contiguous_copy(aten.narrow.default(a, dim, start, length))
+
+
+register_with_variants("narrow_copy", narrow_copy)
+
+
+# Views returning several tensors: their out= overloads write into a list of tensors.
+LIST_COPIES = {"split_copy": aten.split.Tensor, "split_with_sizes_copy": aten.split_with_sizes.default,
+               "unbind_copy": aten.unbind.int}
+
+
+for _name, _view_fn in LIST_COPIES.items():
+    _packet = getattr(aten, _name)
+    for _overload in _packet.overloads():
+        _op = getattr(_packet, _overload)
+        if out_names(_op):
+            register_out(_op, _copy_of(_view_fn))
+        else:
+            register(_op)(_copy_of(_view_fn))
+
+
+# ------------------------------------------------------------------ *_scatter: a view's values written into a copy
+
+
+def _check_src(src, view, op):
+    if tuple(src.shape) != tuple(view.shape):
+        raise RuntimeError(f"{op}: expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(view.shape)}")
+
+
+def in_scatter_layout(result, a):
+    """result laid out as eager's *_scatter lays it out: a's exact strides (gaps included) when a's
+    elements do not overlap, else dense in a's dim order (a clone that preserves strides)."""
+    strides = a.stride() if is_non_overlapping(a.shape, a.stride()) else elementwise_strides(a.shape, [(a.stride(), 1)])
+    return in_layout(result, strides)
+
+
+def _slice_update(a, src, dim, start, limit, step):
+    """a with src written into a[start:limit:step] along dim (every other dim whole)."""
+    starts = [0] * a.dim()
+    limits = list(a.shape)
+    steps = [1] * a.dim()
+    starts[dim], limits[dim], steps[dim] = start, limit, step
+    return in_scatter_layout(P.slice_update(a, to_dtype(src, a.dtype), starts, limits, steps), a)
+
+
+def select_scatter(a, src, dim, index):
+    """a with src written at index along dim (dense in a's dim order, like eager's clone)."""
+    view = aten.select.int(a, dim, index)     # eager's checks of dim and index
+    _check_src(src, view, "select_scatter")
+    dim = wrap_dim(dim, a.dim(), "select_scatter")
+    index = index + a.shape[dim] if index < 0 else index
+    return _slice_update(a, aten.unsqueeze.default(src, dim), dim, index, index + 1, 1)
+
+
+def slice_scatter(a, src, dim=0, start=None, end=None, step=1):
+    """a with src written into a[start:end:step] along dim."""
+    view = aten.slice.Tensor(a, dim, start, end, step)
+    _check_src(src, view, "slice_scatter")
+    dim = wrap_dim(dim, a.dim(), "slice_scatter")
+    size = a.shape[dim]
+    start = 0 if start is None else (start + size if start < 0 else start)
+    start = min(max(start, 0), size)
+    end = size if end is None else (end + size if end < 0 else end)
+    end = min(max(end, start), size)
+    return _slice_update(a, src, dim, start, end, step)
+
+
+def diagonal_scatter(a, src, offset=0, dim1=0, dim2=1):
+    """a with src written on its diagonal (offset, dim1, dim2): src's last dim, padded to the
+    length of the dim it runs along, broadcast over the other dim and selected on the diagonal."""
+    view = aten.diagonal.default(a, offset, dim1, dim2)   # eager's checks of the dims
+    _check_src(src, view, "diagonal_scatter")
+    d1, d2 = wrap_dim(dim1, a.dim(), "diagonal_scatter"), wrap_dim(dim2, a.dim(), "diagonal_scatter")
+    along = d1 if offset >= 0 else d2            # the diagonal's k-th entry sits at index k of this dim
+    n = a.shape[along]
+    padded = aten.constant_pad_nd.default(to_dtype(src, a.dtype), [0, n - src.shape[-1]])
+    batch = [d for d in range(a.dim()) if d not in (d1, d2)]
+    targets = batch + [along]                    # a's dim each of padded's dims maps to
+    order = sorted(range(len(targets)), key=targets.__getitem__)
+    full = P.broadcast_in_dim(aten.permute.default(padded, order), list(a.shape), sorted(targets))
+    rows = P.broadcast_in_dim(P.iota(a.shape[d1], start=0, step=1, dtype=torch.int64, device=a.device),
+                              list(a.shape), [d1])
+    cols = P.broadcast_in_dim(P.iota(a.shape[d2], start=-offset, step=1, dtype=torch.int64, device=a.device),
+                              list(a.shape), [d2])
+    return in_scatter_layout(aten.where.self(P.eq(rows, cols), full, a), a)
+
+
+register_with_variants("select_scatter", select_scatter)
+register_with_variants("slice_scatter", slice_scatter)
+register_with_variants("diagonal_scatter", diagonal_scatter)
+
+
+# ------------------------------------------------------------------ conveniences of torch.* and Tensor
+# CompositeImplicitAutograd in eager: torch.export keeps them, and these are what its graph then
+# decomposes with. Each is written in the views and copies above (or in shape.py).
+
+
+@register(aten.movedim.int, aten.movedim.intlist)
+def movedim(a, source, destination):
+    """a's dims permuted so that source[i] lands at destination[i], the rest keeping their order."""
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({source} dims) should contain the "
+                           f"same number of dims as destination ({destination} dims)")
+    n = a.dim()
+    src, dst = wrap_dims(source, n, "movedim"), wrap_dims(destination, n, "movedim")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({source}) or `destination` ({destination})")
+    perm = [-1] * n
+    for s, d in zip(src, dst):
+        perm[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    perm = [p if p != -1 else next(rest) for p in perm]
+    return aten.permute.default(a, perm)
+
+
+@register(aten.ravel.default)
+def ravel(a):
+    """a's values in one dim: a view of a contiguous a, else of a contiguous copy."""
+    return aten.view.default(make_contiguous(a), [-1])
+
+
+@register(aten.flatten.using_ints)
+def flatten(a, start_dim=0, end_dim=-1):
+    if a.dim() == 0:
+        return aten.reshape.default(a, [1])
+    start, end = wrap_dim(start_dim, a.dim(), "flatten"), wrap_dim(end_dim, a.dim(), "flatten")
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return a
+    shape = list(a.shape)
+    return aten.reshape.default(a, shape[:start] + [-1] + shape[end + 1:])
+
+
+@register(aten.unflatten.int)
+def unflatten(a, dim, sizes):
+    dim = wrap_dim(dim, a.dim(), "unflatten")
+    if len(sizes) == 0:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    shape = list(a.shape)
+    return aten.view.default(a, shape[:dim] + list(sizes) + shape[dim + 1:])
+
+
+@register(aten.narrow.default)
+def narrow(a, dim, start, length):
+    if a.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    size = a.shape[wrap_dim(dim, a.dim(), "narrow")]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return aten.slice.Tensor(a, dim, start, start + length, 1)
+
+
+@register(aten.narrow.Tensor)
+def narrow_tensor(a, dim, start, length):
+    """narrow with start a 0-d integer tensor, kept as data (eager reads it with .item()): the
+    block dynamic_slice cuts, laid out with a's strides as eager's view is. A negative start counts
+    from the end, as eager's. A start eager refuses (out of range) cannot be checked without a host
+    read; dynamic_slice clamps it so the block stays in bounds."""
+    if start.dim() != 0 or start.dtype not in dt.INT:
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    if a.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, a.dim(), "narrow")
+    size = a.shape[d]
+    if length > size:
+        raise RuntimeError(f"narrow(): length ({length}) exceeds dimension size ({size}).")
+    first = to_dtype(P.device_put(start, a.device) if start.device != a.device else start, torch.int64)
+    zero = P.scalar_tensor(0, dtype=torch.int64, device=a.device)
+    first = P.where(P.lt(first, zero), P.add(first, P.scalar_tensor(size, dtype=torch.int64, device=a.device)), first)
+    starts, sizes = [zero] * a.dim(), list(a.shape)
+    starts[d], sizes[d] = first, length
+    block = P.dynamic_slice(a, starts, sizes)
+    # eager's view keeps a's strides; where a's elements overlap (stride 0), dense in a's dim order
+    strides = a.stride() if is_non_overlapping(a.shape, a.stride()) else \
+        elementwise_strides(block.shape, [(a.stride(), 1)])
+    return in_layout(block, strides)
+
+
+@register(aten.tile.default)
+def tile(a, dims):
+    dims = list(dims)
+    reps = [1] * (a.dim() - len(dims)) + dims
+    return aten.repeat.default(a, reps)
+
+
+def _sections(size, sections, op):
+    if sections <= 0:
+        raise RuntimeError(f"{op}: number of sections must be larger than 0, got {sections}")
+    return [size // sections + 1] * (size % sections) + [size // sections] * (sections - size % sections)
+
+
+@register(aten.tensor_split.sections)
+def tensor_split_sections(a, sections, dim=0):
+    if a.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    return aten.split_with_sizes.default(a, _sections(a.shape[wrap_dim(dim, a.dim(), "tensor_split")], sections,
+                                                      "tensor_split()"), dim)
+
+
+@register(aten.tensor_split.indices)
+def tensor_split_indices(a, indices, dim=0):
+    if a.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    size = a.shape[wrap_dim(dim, a.dim(), "tensor_split")]
+    bounds = [0] + list(indices) + [size]
+    return [aten.slice.Tensor(a, dim, min(lo, size), min(max(hi, lo), size), 1)
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+@register(aten.where.default, aten.nonzero_numpy.default)
+def where_indices(condition):
+    """The indices of condition's nonzero elements, one 1-d tensor per dim (nonzero(as_tuple=True)):
+    the columns of nonzero's (count, dims) result. A 0-d condition reads as 1-d."""
+    c = aten.reshape.default(condition, [1]) if condition.dim() == 0 else condition
+    return aten.unbind.int(aten.nonzero.default(c), 1)
+
+
+@register(aten.chunk.default, aten.unsafe_chunk.default)
+def chunk(a, chunks, dim=0):
+    if a.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = a.shape[wrap_dim(dim, a.dim(), "chunk")]
+    split = -(-size // chunks)
+    if split == 0 and size == 0:   # eager splits an empty dim into `chunks` empty pieces
+        return aten.split_with_sizes.default(a, [0] * chunks, dim)
+    return aten.split.Tensor(a, split, dim)
+
+
+def _directional_split(op, dim, min_dims):
+    def split(a, sections):
+        if a.dim() < min_dims:
+            raise RuntimeError(f"torch.{op} requires a tensor with at least {min_dims} dimension, but got a tensor "
+                               f"with {a.dim()} dimensions!")
+        d = 0 if op == "hsplit" and a.dim() == 1 else dim
+        if isinstance(sections, int):
+            if sections == 0 or a.shape[d] % sections != 0:
+                raise RuntimeError(f"torch.{op} attempted to split along dimension {d}, but the size of the "
+                                   f"dimension {a.shape[d]} is not divisible by the split_size {sections}!")
+            return tensor_split_sections(a, sections, d)
+        return tensor_split_indices(a, sections, d)
+    split.__qualname__ = op
+    return split
+
+
+for _op, _dim, _min in (("hsplit", 1, 1), ("vsplit", 0, 2), ("dsplit", 2, 3)):
+    register(getattr(aten, _op).int, getattr(aten, _op).array)(_directional_split(_op, _dim, _min))
+
+
+def _atleast(n):
+    def atleast(a):
+        if isinstance(a, (list, tuple)):
+            return [atleast(t) for t in a]
+        if a.dim() >= n:
+            return a
+        if n == 3 and a.dim() == 2:
+            return aten.unsqueeze.default(a, -1)
+        if n == 3 and a.dim() == 1:
+            return aten.reshape.default(a, [1, a.shape[0], 1])
+        return aten.reshape.default(a, [1] * (n - a.dim()) + list(a.shape))
+    atleast.__qualname__ = f"atleast_{n}d"
+    return atleast
+
+
+for _n in (1, 2, 3):
+    register(getattr(aten, f"atleast_{_n}d"))(_atleast(_n))
+
+
+def _stack_along(op, prepare, dim):
+    def stack(tensors):
+        if len(tensors) == 0:
+            raise RuntimeError(f"{op} expects a non-empty TensorList")
+        pieces = prepare(list(tensors))
+        d = 0 if op == "hstack" and pieces[0].dim() == 1 else dim
+        return aten.cat.default(pieces, d)
+    stack.__qualname__ = op
+    return stack
+
+
+def _column_pieces(tensors):
+    return [aten.reshape.default(t, [t.numel(), 1]) if t.dim() <= 1 else t for t in tensors]
+
+
+STACKS = {"hstack": (_atleast(1), 1), "vstack": (_atleast(2), 0), "dstack": (_atleast(3), 2),
+          "column_stack": (_column_pieces, 1)}
+for _op, (_prepare, _dim) in STACKS.items():
+    _fn = _stack_along(_op, _prepare, _dim)
+    register(getattr(aten, _op).default)(_fn)
+    register_out(getattr(aten, _op).out, _fn, f"{_op}.out")
+
+
+@register(aten.broadcast_to.default)
+def broadcast_to_shape(a, size):
+    return aten.expand.default(a, size)
+
+
+@register(aten.broadcast_tensors.default)
+def broadcast_tensors(tensors):
+    shape = list(broadcast_shapes(*(t.shape for t in tensors)))
+    return [aten.expand.default(t, shape) for t in tensors]
+
+
+@register(aten.fliplr.default)
+def fliplr(a):
+    if a.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return aten.flip.default(a, [1])
+
+
+@register(aten.flipud.default)
+def flipud(a):
+    if a.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return aten.flip.default(a, [0])
+
+
+def _matrix_transpose(op, conj):
+    def transpose(a):
+        if a.dim() < 2:
+            raise RuntimeError(f"tensor.{op} is only supported on matrices or batches of matrices. Got {a.dim()}-D "
+                               "tensor.")
+        t = aten.transpose.int(a, -2, -1)
+        return aten.conj_physical.default(t) if conj and a.is_complex() else t
+    transpose.__qualname__ = op
+    return transpose
+
+
+register(aten.mT.default)(_matrix_transpose("mT", False))
+register(aten.mH.default)(_matrix_transpose("mH", True))
+register(aten.adjoint.default)(_matrix_transpose("adjoint", True))
+
+
+@register(aten.matrix_H.default)
+def matrix_h(a):
+    """Tensor.H: the conjugate transpose of a matrix (2-d only, unlike mH)."""
+    if a.dim() != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {a.dim()}-D tensor.")
+    return _matrix_transpose("matrix_H", True)(a)
+
+
+@register(aten.numpy_T.default)
+def numpy_t(a):
+    return aten.permute.default(a, list(range(a.dim() - 1, -1, -1)))
+
+
+@register(aten.view_as.default)
+def view_as(a, other):
+    return aten.view.default(a, list(other.shape))
+
+
+@register(aten.reshape_as.default)
+def reshape_as(a, other):
+    return aten.reshape.default(a, list(other.shape))
+
+
+@register(aten.expand_as.default)
+def expand_as(a, other):
+    return aten.expand.default(a, list(other.shape))
+
+
+@register(aten.type_as.default)
+def type_as(a, other):
+    return a if a.dtype == other.dtype else aten._to_copy.default(a, dtype=other.dtype)
+
+
+@register(aten.contiguous.default)
+def make_contiguous(a, memory_format=torch.contiguous_format):
+    if tuple(a.stride()) == tuple(strides_for(a.shape, memory_format)) or (
+            memory_format == torch.contiguous_format and a.is_contiguous()):
+        return a
+    return aten.clone.default(a, memory_format=memory_format)
+
+
+# ------------------------------------------------------------------ diagonals, rotations and small math conveniences
+
+
+def diag_embed(a, offset=0, dim1=-2, dim2=-1):
+    """Zeros with a's last dim written on the (offset, dim1, dim2) diagonal of two new dims."""
+    ndim = a.dim() + 1
+    d1, d2 = wrap_dim(dim1, ndim, "diag_embed"), wrap_dim(dim2, ndim, "diag_embed")
+    if d1 == d2:
+        raise RuntimeError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = a.shape[-1] + abs(offset)
+    shape = list(a.shape[:-1])
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    zeros = aten.zeros.default(shape, dtype=a.dtype, device=a.device)
+    return diagonal_scatter(zeros, a, offset, d1, d2)
+
+
+@register(aten.diagflat.default)
+def diagflat(a, offset=0):
+    return diag_embed(aten.reshape.default(a, [-1]), offset, 0, 1)
+
+
+def diag(a, diagonal=0):
+    """A 1-d a on a matrix's diagonal, or a matrix's diagonal (a contiguous copy)."""
+    if a.dim() == 1:
+        return diag_embed(a, diagonal, 0, 1)
+    if a.dim() == 2:
+        return contiguous_copy(aten.diagonal.default(a, diagonal, 0, 1))
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{a.dim()}D")
+
+
+register_with_variants("diag", diag)
+register_with_variants("diag_embed", diag_embed)
+
+
+def rot90(a, k=1, dims=(0, 1)):
+    """a rotated k quarter turns from dims[0] towards dims[1]: flips and a transpose."""
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if a.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {a.dim()}")
+    d0, d1 = wrap_dim(dims[0], a.dim(), "rot90"), wrap_dim(dims[1], a.dim(), "rot90")
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return aten.transpose.int(aten.flip.default(a, [d1]), d0, d1)
+    if k == 2:
+        return aten.flip.default(a, [d0, d1])
+    if k == 3:
+        return aten.transpose.int(aten.flip.default(a, [d0]), d0, d1)
+    return contiguous_copy(a)
+
+
+register_with_variants("rot90", rot90)
+
+
+@register(aten.meshgrid.default, aten.meshgrid.indexing)
+def meshgrid(tensors, *, indexing="ij"):
+    """Each 0-d or 1-d tensor viewed along its own dim and expanded to the grid ("xy": the grid of
+    the first two tensors swapped, so the first varies along dim 1)."""
+    tensors = list(tensors)
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.dim()}D")
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    shape = [t.numel() for t in tensors]
+    grids = []
+    for i, t in enumerate(tensors):
+        view = [1] * len(tensors)
+        view[i] = -1
+        grids.append(aten.expand.default(aten.view.default(t, view), shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return grids
+
+
+@register(aten._chunk_cat.default)
+def chunk_cat(tensors, dim, num_chunks):
+    """FSDP's flat-parameter copy: each tensor zero-padded along dim to a multiple of num_chunks, seen as
+    (its dims before dim, num_chunks, the rest flattened), and the tensors concatenated on the flat dim."""
+    if not tensors:
+        raise RuntimeError("_chunk_cat expects a non-empty input tensor list")
+    if num_chunks < 1:
+        raise RuntimeError("_chunk_cat expects positive num_chunks")
+    d = dim % tensors[0].dim() if -tensors[0].dim() <= dim < tensors[0].dim() else dim
+    pieces = []
+    for t in tensors:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("_chunk_cat expects all input tensors with the same dtype")
+        if t.numel() == 0:
+            raise RuntimeError("_chunk_cat expects non-empty tensor")
+        if not 0 <= d < t.dim():
+            raise IndexError(f"_chunk_cat: dim {dim} is out of range for a {t.dim()}-d tensor")
+        if tuple(t.shape[:d]) != tuple(tensors[0].shape[:d]):
+            raise RuntimeError("_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all tensors")
+        padded = -(-t.shape[d] // num_chunks) * num_chunks
+        if padded != t.shape[d]:
+            t = aten.constant_pad_nd.default(t, [0, 0] * (t.dim() - d - 1) + [0, padded - t.shape[d]], 0)
+        pieces.append(aten.reshape.default(t, list(t.shape[:d]) + [num_chunks, -1]))
+    return aten.cat.default(pieces, d + 1)
+
+
+register_out(aten._chunk_cat.out, chunk_cat, "_chunk_cat")

@@ -1,6 +1,7 @@
 """Decompositions of sorting, selection, scans and searching: sort, argsort, msort, topk,
 kthvalue, median, nanmedian, the cumulative scans, searchsorted, bucketize, take, nonzero,
-argwhere and masked_select.
+argwhere and masked_select; mode, quantile and nanquantile (read from the sorted operand, as
+eager does); unique_consecutive, unique_dim and unique_dim_consecutive; isin.
 
 The sort and scan prims return contiguous outputs; where eager's sort keeps the operand's
 layout (preserve_format) the decomposition lays the result out so. Selections (kthvalue,
@@ -8,14 +9,18 @@ median) read one position of the stable ascending sort, whose nan-last order is 
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
-from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, to_dtype
+from primkit.decompositions.common import (
+    P, aten, broadcast_shapes, broadcast_to, like, register_data_dependent, register_overloads, to_dtype, wrap_dim)
+from primkit.decompositions.indexing import INT64, flatten_1d, iota
 from primkit.decompositions.registry import register
-from primkit.decompositions.reductions import like, register_overloads, wrap_dim
-from primkit.decompositions.shape import in_layout, preserved_strides
+from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype, result_type
 from primkit.prims import dtypes as dt
+
 
 INEXACT = dt.FLOAT | dt.COMPLEX
 
@@ -303,3 +308,207 @@ def masked_select(a, mask):
 register_overloads(nonzero, "nonzero", ("default", "out"))
 register_overloads(nonzero, "argwhere", ("default",))
 register_overloads(masked_select, "masked_select", ("default", "out"))
+
+
+# --- modes, quantiles, unique values ---------------------------------------------------------
+
+def mode(a, dim=-1, keepdim=False):
+    """The most frequent value along dim (the smallest of the most frequent) and the index of its
+    last occurrence: the longest run of the stable ascending sort, its last element.
+
+    Eager's CPU kernel sorts each row with std::sort, which is not stable for rows longer than
+    16: there eager's index may be another occurrence of the value."""
+    if a.dtype in dt.COMPLEX:
+        raise NotImplementedError(f'"mode_cpu" not implemented for {dt.short(a.dtype)}')
+    d = wrap_dim(dim, a.dim())
+    if a.dim() == 0:
+        return P.clone(a), P.full([], 0, dtype=INT64, device=a.device)
+    n = a.shape[d]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    values, order = P.sort(a, d, False, True)
+    shape = list(values.shape)
+
+    def along(start, stop):
+        starts, limits = [0] * a.dim(), list(shape)
+        starts[d], limits[d] = start, stop
+        return P.slice(values, starts, limits, [1] * a.dim())
+    edge = P.full([1 if k == d else s for k, s in enumerate(shape)], True, dtype=torch.bool, device=a.device)
+    differs = P.ne(along(1, n), along(0, n - 1))     # sorted[k] != sorted[k - 1]
+    starts_run, ends_run = P.cat([edge, differs], d), P.cat([differs, edge], d)
+    position = P.broadcast_in_dim(iota(n, a.device), shape, [d])
+    run_start = P.cummax(P.where(starts_run, position, like(position, 0)), d)[0]
+    run_length = P.where(ends_run, P.add(P.sub(position, run_start), like(position, 1)), like(position, 0))
+    best = P.expand_dims(P.argmax(run_length, d), [d])     # the first longest run: the smallest value
+    value, index = P.gather(values, d, best), P.gather(order, d, best)
+    return (value, index) if keepdim else (P.squeeze(value, [d]), P.squeeze(index, [d]))
+
+
+register_overloads(mode, "mode", ("default", "values"))
+
+
+QUANTILE_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(ignore_nan):
+    def quantile(a, q, dim=None, keepdim=False, *, interpolation="linear"):
+        """Eager's algorithm: sort the reduced values last, read the value at rank q * (n - 1)
+        (n: the count of non-nan values for nanquantile; quantile gives nan to a row with a nan)
+        and interpolate between its neighbours. q is a number or a 0-d or 1-d tensor; the
+        quantiles of a 1-d q come first in the result, a view whose q dim is innermost."""
+        if a.dtype not in (torch.float32, torch.float64):
+            raise RuntimeError("quantile() input tensor must be either float or double dtype")
+        if isinstance(q, torch.Tensor):
+            if q.dtype != a.dtype:
+                raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+            if q.dim() > 1:
+                raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        else:
+            if not 0 <= q <= 1:
+                raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+            q = P.scalar_tensor(q, dtype=a.dtype, device=a.device)
+        if interpolation not in QUANTILE_INTERPOLATIONS:
+            raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or "
+                               f"nearest, but got {interpolation}")
+        if a.numel() == 0:
+            raise RuntimeError("quantile() input tensor must be non-empty")
+        # The reduced values, last: shape kept + (n,), kept as the result keeps them.
+        if dim is None or a.dim() == 0:
+            kept = [1] * a.dim() if keepdim else []
+            x = P.reshape(a, kept + [a.numel()])
+        else:
+            d = wrap_dim(dim, a.dim())
+            moved = P.permute(a, [k for k in range(a.dim()) if k != d] + [d])
+            kept = [1 if k == d else s for k, s in enumerate(a.shape)] if keepdim else \
+                [s for k, s in enumerate(a.shape) if k != d]
+            x = P.reshape(moved, kept + [a.shape[d]]) if keepdim else moved
+        n = x.shape[-1]
+        last = x.dim() - 1
+        values = P.sort(x, last, False, True)[0]
+        nq = q.numel() if q.dim() else 1
+        grid = kept + [nq]
+        qs = P.broadcast_in_dim(P.reshape(q, [nq]), grid, [last])
+        nan = P.isnan(values)
+        if ignore_nan:
+            count = P.sum(to_dtype(P.logical_not(nan), INT64), [last])
+            ranks = P.mul(qs, P.broadcast_in_dim(to_dtype(P.sub(count, like(count, 1)), a.dtype), grid,
+                                                 list(range(last))))
+            ranks = P.where(P.lt(ranks, like(ranks, 0)), like(ranks, 0), ranks)
+        else:
+            any_nan = P.broadcast_in_dim(P.reduce_or(nan, [last]), grid, list(range(last)))
+            ranks = P.where(any_nan, like(qs, n - 1), P.mul(qs, like(qs, n - 1)))
+        rounding = {"lower": P.floor, "higher": P.ceil, "nearest": P.round}.get(interpolation)
+        if rounding is not None:
+            ranks = rounding(ranks)
+        below = to_dtype(ranks, INT64)
+        out = P.gather(values, last, below)
+        if interpolation in ("linear", "midpoint"):
+            weights = like(ranks, 0.5) if interpolation == "midpoint" else P.sub(ranks, to_dtype(below, a.dtype))
+            out = P.lerp(out, P.gather(values, last, to_dtype(P.ceil(ranks), INT64)), weights)
+        if q.dim() == 0:
+            return P.squeeze(out, [last])
+        return P.permute(out, [last] + list(range(last)))
+    quantile.__name__ = quantile.__qualname__ = "nanquantile" if ignore_nan else "quantile"
+    return quantile
+
+
+for _name, _ignore in (("quantile", False), ("nanquantile", True)):
+    register_overloads(_quantile(_ignore), _name, ("default", "out", "scalar", "scalar_out"))
+
+
+def _empty_int64(device):
+    return P.full([0], 0, dtype=INT64, device=device)
+
+
+def unique_consecutive(a, return_inverse=False, return_counts=False, dim=None):
+    """The prim over a flattened; along a dim, unique_dim_consecutive. Without dim, an output not
+    asked for is an empty int64 tensor, as eager's."""
+    if dim is not None:
+        return _unique_dim(a, dim, True)
+    values, inverse, counts = P.unique_consecutive(a)
+    return (values, inverse if return_inverse else _empty_int64(a.device),
+            counts if return_counts else _empty_int64(a.device))
+
+
+def _unique_dim(a, dim, consecutive):
+    """The distinct slices along dim (each run of equal adjacent slices, if consecutive): the
+    slices as rows, sorted lexicographically (a stable sort per column, last column first) unless
+    consecutive; a run starts at a row that differs from the one before it; the run ids are
+    unique_consecutive's input. The values are laid out as eager's: rows of the kept slices
+    moved back to dim (a view)."""
+    if a.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, a.dim())
+    rest = [s for k, s in enumerate(a.shape) if k != d]
+    n, m = a.shape[d], math.prod(rest)
+    if a.numel() == 0:
+        if sum(s == 0 for s in a.shape) > 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+        if n != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+        return P.clone(a), _empty_int64(a.device), _empty_int64(a.device)
+    slices = P.permute(a, [d] + [k for k in range(a.dim()) if k != d])
+    rows = P.reshape(slices, [n, m])
+    order = iota(n, a.device)
+    if not consecutive:
+        for c in reversed(range(m)):
+            column = P.reshape(P.slice(rows, [0, c], [n, c + 1], [1, 1]), [n])
+            order = P.take(order, P.sort(P.take(column, order), 0, False, True)[1])
+        rows, slices = P.index_select(rows, 0, order), P.index_select(slices, 0, order)
+    differs = P.reduce_or(P.ne(P.slice(rows, [1, 0], [n, m], [1, 1]), P.slice(rows, [0, 0], [n - 1, m], [1, 1])),
+                          [1])
+    starts = P.cat([P.full([1], True, dtype=torch.bool, device=a.device), differs], 0)
+    run = P.sub(P.cumsum(to_dtype(starts, INT64), 0), P.full([n], 1, dtype=INT64, device=a.device))
+    counts = P.unique_consecutive(run)[2]
+    first = P.squeeze(P.nonzero(starts), [1])       # where each run starts
+    kept = P.index_select(slices, 0, first)
+    values = P.permute(kept, list(range(1, d + 1)) + [0] + list(range(d + 1, a.dim())))
+    inverse = run if consecutive else P.scatter(P.full([n], 0, dtype=INT64, device=a.device), 0, order, run)
+    return values, inverse, counts
+
+
+def unique_dim(a, dim, sorted=True, return_inverse=False, return_counts=False):
+    """Eager sorts the slices whatever ``sorted`` says, and returns inverse and counts always."""
+    return _unique_dim(a, dim, False)
+
+
+def unique_dim_consecutive(a, dim, return_inverse=False, return_counts=False):
+    return _unique_dim(a, dim, True)
+
+
+register_data_dependent(unique_consecutive, "unique_consecutive", ("default", "out"))
+register_data_dependent(unique_dim, "unique_dim", ("default", "out"))
+register_data_dependent(unique_dim_consecutive, "unique_dim_consecutive", ("default", "out"))
+
+
+# --- membership: isin ------------------------------------------------------------------------
+
+def _check_isin_dtype(*dtypes):
+    for d in dtypes:
+        if d == torch.bool or d in dt.COMPLEX:
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {dt.short(d)}")
+
+
+def _isin(elements, test, invert):
+    """Whether each element is among test's: its insertion point in test sorted holds it."""
+    found = P.full(list(elements.shape), False, dtype=torch.bool, device=elements.device)
+    if test.numel() > 0:
+        table = P.sort(flatten_1d(test), 0, False, True)[0]
+        at = P.minimum(P.searchsorted(table, elements, False),
+                       P.full(list(elements.shape), test.numel() - 1, dtype=INT64, device=elements.device))
+        found = P.eq(P.take(table, at), elements)
+    return contiguous(P.logical_not(found) if invert else found)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """isin.Tensor_Tensor, Scalar_Tensor and Tensor_Scalar: both sides in their promoted dtype."""
+    common = result_type(elements, test_elements)
+    _check_isin_dtype(common, *(t.dtype for t in (elements, test_elements) if isinstance(t, torch.Tensor)))
+    device = next(t.device for t in (elements, test_elements) if isinstance(t, torch.Tensor))
+    x, t = (to_dtype(v, common) if isinstance(v, torch.Tensor) else P.scalar_tensor(v, dtype=common, device=device)
+            for v in (elements, test_elements))
+    return _isin(x, t, invert)
+
+
+register_overloads(isin, "isin", ("Tensor_Tensor", "Tensor_Tensor_out", "Scalar_Tensor", "Scalar_Tensor_out",
+                                  "Tensor_Scalar", "Tensor_Scalar_out"))

@@ -19,6 +19,8 @@ POLYNOMIALS = (
     "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
     "legendre_polynomial_p",
 )
+
+
 # The dtypes eager (CPU and CUDA) has kernels for, as the prims do.
 KERNEL_DTYPES = (torch.float32, torch.float64)
 

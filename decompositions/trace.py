@@ -1,6 +1,8 @@
-"""``trace``: a torch program -> a GraphModule holding only prims, under fake tensors."""
+"""``trace``: a torch program -> a GraphModule holding only prims, under fake tensors; ``requirements``:
+what a program needs of a backend, from one trace."""
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import operator
@@ -13,12 +15,15 @@ from torch.fx import traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from primkit import prims
-from primkit.decompositions import guards
+from primkit.decompositions import backend, guards
+from primkit.decompositions.canonicalize import canonicalize
 from primkit.decompositions.composite import composites
-from primkit.decompositions.registry import DecompositionError, get_decompositions
+from primkit.decompositions.lowering import prim_set
+from primkit.decompositions.registry import DecompositionError
+from primkit.decompositions.table import get_decompositions
 
 # Non-prim targets a prim graph may hold: tuple indexing and SymInt bookkeeping.
-_SYM_OPS = {
+SYM_OPS = {
     operator.getitem, operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
     operator.mod, operator.neg, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
     operator.gt, operator.ge, torch.sym_max, torch.sym_min, torch.sym_not, torch.sym_float, torch.sym_int,
@@ -28,7 +33,7 @@ _SYM_OPS = {
 
 
 def is_allowed_target(target) -> bool:
-    return prims.is_prim(target) or target in _SYM_OPS
+    return prims.is_prim(target) or target in SYM_OPS
 
 
 def non_prim_ops(gm: torch.fx.GraphModule, allowed=()) -> list[str]:
@@ -183,10 +188,8 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     Every node made by a decomposition records its ATen op in ``node.meta["aten_op"]``.
     Raises DecompositionError listing every op that has no decomposition to prims.
     """
-    from primkit.decompositions import backend
     report_outside = kwargs.pop("_report_outside", False)   # decompositions.requirements: record, do not raise
     if target is not None:
-        from primkit.decompositions.lowering import prim_set
         target = prim_set(target, "trace(target=...)")
     kept = backend.kept_ops(keep)
     if decompositions is None:
@@ -258,7 +261,6 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             raise backend.target_error(name, outside)
         gm.meta["outside_target"] = outside
     if canonical:
-        from primkit.decompositions.canonicalize import canonicalize
         gm = canonicalize(gm, inplace=True)
     traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
     return guards.wrap(gm, guards.CallGuard(name, leaves, spec, traced, dynamic, read_after_write))
@@ -295,3 +297,18 @@ def tracing():
         yield
     finally:
         torch.compiler._is_compiling_flag = saved
+
+
+# -- what a program needs ------------------------------------------------------------------------
+
+def requirements(fn, *args, target=None, keep=None, **kwargs) -> dict:
+    """What ``fn(*args, **kwargs)`` needs of a backend, from one trace (lowered to ``target`` where
+    given): {"prims": {prim: node count}, "kept": {ATen op: node count}, "missing": [{prim, dtype,
+    aten, module}]} where "missing" lists the prims outside ``target`` the graph still holds."""
+    gm = trace(fn, *args, target=target, keep=keep, _report_outside=True, **kwargs)
+    used = collections.Counter(n.target._opname for n in gm.graph.nodes
+                               if n.op == "call_function" and prims.is_prim(n.target))
+    kept = collections.Counter(n.target.name() for n in gm.graph.nodes
+                               if n.op == "call_function" and "decomposition" in n.meta)
+    return {"prims": dict(sorted(used.items())), "kept": dict(sorted(kept.items())),
+            "missing": gm.meta.get("outside_target", [])}

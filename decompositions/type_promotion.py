@@ -30,6 +30,7 @@ LATTICE = {
     torch.complex128: (),
 }
 
+
 # The dtype a Python number takes when it meets tensors of a lower category.
 def _number_dtype(x):
     if isinstance(x, (bool, torch.SymBool)):

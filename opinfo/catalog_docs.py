@@ -96,7 +96,13 @@ def render() -> str:
         for p in ps:
             dtypes = ", ".join(sorted(dt.short(d) for d in p.dtypes))
             lines += [f"### `{p.name}`", "", f"`{p.name}{p.signature}`", "", p.doc, "",
-                      f"- dtypes: {dtypes}", f"- meta rule: `{p.meta}`; reference: `{p.impl}`"]
+                      f"- dtypes: {dtypes}", f"- meta rule: `{p.meta}`; reference: `{p.impl}`"
+                      + (f", results laid out {p.layout}" if p.layout else "")]
+            if p.commutative:
+                lines.append("- commutative: its two tensor operands may be swapped")
+            if p.domain:
+                lines.append("- domain (finite and smooth): " + ", ".join(
+                    f"{arg} in ({'-inf' if lo is None else lo}, {'inf' if hi is None else hi})" for arg, (lo, hi) in p.domain.items()))
             if p.tags:
                 lines.append(f"- tags: {', '.join(sorted(p.tags))}")
             for c in p.constraints:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import re
 import sys
 import time
 import warnings
@@ -28,7 +29,7 @@ import torch
 
 from primkit import decompositions, prims
 from primkit.decompositions.composite import composites
-from primkit.decompositions.trace import _SYM_OPS, is_allowed_target
+from primkit.decompositions.trace import SYM_OPS, is_allowed_target
 
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
 
@@ -79,12 +80,13 @@ def is_bookkeeping(name: str) -> bool:
     return name.split("::")[-1].startswith("sym_") or name in _ALLOWED_NAMES
 
 
-_ALLOWED_NAMES = {t.name() for t in _SYM_OPS if isinstance(t, torch._ops.OpOverload)}
+_ALLOWED_NAMES = {t.name() for t in SYM_OPS if isinstance(t, torch._ops.OpOverload)}
 
 
 def family_of(fn) -> str:
     module = getattr(fn, "__module__", "") or ""
-    return module.rsplit(".", 1)[-1] if module.startswith("primkit.decompositions.") else "other"
+    # the family is the module under decompositions, or the package of a family split by concern (nn.pooling: nn)
+    return module.split(".")[2] if module.startswith("primkit.decompositions.") else "other"
 
 
 class _Recorder:
@@ -226,10 +228,12 @@ def analyze_entries(entries, jobs: int = 1, progress=None, meanwhile=None) -> tu
     progress = progress or (lambda done, total: None)
     if jobs > 1 and len(names) > 1 and hasattr(os, "fork"):
         import multiprocessing
-        size = max(1, min(16, len(names) // (jobs * 8) or 1))
+        size = max(1, min(4, len(names) // (jobs * 8) or 1))   # small chunks: a few entries trace for seconds
         chunks = [names[i:i + size] for i in range(0, len(names), size)]
         parts, done = [], 0
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        # a forked child that enters an OpenMP region its parent had started hangs in libgomp's barrier
+        # (seen with pytest-xdist): the workers run torch's kernels on one thread, outside OpenMP
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=torch.set_num_threads, initargs=(1,)) as pool:
             pending = pool.imap_unordered(_analyze_names, chunks)
             if meanwhile is not None:
                 meanwhile()
@@ -349,14 +353,37 @@ def _named_for(entry_name: str, overload: str) -> bool:
     return op == entry_name.rsplit(".", 1)[-1].strip("_") or op in entry_name.replace(".", "_").split("_") and len(op) > 3
 
 
+# Operators none of whose overloads decompose, grouped by what their names say they are (first match),
+# so that the family chart says what kind of op is missing: "missing: <group>".
+MISSING_GROUPS = (
+    ("foreach", re.compile(r"^_foreach_")),
+    ("torch's own tests", re.compile(r"^_test_")),
+    ("sparse", re.compile(r"sparse|_coo|_csr|_csc|_bsr|_bsc|_nnz|indices|^_?values|coalesce|to_dense|^ccol|^crow|_cslt")),
+    ("quantized", re.compile(r"quantize|^_?q_|^q|fake_quant|qint|_per_tensor|_per_channel|fbgemm|^int_repr|int4|int8|"
+                             r"_dyn_quant")),
+    ("nested", re.compile(r"nested|jagged")),
+    ("device-specific", re.compile(r"mkldnn|cudnn|miopen|nnpack|mps|vulkan|cufft|cuda|xpu|_efficient_attention|_flash")),
+    ("backward", re.compile(r"backward")),
+    ("fused", re.compile(r"^_fused|^_amp_|^_addmm_activation|_add_relu|^_thnn_fused")),
+    ("recurrent", re.compile(r"lstm|gru|rnn|packed_sequence|padded_sequence")),
+    ("random", re.compile(r"poisson|binomial|gamma|dirichlet|sobol|philox|normal|rand")),
+)
+
+
+def missing_group(name: str) -> str:
+    """The chart's group for an overload whose operator has no decomposition at all."""
+    base = _operator(name).split("::", 1)[-1]
+    return "missing: " + next((g for g, pattern in MISSING_GROUPS if pattern.search(base)), "other")
+
+
 def _families(names, table) -> dict:
     """overload -> the family of its decomposition; an overload without one gets the family of
-    another overload of its operator, else 'unassigned': every missing op is counted somewhere."""
+    another overload of its operator, else its ``missing_group``: every missing op is counted somewhere."""
     by_name = {op.name(): family_of(fn) for op, fn in table.items()}
     by_operator = {}
     for name, family in sorted(by_name.items()):
         by_operator.setdefault(_operator(name), family)
-    return {n: by_name.get(n) or by_operator.get(_operator(n), "unassigned") for n in names}
+    return {n: by_name.get(n) or by_operator.get(_operator(n)) or missing_group(n) for n in names}
 
 
 def program_view(programs, target=None, keep=None) -> list[dict]:

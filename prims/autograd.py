@@ -23,7 +23,7 @@ A formula may use:
   prim becomes a tensor full of that value, shaped like the call's first non-bool tensor
   argument (prims do not wrap scalars themselves);
 - attributes ``x.shape``, ``x.dtype``, ``x.ndim`` of a tensor;
-- the helpers of ``HELPERS`` below and of the modules of ``prims.derivative_helpers`` (each
+- the helpers of the modules of ``prims.derivative_helpers`` (``HELPERS`` here; each
   small, documented, written in prims).
 
 Formulas are parsed with ``ast`` against that whitelist at catalog load, never ``eval``-ed.
@@ -38,6 +38,8 @@ import math
 from dataclasses import dataclass
 
 import torch
+
+from primkit.prims import derivative_helpers
 
 NOT_DIFFERENTIABLE = "none"
 CONSTANT = "constant"
@@ -55,239 +57,9 @@ class FormulaError(ValueError):
         super().__init__(message)
 
 
-# --- helpers a formula may call ----------------------------------------------------------------
+# --- helpers a formula may call: prims.derivative_helpers, one module per family ----------------
 
-def _ops():
-    return torch.ops.primkit
-
-
-def conj(x):
-    """conj_physical(x) for a complex x, x itself otherwise (Wirtinger convention, as eager)."""
-    return _ops().conj_physical(x) if x.is_complex() else x
-
-
-def zeros_like(x):
-    """A zero tensor with x's shape, dtype and device (the prim ``full``)."""
-    return _ops().full(list(x.shape), 0, dtype=x.dtype, device=x.device)
-
-
-def other_dims(a, dims):
-    """The dims of ``a`` not in ``dims`` (negative dims wrapped), in order: a reduction's kept dims."""
-    reduced = {d % max(a.dim(), 1) for d in dims}
-    return [d for d in range(a.dim()) if d not in reduced]
-
-
-def unreduce(x, a, dims):
-    """x (the shape of a reduced over dims) broadcast back to a's shape."""
-    return _ops().broadcast_in_dim(x, list(a.shape), other_dims(a, dims))
-
-
-def count(a, dims):
-    """How many elements of a each output element of a reduction over dims combines (a number)."""
-    return math.prod(a.shape[d] for d in dims)
-
-
-def inverse_permutation(dims):
-    """The permutation undoing ``permute(x, dims)``."""
-    n = len(dims)
-    inv = [0] * n
-    for i, d in enumerate(dims):
-        inv[d % n] = i
-    return inv
-
-
-def swap_last_two(x):
-    """The dims of x with the last two exchanged: ``permute(x, swap_last_two(x))`` is x transposed."""
-    dims = list(range(x.dim()))
-    dims[-2], dims[-1] = dims[-1], dims[-2]
-    return dims
-
-
-def unbroadcast(grad, a, broadcast_dimensions):
-    """The gradient of ``broadcast_in_dim(a, shape, broadcast_dimensions)``: grad summed over the new
-    dims and over the dims a had as size 1 and that were broadcast, then reshaped to a's shape."""
-    kept = {d: i for i, d in enumerate(broadcast_dimensions)}
-    reduced = [d for d in range(grad.dim()) if d not in kept or (a.shape[kept[d]] == 1 and grad.shape[d] != 1)]
-    return _ops().reshape(_ops().sum(grad, reduced), list(a.shape))
-
-
-def unslice(grad, a, start_indices, limit_indices, strides):
-    """The gradient of ``slice``: grad put back at its positions in a's shape, zero elsewhere (pad)."""
-    low, high, interior = [], [], []
-    for size, n, start, step in zip(a.shape, grad.shape, start_indices, strides):
-        last = start + (n - 1) * step if n > 0 else start - 1   # index of the last element taken
-        low.append(start)
-        high.append(size - 1 - last if n > 0 else size - start)
-        interior.append(step - 1)
-    return _ops().pad(grad, 0, low, high, interior)
-
-
-def unpad(grad, a, low, high, interior):
-    """The gradient of ``pad``: the elements of grad that came from a (a cropped edge, negative low or
-    high, gets zero gradient: it is padded back first), read with a slice."""
-    ops = _ops()
-    if any(x < 0 for x in (*low, *high)):
-        grad = ops.pad(grad, 0, [max(-x, 0) for x in low], [max(-x, 0) for x in high], [0] * len(low))
-        low, high = [max(x, 0) for x in low], [max(x, 0) for x in high]
-    limits = [lo + (n - 1) * (i + 1) + 1 if n > 0 else lo for lo, n, i in zip(low, a.shape, interior)]
-    return ops.slice(grad, list(low), limits, [i + 1 for i in interior])
-
-
-def split_like(grad, tensors, dim):
-    """The gradient of ``cat(tensors, dim)``: one slice of grad per input."""
-    out, start = [], 0
-    dim = dim % grad.dim()
-    for t in tensors:
-        lo, hi = [0] * grad.dim(), list(grad.shape)
-        lo[dim], hi[dim] = start, start + t.shape[dim]
-        out.append(_ops().slice(grad, lo, hi, [1] * grad.dim()))
-        start += t.shape[dim]
-    return out
-
-
-def mvdigamma(a, p):
-    """The derivative of ``mvlgamma(a, p)``: the sum of digamma(a - j / 2) for j in 0..p-1."""
-    ops = _ops()
-    total = ops.digamma(a)
-    for j in range(1, p):
-        total = ops.add(total, ops.digamma(ops.sub(a, ops.full(list(a.shape), j / 2, dtype=a.dtype, device=a.device))))
-    return total
-
-
-def negated(xs):
-    """The numbers of xs negated (roll's inverse shifts)."""
-    return [-x for x in xs]
-
-
-def unfold_back(grad, a, dim, size, step):
-    """The gradient of ``unfold(a, dim, size, step)``: element k of window i came from position
-    i * step + k of dim, so each window-element slice of grad is spread back along dim with interior
-    padding (``pad``) and the slices are summed (overlapping windows add up)."""
-    ops = _ops()
-    if a.dim() == 0:
-        return ops.reshape(grad, [])
-    dim = dim % a.dim()
-    n = grad.shape[dim]
-    total = zeros_like(a)
-    for k in range(size):
-        lo, hi = [0] * grad.dim(), list(grad.shape)
-        lo[-1], hi[-1] = k, k + 1
-        piece = ops.reshape(ops.slice(grad, lo, hi, [1] * grad.dim()), list(grad.shape[:-1]))
-        low, high, interior = [0] * a.dim(), [0] * a.dim(), [0] * a.dim()
-        low[dim], interior[dim] = k, step - 1
-        high[dim] = a.shape[dim] - (k + (n - 1) * step + 1 if n > 0 else k)
-        total = ops.add(total, ops.pad(piece, 0, low, high, interior))
-    return total
-
-
-def diagonal_back(grad, a, offset, dim1, dim2):
-    """The gradient of ``diagonal(a, offset, dim1, dim2)``: grad (the diagonal, last dim) written onto
-    the diagonal of zeros shaped like a. A vector v of length L becomes a diagonal L x L matrix by
-    padding it to (L, L + 1), flattening, keeping L * L elements and reshaping; pads then place the
-    matrix at the offset, and a permute puts dim1 and dim2 back."""
-    ops = _ops()
-    nd = a.dim()
-    dim1, dim2 = dim1 % nd, dim2 % nd
-    batch = list(grad.shape[:-1])
-    L = grad.shape[-1]
-    x = ops.reshape(grad, batch + [L, 1])
-    x = ops.pad(x, 0, [0] * (len(batch) + 2), [0] * len(batch) + [0, L], [0] * (len(batch) + 2))
-    x = ops.reshape(x, batch + [L * (L + 1)])
-    x = ops.slice(x, [0] * (len(batch) + 1), batch + [L * L], [1] * (len(batch) + 1))
-    x = ops.reshape(x, batch + [L, L])
-    n, m = a.shape[dim1], a.shape[dim2]
-    row0, col0 = (0, offset) if offset >= 0 else (-offset, 0)
-    if L == 0:
-        row0, col0 = 0, 0
-    x = ops.pad(x, 0, [0] * len(batch) + [row0, col0], [0] * len(batch) + [n - row0 - L, m - col0 - L],
-                [0] * (len(batch) + 2))
-    others = [d for d in range(nd) if d not in (dim1, dim2)]
-    perm = [others.index(d) if d in others else (nd - 2 if d == dim1 else nd - 1) for d in range(nd)]
-    return ops.permute(x, perm)
-
-
-def _storage_indices(shape, strides, offset, device):
-    """int64 tensor of shape ``shape``: the storage index of each element of that geometry (iota per
-    dim, scaled by its stride, broadcast and summed)."""
-    ops = _ops()
-    idx = ops.full(list(shape), offset, dtype=torch.int64, device=device)
-    for d, (n, st) in enumerate(zip(shape, strides)):
-        if st == 0:
-            continue    # an expanded dim reads one index throughout
-        steps = ops.iota(n, start=0, step=st, dtype=torch.int64, device=device)
-        idx = ops.add(idx, ops.broadcast_in_dim(steps, list(shape), [d]))
-    return idx
-
-
-def as_strided_back(grad, a, size, stride, storage_offset):
-    """The gradient of ``as_strided(a, size, stride, storage_offset)``: grad summed (``index_add``,
-    so elements of an overlapping view add up) into a flat buffer at the storage index each output
-    element reads, then read back (``take``) at the storage index of each element of a. Exact for an
-    operand whose own elements do not overlap in memory (the operands as_strided is used on)."""
-    ops = _ops()
-    reach = [storage_offset + sum((n - 1) * st for n, st in zip(size, stride)) if 0 not in size else 0,
-             a.storage_offset() + sum((n - 1) * st for n, st in zip(a.shape, a.stride())) if a.numel() else 0]
-    buffer = ops.full([max(reach) + 1], 0, dtype=grad.dtype, device=grad.device)
-    out_idx = ops.reshape(_storage_indices(list(size), list(stride), storage_offset, grad.device), [grad.numel()])
-    buffer = ops.index_add(buffer, 0, out_idx, ops.reshape(grad, [grad.numel()]))
-    return ops.take(buffer, _storage_indices(list(a.shape), list(a.stride()), a.storage_offset(), grad.device))
-
-
-def convolution_weight_grad(grad, input, weight, stride, padding, dilation, transposed, groups):
-    """The weight gradient of ``convolution``: a convolution of the input (channels as batch, per
-    group) with grad as the kernel, stride and dilation exchanged, cut to the kernel's size. For a
-    transposed convolution grad and input exchange roles (it is the adjoint of a convolution)."""
-    ops = _ops()
-    x, gy = (grad, conj(input)) if transposed else (conj(input), grad)   # Wirtinger: the other operand conjugated
-    n = weight.dim() - 2
-    N, cin = x.shape[0], x.shape[1]
-    cpg = cin // groups
-    spatial = list(x.shape[2:])
-    xg = ops.reshape(x, [N, groups, cpg] + spatial)
-    xg = ops.reshape(ops.permute(xg, [2, 1, 0] + list(range(3, n + 3))), [cpg, groups * N] + spatial)
-    kg = ops.permute(gy, [1, 0] + list(range(2, n + 2)))                      # (C, N, *o)
-    out = ops.convolution(xg, kg, None, list(dilation), list(padding), list(stride), False, [0] * n, groups)
-    out = ops.slice(out, [0] * (n + 2), [out.shape[0], out.shape[1]] + list(weight.shape[2:]), [1] * (n + 2))
-    return ops.permute(out, [1, 0] + list(range(2, n + 2)))                    # (C, cpg, *k)
-
-
-def convolution_input_grad(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups):
-    """The input gradient of ``convolution``: the transposed convolution of grad (output_padding
-    chosen so the result has the input's size), or for a transposed convolution the plain one."""
-    ops = _ops()
-    n = weight.dim() - 2
-    w = conj(weight)   # Wirtinger: the other operand conjugated
-    if transposed:
-        out = ops.convolution(grad, w, None, list(stride), list(padding), list(dilation), False, [0] * n, groups)
-        # output_padding may reach past the stride (up to the dilation): the forward's last
-        # output_padding rows then read no input, and the plain convolution gives one row more.
-        return ops.slice(out, [0] * (n + 2), list(input.shape), [1] * (n + 2))
-    extra = [input.shape[2 + i] - ((grad.shape[2 + i] - 1) * stride[i] - 2 * padding[i]
-                                   + dilation[i] * (weight.shape[2 + i] - 1) + 1) for i in range(n)]
-    return ops.convolution(grad, w, None, list(stride), list(padding), list(dilation), True, extra, groups)
-
-
-def convolution_bias_grad(grad):
-    """The bias gradient of ``convolution``: grad summed over batch and spatial dims."""
-    return _ops().sum(grad, [0] + list(range(2, grad.dim())))
-
-
-HELPERS = {f.__name__: f for f in (conj, zeros_like, other_dims, unreduce, count, inverse_permutation,
-                                   swap_last_two, unbroadcast, unslice, unpad, split_like, mvdigamma, negated,
-                                   unfold_back, diagonal_back, as_strided_back,
-                                   convolution_input_grad, convolution_weight_grad, convolution_bias_grad)}
-
-
-def _family_helpers() -> dict:
-    from primkit.prims import derivative_helpers
-    extra = derivative_helpers.collect()
-    clash = sorted(set(extra) & set(HELPERS))
-    if clash:
-        raise RuntimeError(f"prims.derivative_helpers redefines the helpers {clash} of prims.autograd")
-    return extra
-
-
-HELPERS.update(_family_helpers())
+HELPERS = derivative_helpers.collect()
 ATTRIBUTES = {"shape", "dtype", "ndim"}
 
 

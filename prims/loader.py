@@ -38,9 +38,13 @@ CATALOG_DIR = Path(__file__).parent / "catalog"
 
 FILE_KEYS = {"family", "doc", "defaults", "prims"}
 ENTRY_KEYS = {"name", "signature", "doc", "dtypes", "meta", "impl", "constraints", "params", "tags", "example",
-              "derivative"}
+              "derivative", "layout", "commutative", "domain"}
 REQUIRED = ("name", "signature", "doc", "dtypes", "meta", "impl")
 TAGS = {"view", "mutates", "nondeterministic", "data_dependent", "random", "stateful"}
+# `layout`: the output layout registration gives the reference's results (the meta rule states it too):
+# contiguous, or elementwise (torch's elementwise layout for the operands, of at most two tensors);
+# absent, the reference lays its results out itself.
+LAYOUTS = {"contiguous", "elementwise"}
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _CID = re.compile(r"^C[1-9][0-9]*$")
 
@@ -65,6 +69,9 @@ class PrimDef:
     params: dict = field(default_factory=dict, hash=False, compare=False)
     tags: frozenset = frozenset()
     example: str | None = None
+    commutative: bool = False       # its two operands may be swapped (canonical form orders them)
+    layout: str | None = None       # one of LAYOUTS: the layout registration gives the reference's results
+    domain: dict = field(default_factory=dict, hash=False, compare=False)   # tensor arg -> (low, high), None: unbounded
     derivative: object = field(default=None, hash=False, compare=False)   # autograd.Derivative or None
     file: str = ""
     arg_names: tuple = ()
@@ -251,6 +258,10 @@ def _takes_tensors(signature) -> bool:
                for a in schema.arguments)
 
 
+def _tensor_arguments(schema) -> list:
+    return [a for a in schema.arguments if isinstance(a.type, torch.TensorType)]
+
+
 def _entry(file, family, defaults, entry, index) -> PrimDef:
     if not isinstance(entry, dict):
         _fail(file, f"#{index}", None, "expected a mapping")
@@ -317,6 +328,16 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
     tags = frozenset(e.get("tags") or ())
     if not tags <= TAGS:
         _fail(file, name, "tags", f"unknown tags {sorted(tags - TAGS)} (known: {', '.join(sorted(TAGS))})")
+    layout = e.get("layout")
+    if layout is not None and layout not in LAYOUTS:
+        _fail(file, name, "layout", f"unknown layout {layout!r} (known: {', '.join(sorted(LAYOUTS))})")
+    if layout == "elementwise" and len(_tensor_arguments(schema)) > 2:
+        _fail(file, name, "layout", "elementwise layout is for prims of one or two tensor operands")
+    commutative = bool(e.get("commutative", False))
+    if commutative and not _swappable(schema):
+        _fail(file, name, "commutative", "a commutative prim takes two Tensor operands first, whose swap is a "
+              "call of the same signature")
+    domain = _domain(file, name, schema, e.get("domain") or {})
     derivative = None
     if "derivative" in e:
         derivative = parse_derivative(file, name, e["derivative"], schema, dtypes, params)
@@ -324,13 +345,34 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
     return PrimDef(
         name=name, family=family, signature=e["signature"], doc=str(e["doc"]).strip(), dtypes=dtypes,
         constraints=tuple(constraints), meta=e["meta"], impl=e["impl"], params=params, tags=tags,
-        example=e.get("example"), derivative=derivative, file=file, arg_names=tuple(a.name for a in args),
+        example=e.get("example"), commutative=commutative, layout=layout, domain=domain, derivative=derivative, file=file, arg_names=tuple(a.name for a in args),
         arg_defaults=tuple((a.name, a.has_default_value(), a.default_value if a.has_default_value() else None)
                            for a in args))
 
 
 FIELD_TYPES = {"signature": str, "doc": str, "meta": str, "impl": str, "example": str, "dtypes": list,
-               "tags": list, "constraints": list, "params": dict}
+               "tags": list, "constraints": list, "params": dict, "layout": str, "commutative": bool, "domain": dict}
+
+
+def _domain(file, name, schema, spec) -> dict:
+    """``domain: {arg: [low, high]}``: the open interval of real values of a tensor argument where the
+    prim is finite and smooth (null: unbounded) -> {arg: (low, high)}."""
+    tensors = [a.name for a in _tensor_arguments(schema)]
+    out = {}
+    for arg, bounds in spec.items():
+        if arg not in tensors:
+            _fail(file, name, f"domain.{arg}", f"not a tensor argument (the prim's are: {', '.join(tensors)})")
+        numbers = isinstance(bounds, list) and len(bounds) == 2 and all(
+            b is None or (isinstance(b, (int, float)) and not isinstance(b, bool)) for b in bounds)
+        if not numbers or None not in bounds and bounds[0] >= bounds[1]:
+            _fail(file, name, f"domain.{arg}", f"expected [low, high] with low < high (null: unbounded), got {bounds!r}")
+        out[arg] = tuple(bounds)
+    return out
+
+
+def _swappable(schema) -> bool:
+    args = schema.arguments
+    return len(args) >= 2 and all(a in _tensor_arguments(schema) and a.alias_info is None for a in args[:2])
 
 
 def _check_functional(file, name, schema, tags):

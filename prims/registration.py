@@ -2,7 +2,8 @@
 
 Each prim gets: its schema from YAML; a fake kernel that materializes its meta rule's output;
 and a CPU/CUDA kernel that runs the meta rule (so strictness holds on real tensors too) and
-then the reference implementation named in YAML; and, where its entry has a ``derivative``,
+then the reference implementation named in YAML, its results laid out as the entry's ``layout``
+says; and, where its entry has a ``derivative``,
 an autograd rule built from the formulas (prims/autograd.py).
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
 from torch.utils._pytree import tree_flatten
 
 from primkit.prims import autograd
-from primkit.prims.loader import PrimDef, resolve_impl
+from primkit.prims.loader import LAYOUTS, PrimDef, resolve_impl
 from primkit.prims.errors import check
 from primkit.prims.meta import RULES, TensorMeta, is_tensor_like
 from primkit.prims.meta.common import check_addressable
@@ -123,12 +124,32 @@ def unalias(out, args, kwargs):
     return type(out)(own(o) for o in out) if isinstance(out, (tuple, list)) else own(out)
 
 
+def _contiguous(out, args):
+    """out with each tensor made contiguous (a tuple for several results, as the schema returns)."""
+    if isinstance(out, (tuple, list)):
+        return tuple(_contiguous(o, args) for o in out)
+    return out.contiguous() if isinstance(out, torch.Tensor) else out
+
+
+def _elementwise(out, args):
+    """out copied into the layout torch's elementwise kernels (TensorIterator) give its operands: that
+    of eq on them, which takes every dtype (torch's own rule, not the meta rule's: tests compare them)."""
+    operands = [a for a in args if isinstance(a, torch.Tensor)]
+    layout = torch.eq(operands[0], operands[-1])
+    return torch.empty_like(layout, dtype=out.dtype).copy_(out)
+
+
+LAY_OUT = {"contiguous": _contiguous, "elementwise": _elementwise}   # catalog field `layout` -> what registration does
+assert set(LAY_OUT) == LAYOUTS, "prims.loader.LAYOUTS and registration.LAY_OUT name the same layouts"
+
+
 def _real_kernel(prim):
     impl = resolve_impl(prim.impl)
+    lay_out = LAY_OUT[prim.layout] if prim.layout else (lambda out, args: out)
 
     def kernel(*args, **kwargs):
         run_meta(prim, args, kwargs)    # strict checks, same errors as under fake tensors
-        return unalias(impl(*args, **kwargs), args, kwargs)
+        return unalias(lay_out(impl(*args, **kwargs), args), args, kwargs)
     kernel.__name__ = f"{prim.name}_kernel"
     return kernel
 

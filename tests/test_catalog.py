@@ -57,11 +57,19 @@ def test_good_catalog_loads(tmp_path):
      "params.out_dtype"),
     (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    params: {arg_dtypes: {a: nope}}\n"),
      "params.arg_dtypes"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    layout: sideways\n"), "layout"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    layout: [contiguous]\n"), "layout"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    commutative: yes please\n"), "commutative"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    commutative: true\n"), "commutative"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    domain: {x: [0, 1]}\n"), "domain.x"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    domain: {a: [1, 0]}\n"), "domain.a"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    domain: {a: [0]}\n"), "domain.a"),
 ], ids=["unknown key", "missing field", "unknown dtype class", "dtypes not a list", "unparsable signature", "unknown meta rule",
         "unresolvable impl", "constraint the rule cites is missing", "unknown rule parameter", "duplicate key",
         "tag not a name", "impl not a string", "impl outside tensor namespaces", "impl not a tensor function",
         "overload name", "mutable alias annotation", "return the rule cannot produce", "param value not a dtype class",
-        "arg_dtypes value not a dtype class"])
+        "arg_dtypes value not a dtype class", "unknown layout", "layout not a name", "commutative not a flag",
+        "commutative with one operand", "domain of no tensor argument", "empty domain", "domain not a pair"])
 def test_defect_names_file_prim_and_field(tmp_path, edit, field):
     write(tmp_path, edit(GOOD_ENTRY.format(name="foo")))
     with pytest.raises(CatalogError) as info:
@@ -211,3 +219,11 @@ def test_formula_for_a_bool_output_prim(tmp_path):
     write(tmp_path, with_derivative('{a: grad}', entry))
     with pytest.raises(CatalogError, match="field 'derivative': the prim's outputs are never floating or complex"):
         load_catalog(tmp_path)
+
+
+def test_facts_are_read_from_the_catalog():
+    """commutative, domain and layout are entry fields (a family may set them in defaults), read through PrimDef."""
+    assert prims.get("add").commutative and prims.get("maximum").commutative and not prims.get("sub").commutative
+    assert prims.get("take").layout == "contiguous" and prims.get("take").impl == "torch.take"   # indexing's default
+    assert prims.get("ldexp").layout == "elementwise" and prims.get("add").layout is None
+    assert prims.get("acosh").domain == {"a": (1, None)} and prims.get("xlogy").domain == {"b": (0, None)}

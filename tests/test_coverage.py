@@ -89,9 +89,12 @@ def test_symint_bookkeeping_is_not_missing(report):
 
 
 def test_family_chart_counts_missing_ops(report):
-    # every missing overload is counted in some family (its operator's, else "unassigned")
+    # every missing overload is counted in some family (its operator's, else a "missing: <group>" bar)
     s = report["summary"]
     assert sum(c.get("missing", 0) for c in s["per_family"].values()) == s["status"]["missing"]
+    rows = {r["name"]: r for r in report["ops"]}
+    assert rows["aten::_foreach_add.List"]["family"] == "missing: foreach"
+    assert rows["aten::_foreach_add.List"]["status"] == "missing"
 
 
 def test_traced_and_assumed_apart(report):

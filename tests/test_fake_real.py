@@ -254,7 +254,7 @@ def test_fake_and_real_agree(name):
     before = COUNTS["samples"]
     bad = check_prim(name)
     assert not bad, f"{name}: fake and real kernels disagree on {len(bad)} call(s):\n" + "\n".join(bad)
-    assert COUNTS["samples"] > before, f"{name}: no sample ran (add a sample generator in opinfo/prim_samples*.py)"
+    assert COUNTS["samples"] > before, f"{name}: no sample ran (add a sample generator in opinfo/prims/<family>.py)"
 
 
 # ---- what a careless program does (the probes): one-offs the database cannot express --

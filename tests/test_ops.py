@@ -313,7 +313,10 @@ def test_prim_meta(entry, dtype, device):
     for sample in _samples(entry, device, dtype):
         real = call(entry.op, sample)
         fake = fake_call(entry.op, sample, dynamic_output=dynamic)
-        for r, f in zip(pytree.tree_leaves(real), pytree.tree_leaves(fake)):
+        real_leaves, fake_leaves = pytree.tree_leaves(real), pytree.tree_leaves(fake)
+        assert len(fake_leaves) == len(real_leaves), \
+            f"meta gives {len(fake_leaves)} outputs, the kernel {len(real_leaves)}: {sample}"
+        for r, f in zip(real_leaves, fake_leaves, strict=True):
             if not isinstance(r, torch.Tensor):   # a Scalar output (item): the rule gives a SymBool/SymInt/SymFloat
                 sym = {bool: torch.SymBool, int: torch.SymInt, float: torch.SymFloat}[type(r)]
                 assert isinstance(f, (sym, type(r))), f"meta value {f!r} is not a {sym.__name__}: {sample}"

@@ -52,3 +52,12 @@ ZOO = zoo() + [("gpt2_toy", GPT2().eval(), (torch.randint(0, 64, (2, 7)),)),
 def test_zoo_training(name, model, args):
     torch.manual_seed(0)
     check_training(copy.deepcopy(model).train(), args)
+
+
+@pytest.mark.parametrize("name,model,args", ZOO, ids=[m[0] for m in ZOO])
+def test_zoo_training_inside_core_set(name, model, args):
+    """The same training step with forward and backward lowered to the core set (issue 18: a backend that
+    implements CORE_PRIMS trains the zoo; dropout's random draws stay, an optional family)."""
+    from primkit.decompositions.lowering import CORE_PRIMS
+    torch.manual_seed(0)
+    check_training(copy.deepcopy(model).train(), args, target=CORE_PRIMS)

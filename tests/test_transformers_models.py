@@ -16,7 +16,9 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
+from primkit import prims
 from primkit.decompositions import check_prim_only, get_decompositions, trace
+from primkit.decompositions.lowering import CORE_PRIMS
 from training import output_tensors
 
 transformers = pytest.importorskip("transformers")
@@ -190,3 +192,13 @@ def test_export_run_decompositions(model_case):
     check_prim_only(ep.graph_module)
     with torch.no_grad():
         assert_close_tree(ep.module()(*inputs.values()), expected, dtype)
+
+
+def test_trace_inside_core_set(model_case):
+    # a backend that implements only the core set runs every model: each prim outside it lowers
+    model, inputs, expected, dtype = model_case
+    gm = trace(Positional(model, inputs), *inputs.values(), target=CORE_PRIMS)
+    used = {n.target._opname for n in gm.graph.nodes if n.op == "call_function" and prims.is_prim(n.target)}
+    assert used <= CORE_PRIMS, sorted(used - CORE_PRIMS)
+    with torch.no_grad():
+        assert_close_tree(gm(*inputs.values()), expected, dtype)

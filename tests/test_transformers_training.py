@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from primkit.decompositions.lowering import CORE_PRIMS
 from training import check_training
 
 pytest.importorskip("transformers")
@@ -48,3 +49,11 @@ def test_tracing_is_what_the_mask_needs():
     compiled = aot_function(step, lambda gm, _: make_boxed_func(gm.forward), decompositions=get_decompositions())
     with pytest.raises(DataDependentOutputException, match="_local_scalar_dense"):
         compiled(params, inputs)
+
+
+@pytest.mark.parametrize("build", MODELS, ids=[m.__name__ for m in MODELS])
+def test_transformers_training_inside_core_set(build):
+    # forward and backward graphs lowered to the core set (random draws stay: an optional family)
+    torch.manual_seed(0)
+    model, inputs = build()
+    check_training(model.train(), (), inputs, target=CORE_PRIMS)

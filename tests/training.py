@@ -17,8 +17,9 @@ import torch
 import torch.utils._pytree as pytree
 from functorch.compile import aot_function, make_boxed_func
 
-from primkit import decompositions
+from primkit import decompositions, prims
 from primkit.decompositions import get_decompositions, non_prim_ops
+from primkit.decompositions.lowering import OPTIONAL_FAMILIES
 
 # float32 on CPU. The graphs sum in another order than eager's kernels (matmul, convolution
 # gradients as convolutions, reductions over the batch in batch norm's backward): a few ulps of
@@ -64,7 +65,16 @@ def _recording_compiler(graphs, kind):
     return compiler
 
 
-def check_training(model, args=(), kwargs=None):
+def _prims_outside(gm, target):
+    """The prims of gm outside ``target`` and the optional families (random draws, sorting, ...)."""
+    used = {n.target for n in gm.graph.nodes if n.op == "call_function" and prims.is_prim(n.target)}
+    return {op._opname for op in used if op._opname not in target
+            and prims.get(op._opname).family not in OPTIONAL_FAMILIES}
+
+
+def check_training(model, args=(), kwargs=None, target=None):
+    """One training step through AOTAutograd equals eager; with ``target`` (a backend's prim set) the
+    graphs are lowered to it and hold only its prims and those of the optional families."""
     kwargs = kwargs or {}
     eager_model, aot_model = model, copy.deepcopy(model)
 
@@ -81,7 +91,8 @@ def check_training(model, args=(), kwargs=None):
 
     graphs = {}
     compiled = aot_function(step, fw_compiler=_recording_compiler(graphs, "forward"),
-                            bw_compiler=_recording_compiler(graphs, "backward"), decompositions=get_decompositions())
+                            bw_compiler=_recording_compiler(graphs, "backward"),
+                            decompositions=get_decompositions(**({} if target is None else {"target": target})))
     torch.manual_seed(SEED)
     with decompositions.tracing():   # libraries (transformers' masks) see a trace, as under torch.compile
         actual_out = compiled(params, buffers, args, kwargs)
@@ -91,6 +102,9 @@ def check_training(model, args=(), kwargs=None):
     assert set(graphs) == {"forward", "backward"}
     for kind, gm in graphs.items():
         assert non_prim_ops(gm) == [], f"{kind} graph holds non-prim ops: {non_prim_ops(gm)}"
+        if target is not None:
+            outside = sorted(_prims_outside(gm, target))
+            assert not outside, f"{kind} graph holds prims outside the target: {outside}"
     assert len(actual_out) == len(expected_out), f"{len(actual_out)} outputs, eager gives {len(expected_out)}"
     for i, (a, e) in enumerate(zip(actual_out, expected_out)):
         torch.testing.assert_close(a, e, atol=ATOL, rtol=RTOL, msg=lambda m, i=i: f"output {i}: {m}")

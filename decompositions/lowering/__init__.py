@@ -8,8 +8,8 @@ the lowering itself on meta tensors.
 
 Layout: ``core.py`` (the registry and shared helpers), one module per prim family holding its
 lowerings (``elementwise.py``, ``complex.py``, ``conversion.py``, ``reductions.py``, ``memory.py``,
-...), ``reach.py`` (reachability, the core set, ``OPTIONAL_SPECIAL``). Importing the package
-registers every lowering.
+``creation.py``, ``shape.py``, ``scan.py``, ``windowed.py``, ``indexing.py``), ``reach.py`` (reachability,
+the core set and the prims a backend may leave out). Importing the package registers every lowering.
 
 ``MINIMAL_PRIMS`` is the smallest closure: the prims that have no lowering valid at every dtype
 they take.
@@ -22,11 +22,13 @@ fmod by exact long division (Dekker's product).
 from __future__ import annotations
 
 from primkit.decompositions.lowering import complex, conversion, elementwise, memory, reductions  # noqa: F401  (registration)
+from primkit.decompositions.lowering import creation, indexing, scan, shape, windowed  # noqa: F401  (registration)
 from primkit.decompositions.lowering.core import LOWERINGS, lowers
 from primkit.decompositions.lowering.reach import (  # noqa: F401
-    CORE_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, OPTIONAL_SPECIAL, core_gap, lower_to, node_dtype, prim_set,
-    reachable_pairs, reaches, reaches_at, unreachable, valid_dtypes,
+    CORE_PRIMS, HOST_PRIMS, MINIMAL_PRIMS, OPTIONAL_FAMILIES, OPTIONAL_PRIMS, OPTIONAL_SPECIAL, REINTERPRETING_PRIMS, core_gap, lower_to, node_dtype,
+    prim_set, prims_called, reachable_pairs, reaches, reaches_at, unreachable, valid_dtypes,
 )
 
-__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "OPTIONAL_SPECIAL", "core_gap",
-           "lower_to", "node_dtype", "prim_set", "reachable_pairs", "reaches", "reaches_at", "unreachable", "valid_dtypes"]
+__all__ = ["LOWERINGS", "lowers", "CORE_PRIMS", "HOST_PRIMS", "MINIMAL_PRIMS", "OPTIONAL_FAMILIES", "OPTIONAL_PRIMS", "OPTIONAL_SPECIAL", "REINTERPRETING_PRIMS",
+           "core_gap", "lower_to", "node_dtype", "prim_set", "prims_called", "reachable_pairs", "reaches",
+           "reaches_at", "unreachable", "valid_dtypes"]

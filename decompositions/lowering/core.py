@@ -3,6 +3,7 @@ the helpers lowerings share. Family modules (``lowering/<family>.py``) hold the 
 from __future__ import annotations
 
 import functools
+import math
 
 import torch
 
@@ -17,7 +18,8 @@ def lowers(name, example=None, dtypes=None):
     """Register a lowering of prim ``name``. ``dtypes``: a dtype class of ``prims.dtypes`` ("float",
     "real", ...) or a set of dtypes, where the formula is valid (default: every dtype the prim takes);
     elsewhere the prim is left to the backend or to another lowering. ``example(dtype)`` builds the
-    arguments to trace it with at a dtype (default: one tensor of shape (3,) per Tensor argument)."""
+    arguments to trace it with at a dtype (default: one tensor of shape (3,) per Tensor argument), or a list
+    of argument tuples where the lowering takes a different path per non-tensor argument."""
     prims.get(name)
     if isinstance(dtypes, str):
         dtypes = dt.resolve([dtypes])
@@ -58,3 +60,37 @@ def splat(value, like):
 
 def where_eq(x, value, then, otherwise):
     return P.where(P.eq(x, splat(value, x)), then, otherwise)
+
+
+def with_strides(x, strides):
+    """A new tensor ``x`` (the result of a prim that allocates) with the given strides: itself where it
+    has them, else a copy (copy_strided). Lowerings end with it where their prim returns a fixed layout."""
+    return x if tuple(x.stride()) == tuple(strides) else P.copy_strided(x, list(strides))
+
+
+def iota(n, like, start=0, step=1, dtype=torch.int64):
+    """0, 1, ..., n - 1 (times step, plus start) as a 1-d tensor on ``like``'s device."""
+    return P.iota(n, start=start, step=step, dtype=dtype, device=like.device)
+
+
+def scalar(value, like, dtype=None):
+    """A 0-d tensor holding ``value`` at ``like``'s dtype (or ``dtype``) and device."""
+    return P.scalar_tensor(value, dtype=dtype or like.dtype, device=like.device)
+
+
+def lowest(dtype):
+    """The smallest value of ``dtype`` (-inf for a floating dtype, False for bool): max's identity."""
+    if dtype == torch.bool:
+        return False
+    return -math.inf if dtype.is_floating_point else torch.iinfo(dtype).min
+
+
+def highest(dtype):
+    """The largest value of ``dtype`` (inf for a floating dtype, True for bool): min's identity."""
+    if dtype == torch.bool:
+        return True
+    return math.inf if dtype.is_floating_point else torch.iinfo(dtype).max
+
+
+def isnan(x):
+    return P.logical_not(P.eq(x, x))     # nan is the one value unequal to itself

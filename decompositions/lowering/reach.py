@@ -14,12 +14,12 @@ from primkit import prims
 from primkit.decompositions.lowering.core import LOWERINGS
 
 
-def _dtype_of(args):
-    """The dtype a lowering branches on: that of its first tensor argument."""
+def _dtype_of(args, kwargs):
+    """The dtype a lowering branches on: that of its first tensor argument (a creation prim's dtype argument)."""
     for a in args:
         if isinstance(a, torch.Tensor):
             return a.dtype
-    return None
+    return kwargs.get("dtype")
 
 
 def valid_dtypes(name) -> frozenset:
@@ -28,14 +28,17 @@ def valid_dtypes(name) -> frozenset:
     return prims.get(name).dtypes if dtypes is None else frozenset(dtypes) & prims.get(name).dtypes
 
 
-def _example(name, example, dtype) -> tuple:
-    """Arguments to trace the lowering with at ``dtype`` (meta tensors): ``example(dtype)``, or one
-    tensor of shape (3,) per Tensor argument."""
+def _examples(name, example, dtype) -> list[tuple]:
+    """Argument tuples to trace the lowering with at ``dtype`` (meta tensors): ``example(dtype)`` (one
+    tuple, or a list of them where the lowering branches on a non-tensor argument), or one tensor of
+    shape (3,) per Tensor argument."""
     if example is not None:
-        return pytree.tree_map_only(torch.Tensor, lambda t: t.to("meta"), example(dtype))
+        args = example(dtype)
+        return [pytree.tree_map_only(torch.Tensor, lambda t: t.to("meta"), a)
+                for a in (args if isinstance(args, list) else [args])]
     prim = prims.get(name)
     n = sum(isinstance(a.type, torch.TensorType) for a in prim.op._schema.arguments)
-    return tuple(torch.ones(3, dtype=dtype, device="meta") for _ in range(n))
+    return [tuple(torch.ones(3, dtype=dtype, device="meta") for _ in range(n))]
 
 
 def _first_tensor_dtype(args, result):
@@ -68,16 +71,21 @@ class _PrimCalls(TorchDispatchMode):
         return result
 
 
+def prims_called(fn, *args, **kwargs) -> frozenset:
+    """The (prim, operand dtype) pairs that ``fn(*args, **kwargs)`` calls (on meta tensors: no compute)."""
+    with _PrimCalls() as calls:
+        fn(*args, **kwargs)
+    return frozenset(calls.calls)
+
+
 @functools.lru_cache(maxsize=None)
 def reaches_at(name, dtype) -> frozenset:
     """The (prim, dtype) pairs the lowering of ``name`` calls directly on ``dtype`` operands, read off
     a run of it at that dtype on meta tensors; empty where the lowering is not valid for ``dtype``."""
     if dtype not in valid_dtypes(name):
         return frozenset()
-    fn = LOWERINGS[name][0]
-    with _PrimCalls() as calls:
-        fn(*_example(name, LOWERINGS[name][1], dtype))
-    return frozenset(calls.calls)
+    return frozenset().union(*(prims_called(LOWERINGS[name][0], *args)
+                               for args in _examples(name, LOWERINGS[name][1], dtype)))
 
 
 def reaches(name, dtype=None) -> frozenset:
@@ -164,7 +172,7 @@ def _applied_where_valid(name, fn, ok):
     """The lowering of ``name`` as a table entry: it runs where (name, operand dtype) reaches the
     target; elsewhere it returns NotImplemented, which make_fx reads as "keep the op"."""
     def lowered(*args, **kwargs):
-        if (name, _dtype_of(args)) not in ok:
+        if (name, _dtype_of(args, kwargs)) not in ok:
             return NotImplemented
         return fn(*args, **kwargs)
     lowered.__name__ = lowered.__qualname__ = f"lower_{name}"
@@ -196,7 +204,7 @@ CORE_PRIMS = frozenset({
     "full", "iota", "scalar_tensor", "clone", "copy_to",
 })
 """The core set (64 prims) a backend implements to run every model of the test zoo, and into which
-every prim outside it is meant to lower, except the families in ``OPTIONAL_FAMILIES``. Not closed
+every prim outside it is meant to lower, except the families in ``OPTIONAL_FAMILIES`` and ``HOST_PRIMS``. Not closed
 yet: ``core_gap()`` lists the prims that do not reach it."""
 
 OPTIONAL_FAMILIES = frozenset({"linalg_decomp", "fft", "sort", "data_dependent", "random"})
@@ -229,9 +237,24 @@ OPTIONAL_SPECIAL = frozenset({
 excludes ``OPTIONAL_FAMILIES``."""
 
 
+HOST_PRIMS = frozenset({"item", "device_put"})
+"""Prims a backend's runtime provides rather than its kernels, outside the core set and never lowered:
+``item`` returns a Python number read on the host (a sync point; no prim yields a Python value), and
+``device_put`` moves a tensor between devices (no prim computes on two devices)."""
+
+
+REINTERPRETING_PRIMS = frozenset({"bitcast_convert_type", "view_as_real", "view_as_complex"})
+"""Prims that read a tensor's bytes as another dtype, outside the core set and never lowered: no
+arithmetic prim sees a value's bit pattern (a nan's payload and sign), and ``as_strided`` keeps its
+operand's dtype. A backend implements them as a bitcast / dtype view, or leaves them out."""
+
+OPTIONAL_PRIMS = OPTIONAL_SPECIAL | HOST_PRIMS | REINTERPRETING_PRIMS
+"""Every prim a backend may leave out by name (with ``OPTIONAL_FAMILIES``, by family)."""
+
+
 def core_gap(dtypes=None) -> list[str]:
-    """The prims outside the optional families and ``OPTIONAL_SPECIAL`` that do not reach ``CORE_PRIMS``
+    """The prims outside ``OPTIONAL_FAMILIES`` and ``OPTIONAL_PRIMS`` that do not reach ``CORE_PRIMS``
     (at ``dtypes``)."""
     return sorted(p.name for p in prims.catalog()
-                  if p.family not in OPTIONAL_FAMILIES and p.name not in OPTIONAL_SPECIAL
+                  if p.family not in OPTIONAL_FAMILIES and p.name not in OPTIONAL_PRIMS
                   and p.name in unreachable(CORE_PRIMS, dtypes))

@@ -1,4 +1,4 @@
-"""OpInfo entries: the indexing and reduction extras (decompositions.indexing_extra).
+"""OpInfo entries: index writes, counting, quantiles and unique (decompositions.indexing, reductions, sorting).
 
 Writes whose order matters for eager (index_copy, put without accumulate) draw distinct
 positions; adding writes repeat them. Samples of selections by frequency or equality (mode,

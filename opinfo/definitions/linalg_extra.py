@@ -1,5 +1,4 @@
-"""OpInfo entries: more linear algebra (decompositions.linalg_extra) and the out_dtype products
-(decompositions.linalg).
+"""OpInfo entries: more linear algebra and the out_dtype products (decompositions.linalg).
 
 Factorization samples are well conditioned (opinfo.definitions.linalg's ``_well_conditioned``);
 the prims call the LAPACK routines eager calls, so most results agree to the last bit. Ops that
@@ -10,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.linalg_extra import MATRIX_EXP_THETAS
+from primkit.decompositions.linalg import MATRIX_EXP_THETAS
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from primkit.opinfo.definitions.linalg import LINALG_DTYPES, SQUARE_SHAPES, TALL_SHAPES, _matrices, _well_conditioned
 from primkit.opinfo.dtypes import ALL, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC

@@ -33,7 +33,7 @@ MODULES = [
     ), family="embedding", xfails=(
         # [0, 1, 2, 3, 0, 1, 2] in bags [0:2], [2:2], [2:5]: the third bag's mean differs from eager's
         xfail("eval", AssertionError, "include_last_offset with padding_idx: the last bag's mean differs from "
-              "eager's (decompositions/nn.py _embedding_bag)", variants=["padding_idx_last_offset"]),
+              "eager's (decompositions/nn/embedding.py _embedding_bag)", variants=["padding_idx_last_offset"]),
         xfail("train", AssertionError, "aten::_embedding_bag has no decomposition under AOTAutograd: the "
               "forward graph keeps it"))),
 ]

@@ -24,7 +24,7 @@ def _pad(cls, dims, *extra, crop=True, xfails=()):
 
 
 # Eager's circular padding with a negative pad wraps around the cropped input ([0, 1, 2] padded by
-# (2, -1) gives [0, 1, 0, 1]); pad_circular (decompositions/nn_extra.py) wraps around the whole
+# (2, -1) gives [0, 1, 0, 1]); pad_circular (decompositions/nn/padding.py) wraps around the whole
 # input ([1, 2, 0, 1]).
 _CIRCULAR_CROP = (xfail("eval", AssertionError, "a negative circular pad: pad_circular wraps around the whole "
                         "input, eager around the cropped one", variants=["negative"]),)

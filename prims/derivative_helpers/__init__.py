@@ -1,6 +1,6 @@
-"""Helpers that derivative formulas may call, beyond those of ``prims.autograd``: one module per
-family of prims (``indexing``, ``scan_sort``, ``linalg`` ...), each listing its helpers in a
-``HELPERS`` tuple. Each helper is small, documented and written in prims
+"""Helpers that derivative formulas may call: one module per family of prims, named as the family
+(``elementwise`` serves the elementwise families; ``common`` holds what the modules share), each
+listing its helpers in a ``HELPERS`` tuple. Each helper is small, documented and written in prims
 (``torch.ops.primkit.<name>``), so a backward made of helpers is itself a prim graph.
 """
 from __future__ import annotations

@@ -1,13 +1,27 @@
 """Derivative helpers of the reductions family."""
 from __future__ import annotations
 
+import math
+
 import torch
 
-from primkit.prims.autograd import unreduce
+from primkit.prims.derivative_helpers.common import prim_ops
 
 
-def _ops():
-    return torch.ops.primkit
+def other_dims(a, dims):
+    """The dims of ``a`` not in ``dims`` (negative dims wrapped), in order: a reduction's kept dims."""
+    reduced = {d % max(a.dim(), 1) for d in dims}
+    return [d for d in range(a.dim()) if d not in reduced]
+
+
+def unreduce(x, a, dims):
+    """x (the shape of a reduced over dims) broadcast back to a's shape."""
+    return prim_ops().broadcast_in_dim(x, list(a.shape), other_dims(a, dims))
+
+
+def count(a, dims):
+    """How many elements of a each output element of a reduction over dims combines (a number)."""
+    return math.prod(a.shape[d] for d in dims)
 
 
 def prod_back(grad, a, result, dims):
@@ -16,7 +30,7 @@ def prod_back(grad, a, result, dims):
     first, so that grad * result cannot overflow where the gradient does not); where a == 0 it is
     the product of the slice's nonzero elements if that zero is the slice's only one, else 0.
     Exact to first order, and to second order except where a slice holds two or more zeros."""
-    ops = _ops()
+    ops = prim_ops()
     full = lambda x, v: ops.full(list(x.shape), v, dtype=x.dtype, device=x.device)   # noqa: E731
     conj = ops.conj_physical if a.is_complex() else (lambda x: x)
     is_zero = ops.eq(a, full(a, 0))
@@ -28,4 +42,4 @@ def prod_back(grad, a, result, dims):
     return ops.mul(unreduce(grad, a, dims), conj(ops.where(is_zero, others_of_zero, quotient)))
 
 
-HELPERS = (prod_back,)
+HELPERS = (other_dims, unreduce, count, prod_back)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
-from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import check_dtype
 from primkit.prims.meta.strides import contiguous_strides, itemsize
 

@@ -8,6 +8,8 @@ import torch
 
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import PrimIndexError, check
+from primkit.prims.meta.rules import TensorMeta
+from primkit.prims.meta.strides import contiguous_strides
 
 
 def canonical_dim(prim, cid, dim: int, ndim: int) -> int:
@@ -33,6 +35,12 @@ def check_same_device(prim, cid, tensors):
     devs = [torch.device(t.device) for t in tensors]
     check(all(d == devs[0] for d in devs), prim, cid,
           lambda: f"operands are on different devices: {[str(d) for d in devs]}")
+
+
+def contiguous_meta(shape, dtype, device) -> TensorMeta:
+    """A row-major (contiguous) output of this shape."""
+    shape = tuple(shape)
+    return TensorMeta(shape, contiguous_strides(shape), dtype, device)
 
 
 def shape_str(shape) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 
 from primkit.prims.errors import check
-from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import check_fits, fits, shape_str
 from primkit.prims.meta.strides import contiguous_strides, strides_from_perm
 

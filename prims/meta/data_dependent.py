@@ -9,9 +9,9 @@ import torch
 
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
-from primkit.prims.meta import TensorMeta, meta_rule
-from primkit.prims.meta.common import check_addressable, check_dtype, check_same_device, shape_str
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.meta.rules import meta_rule
+from primkit.prims.meta.common import check_addressable, check_dtype, check_same_device, contiguous_meta, shape_str
+from primkit.prims.symdim import SymDim, symbol
 
 
 def data_dependent_size(prim, a=None, *, least=0):
@@ -27,19 +27,13 @@ def data_dependent_size(prim, a=None, *, least=0):
         least = least if isinstance(least, int) else 0
         return ctx.new_dynamic_size(min=least, max=numel) if isinstance(numel, int) else \
             ctx.new_dynamic_size(min=least)
-    from primkit.prims.symbolic import SymDim, symbol   # lazily: prims.symbolic imports the meta rules
     return SymDim(symbol(f"{prim.name}_size"))
-
-
-def _contiguous(shape, dtype, device):
-    shape = tuple(shape)
-    return TensorMeta(shape, contiguous_strides(shape), dtype, device)
 
 
 @meta_rule("nonzero", constraints=("C1",))
 def nonzero(prim, a):
     check_dtype(prim, "C1", a, prim.dtypes)
-    return _contiguous((data_dependent_size(prim, a), len(a.shape)), torch.int64, a.device)
+    return contiguous_meta((data_dependent_size(prim, a), len(a.shape)), torch.int64, a.device)
 
 
 @meta_rule("masked_select", constraints=("C1", "C2", "C3"))
@@ -48,15 +42,15 @@ def masked_select(prim, a, mask):
     check(tuple(mask.shape) == tuple(a.shape), prim, "C2", lambda: f"mask has shape {shape_str(mask.shape)} but "
           f"the operand has {shape_str(a.shape)}")
     check_same_device(prim, "C3", [a, mask])
-    return _contiguous((data_dependent_size(prim, a),), a.dtype, a.device)
+    return contiguous_meta((data_dependent_size(prim, a),), a.dtype, a.device)
 
 
 @meta_rule("unique", constraints=("C1",), outputs=3)
 def unique(prim, a):
     check_dtype(prim, "C1", a, prim.dtypes)
     n = data_dependent_size(prim, a)
-    return (_contiguous((n,), a.dtype, a.device), _contiguous(a.shape, torch.int64, a.device),
-            _contiguous((n,), torch.int64, a.device))
+    return (contiguous_meta((n,), a.dtype, a.device), contiguous_meta(a.shape, torch.int64, a.device),
+            contiguous_meta((n,), torch.int64, a.device))
 
 
 def _check_int64_vector(prim, x, what):
@@ -70,13 +64,13 @@ def bincount(prim, a, minlength):
     check(minlength >= 0, prim, "C3", lambda: f"minlength is {minlength}, expected minlength >= 0")
     check_addressable(prim, (minlength,), (1,), torch.int64)     # the least size: addressable
     # max(a) + 1 is not bounded by a's length: only minlength bounds the size, from below
-    return _contiguous((data_dependent_size(prim, least=minlength),), torch.int64, a.device)
+    return contiguous_meta((data_dependent_size(prim, least=minlength),), torch.int64, a.device)
 
 
 @meta_rule("repeat_interleave", constraints=("C1", "C2"))
 def repeat_interleave(prim, repeats):
     _check_int64_vector(prim, repeats, "repeats")
-    return _contiguous((data_dependent_size(prim),), torch.int64, repeats.device)
+    return contiguous_meta((data_dependent_size(prim),), torch.int64, repeats.device)
 
 
 @meta_rule("histc", constraints=("C1", "C2", "C3"))
@@ -85,4 +79,4 @@ def histc(prim, a, bins, min, max):
     check(bins >= 1, prim, "C2", lambda: f"bins is {bins}, expected bins >= 1")
     check(math.isfinite(min) and math.isfinite(max) and min < max, prim, "C3",
           lambda: f"[min, max] is [{min}, {max}], expected finite min < max")
-    return _contiguous((bins,), a.dtype, a.device)
+    return contiguous_meta((bins,), a.dtype, a.device)

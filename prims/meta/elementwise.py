@@ -1,4 +1,5 @@
-"""Meta rule of the elementwise families (unary, binary, ternary, conversions).
+"""Meta rules of the elementwise families (unary, binary, ternary, conversions), and of the unary
+special functions with an integer order.
 
 Strict: tensor operands share one shape, one device and (except those named in the entry's
 ``arg_dtypes``) one dtype. The entry's ``out_dtype`` says the output dtype kind (a list of kinds
@@ -9,9 +10,9 @@ from __future__ import annotations
 
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
-from primkit.prims.meta import TensorMeta, dtype_class_per_argument, is_tensor_like, listed, meta_rule
-from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
-from primkit.prims.meta.strides import elementwise_strides, itemsize
+from primkit.prims.meta.rules import TensorMeta, count, dtype_class_per_argument, flag, is_tensor_like, listed, meta_rule
+from primkit.prims.meta.common import check_addressable, check_dtype, check_same_device, shape_str
+from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize
 
 # out_dtype kinds: how the output dtype follows from the operands' common dtype.
 OUT_DTYPE = {
@@ -86,3 +87,17 @@ def reduce_precision(prim, a, exponent_bits, mantissa_bits):
     check(exponent_bits >= 1, prim, "C2", lambda: f"exponent_bits must be >= 1, got {exponent_bits}")
     check(mantissa_bits >= 0, prim, "C3", lambda: f"mantissa_bits must be >= 0, got {mantissa_bits}")
     return elementwise_unary(prim, a, exponent_bits, mantissa_bits)
+
+
+# Special functions that take an integer order besides their operand (polygamma's n, mvlgamma's p):
+# the entry's ``min_order`` is the least order allowed (default 0); ``order_terms``: the value sums that many
+# terms per element, which must be addressable as a tensor (the "storage" check).
+@meta_rule("elementwise_unary_order", params={"out_dtype": out_dtype_kind, "min_order": count, "order_terms": flag},
+           constraints=("C1", "C2"))
+def elementwise_unary_order(prim, a, n):
+    least = prim.params.get("min_order", 0)
+    check(n >= least, prim, "C2", lambda: f"order {prim.arg_names[1]} must be >= {least}, got {n}")
+    if prim.params.get("order_terms"):     # n terms per element (mvlgamma's sum): as many must be addressable
+        shape = (*a.shape, n)
+        check_addressable(prim, shape, contiguous_strides(shape), a.dtype)
+    return elementwise_unary(prim, a, n)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
-from primkit.prims.meta import TensorMeta, meta_rule, one_of
+from primkit.prims.meta.rules import TensorMeta, meta_rule, one_of
 from primkit.prims.meta.common import canonical_dims, check_dtype
 from primkit.prims.meta.strides import contiguous_strides
 

@@ -1,11 +1,14 @@
 """Meta rules of the memory family: copies that keep or set a layout."""
 from __future__ import annotations
 
+import torch
+
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
-from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
-from primkit.prims.meta.strides import elementwise_strides, itemsize
+from primkit.prims.meta.strides import elementwise_strides, is_non_overlapping, itemsize
+from primkit.prims.symdim import SymDim, symbol
 
 
 @meta_rule("clone", constraints=("C1",))
@@ -27,7 +30,6 @@ def copy_to(prim, dst, src):
 
 @meta_rule("device_put", constraints=("C1", "C2"))
 def device_put(prim, a, device):
-    import torch
     check_dtype(prim, "C1", a, prim.dtypes)
     check(torch.device(a.device).type != "meta" or torch.device(device).type == "meta", prim, "C2",
           lambda: f"a is on the meta device, which holds no data to copy to {device}")
@@ -40,8 +42,6 @@ def item(prim, a):
     """The value, unknown without data: an unbacked SymInt, SymFloat or SymBool under FakeTensor (as eager's
     ``_local_scalar_dense``; a FakeTensorMode without a ShapeEnv raises DataDependentOutputException), a
     fresh symbol 'item_value' elsewhere (the rule runs on real tensors only to check constraints)."""
-    import torch
-    from primkit.prims.meta.common import check_dtype
     numel = 1
     for s in a.shape:
         numel = numel * s
@@ -56,5 +56,14 @@ def item(prim, a):
         if a.dtype == torch.bool:
             return env.create_unbacked_symbool()
         return env.create_unbacked_symfloat() if a.dtype.is_floating_point else env.create_unbacked_symint()
-    from primkit.prims.symbolic import SymDim, symbol   # lazily: prims.symbolic imports the meta rules
     return SymDim(symbol("item_value"))
+
+
+@meta_rule("copy_strided", constraints=("C1", "C2"))
+def copy_strided(prim, a, stride):
+    check(len(stride) == len(a.shape), prim, "C1", lambda: f"stride has {len(stride)} entries but the operand has "
+          f"rank {len(a.shape)}")
+    check(all(s >= 0 for s in stride), prim, "C2", lambda: f"stride {list(stride)} has a negative entry")
+    check(is_non_overlapping(a.shape, stride), prim, "C2", lambda: f"stride {list(stride)} makes elements of a "
+          f"tensor of shape {shape_str(a.shape)} overlap")
+    return TensorMeta(tuple(a.shape), tuple(stride), a.dtype, a.device)

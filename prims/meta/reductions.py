@@ -8,7 +8,7 @@ import torch
 
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import PrimIndexError, check
-from primkit.prims.meta import TensorMeta, flag, meta_rule, one_of
+from primkit.prims.meta.rules import TensorMeta, flag, meta_rule, one_of
 from primkit.prims.meta.common import canonical_dim, canonical_dims, check_dtype
 from primkit.prims.meta.strides import contiguous_strides
 

@@ -9,7 +9,7 @@ import torch
 
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import PrimIndexError, check
-from primkit.prims.meta import TensorMeta, meta_rule
+from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import canonical_dim, canonical_dims, check_dtype, check_fits, check_same_device, shape_str
 from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize, memory_format_strides
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from primkit.prims.errors import PrimIndexError, check
-from primkit.prims.meta import TensorMeta, flag, meta_rule
+from primkit.prims.meta.rules import TensorMeta, flag, meta_rule
 from primkit.prims.meta.common import canonical_dim, check_dtype
 from primkit.prims.meta.strides import contiguous_strides
 

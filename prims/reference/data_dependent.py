@@ -1,34 +1,21 @@
-"""Reference implementations of the data_dependent family: eager's kernels, made contiguous
-(eager's nonzero on CPU returns its (n, rank) result column-major)."""
+"""Reference implementations of the data_dependent family that are not one torch call as is: eager's
+kernels (their results made contiguous by the family's ``layout``; eager's nonzero on CPU returns
+its (n, rank) result column-major), and histc in exact integer counts."""
 from __future__ import annotations
 
 import torch
 
 
-def nonzero(a):
-    return torch.nonzero(a).contiguous()
-
-
-def masked_select(a, mask):
-    return torch.masked_select(a, mask).contiguous()
-
-
 def unique(a):
-    values, inverse, counts = torch.unique(a, sorted=True, return_inverse=True, return_counts=True)
-    return values.contiguous(), inverse.contiguous(), counts.contiguous()
+    return torch.unique(a, sorted=True, return_inverse=True, return_counts=True)
 
 
 def unique_consecutive(a):
-    values, inverse, counts = torch.unique_consecutive(a, return_inverse=True, return_counts=True)
-    return values.contiguous(), inverse.contiguous(), counts.contiguous()
+    return torch.unique_consecutive(a, return_inverse=True, return_counts=True)
 
 
 def bincount(a, minlength):
-    return torch.bincount(a, minlength=minlength).contiguous()
-
-
-def repeat_interleave(repeats):
-    return torch.repeat_interleave(repeats).contiguous()
+    return torch.bincount(a, minlength=minlength)
 
 
 def histc(a, bins, min, max):

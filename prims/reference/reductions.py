@@ -1,11 +1,51 @@
-"""Reference implementations of the logical, bitwise and log-space reductions and var_mean:
-torch's reductions where they exist (all, any, logsumexp, var_mean), a pairwise xor otherwise.
-An empty dim list reduces nothing (torch would reduce every dim); outputs are contiguous."""
+"""Reference implementations of the reductions: torch's reductions where they exist, a pairwise
+xor otherwise. An empty dim list reduces nothing (torch would reduce every dim)."""
 from __future__ import annotations
 
 import torch
 
-from primkit.prims.reference import _reduce_dims, var
+
+def _reduce_dims(fn):
+    # torch's reductions treat an empty dim list as "all dims"; a prim reduces exactly `dims`.
+    def reduce(a, dims, *rest):
+        if len(dims) == 0:
+            return a.clone(memory_format=torch.contiguous_format)
+        return fn(a, dims, *rest)
+    reduce.__name__ = fn.__name__
+    return reduce
+
+
+@_reduce_dims
+def sum(a, dims):
+    return torch.sum(a, dims, dtype=a.dtype)
+
+
+@_reduce_dims
+def prod(a, dims):
+    out = a
+    for d in sorted((d % a.dim() for d in dims), reverse=True):
+        out = torch.prod(out, d, dtype=a.dtype)
+    return out
+
+
+@_reduce_dims
+def amax(a, dims):
+    return torch.amax(a, dims)
+
+
+@_reduce_dims
+def amin(a, dims):
+    return torch.amin(a, dims)
+
+
+def var(a, dims, correction):
+    if len(dims) == 0:
+        # Each "group" is one element: variance 0, or nan where n - correction <= 0 (as eager).
+        n = 1 - correction
+        out = torch.zeros_like(a, dtype=a.real.dtype if a.is_complex() else a.dtype,
+                               memory_format=torch.contiguous_format)
+        return out if n > 0 else out.fill_(float("nan"))
+    return torch.var(a, dims, correction=correction)
 
 
 @_reduce_dims
@@ -43,5 +83,4 @@ def logsumexp(a, dims):
 def var_mean(a, dims, correction):
     if len(dims) == 0:
         return var(a, dims, correction), a.clone(memory_format=torch.contiguous_format)
-    v, m = torch.var_mean(a, dims, correction=correction)
-    return v.contiguous(), m.contiguous()
+    return torch.var_mean(a, dims, correction=correction)

@@ -1,13 +1,23 @@
 """Reference implementations of the windowed family: pad with the reduction's identity, unfold
 every dim into its windows, reduce the window elements (flattened, row-major) in one last dim;
-select_and_scatter_add adds at argmax_window's positions; im2col unfolds, col2im sums blocks back."""
+select_and_scatter_add adds at argmax_window's positions; im2col unfolds, col2im sums blocks back. The family's ``layout`` makes results contiguous."""
 from __future__ import annotations
 
 import math
 
 import torch
 
-from primkit.prims.meta.windowed import blocks_shape, window_output_size
+
+
+def _positions(size, window, stride, low, high, dilation):
+    """How many windows fit along one dim: the starts range() gives over the padded size (counted here,
+    not with the meta rule's formula, so that the tests compare two computations)."""
+    return len(range(0, size + low + high - (window - 1) * dilation, stride))
+
+
+def _blocks(size, kernel_size, dilation, padding, stride):
+    """Block positions (height, width) of im2col / col2im."""
+    return tuple(_positions(n, k, s, p, p, d) for n, k, d, p, s in zip(size, kernel_size, dilation, padding, stride))
 
 
 def _lowest(dtype):
@@ -21,7 +31,7 @@ def _highest(dtype):
 def _windows(a, fill, window_dimensions, window_strides, padding_low, padding_high, window_dilation):
     """(*output shape, K): the K elements of each window in row-major window order."""
     dims = list(zip(a.shape, window_dimensions, window_strides, padding_low, padding_high, window_dilation))
-    out_shape = [window_output_size(*d) for d in dims]
+    out_shape = [_positions(*d) for d in dims]
     count = math.prod(window_dimensions)
     if 0 in out_shape:     # no windows: their size need not be addressable (a window may exceed int64)
         return a.new_empty(out_shape + [min(count, 1)])
@@ -40,7 +50,7 @@ def _windows(a, fill, window_dimensions, window_strides, padding_low, padding_hi
 
 def _reducer(identity, reduce):
     def fn(a, *window_args):
-        return reduce(_windows(a, identity(a.dtype), *window_args)).contiguous()
+        return reduce(_windows(a, identity(a.dtype), *window_args))
     return fn
 
 
@@ -62,7 +72,7 @@ def argmax_window(a, *window_args):
     last_nan = nan.shape[-1] - 1 - torch.argmax(nan.flip(-1).to(torch.uint8), -1, keepdim=True)
     k = torch.where(nan.any(-1, keepdim=True), last_nan, first_max)
     index = torch.gather(positions, -1, k).squeeze(-1)
-    return torch.where(valid.any(-1), index, -1).contiguous()
+    return torch.where(valid.any(-1), index, -1)
 
 
 def select_and_scatter_add(source, operand, *window_args):
@@ -76,26 +86,24 @@ def select_and_scatter_add(source, operand, *window_args):
     return out.index_add_(0, index, values).reshape(operand.shape)
 
 
-
-
 def im2col(a, kernel_size, dilation, padding, stride):
     n, c, h, w = a.shape
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
-    oh, ow = blocks_shape((h, w), kernel_size, dilation, padding, stride)
+    oh, ow = _blocks((h, w), kernel_size, dilation, padding, stride)
     if 0 in (n, c, oh, ow):
         return a.new_zeros((n, c * kh * kw, oh * ow))
     padded = a.new_zeros((n, c, h + 2 * ph, w + 2 * pw))
     padded[:, :, ph:ph + h, pw:pw + w] = a
     # (n, c, oh, ow, kh, kw): each dim's windows, every dilation-th element of the dilated extent
     blocks = padded.unfold(2, (kh - 1) * dh + 1, sh)[..., ::dh].unfold(3, (kw - 1) * dw + 1, sw)[..., ::dw]
-    return blocks.permute(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow).contiguous()
+    return blocks.permute(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)
 
 
 def col2im(a, output_size, kernel_size, dilation, padding, stride):
     n, c = a.shape[0], a.shape[1] // (kernel_size[0] * kernel_size[1])
     h, w = output_size
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
-    oh, ow = blocks_shape((h, w), kernel_size, dilation, padding, stride)
+    oh, ow = _blocks((h, w), kernel_size, dilation, padding, stride)
     padded = a.new_zeros((n, c, h + 2 * ph, w + 2 * pw))
     if 0 not in (oh, ow):
         cols = a.reshape(n, c, kh, kw, oh, ow)
@@ -103,4 +111,4 @@ def col2im(a, output_size, kernel_size, dilation, padding, stride):
             for j in range(kw):
                 rows = slice(i * dh, i * dh + (oh - 1) * sh + 1, sh)
                 padded[:, :, rows, j * dw:j * dw + (ow - 1) * sw + 1:sw] += cols[:, :, i, j]
-    return padded[:, :, ph:ph + h, pw:pw + w].contiguous()
+    return padded[:, :, ph:ph + h, pw:pw + w]

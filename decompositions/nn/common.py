@@ -1,0 +1,80 @@
+"""Helpers the nn decompositions share: element counts, keepdim broadcasts, layouts (channels-last,
+dense in a given order), dtype checks and int64 index tensors.
+"""
+from __future__ import annotations
+
+import torch
+
+from primkit.decompositions.common import P, like
+from primkit.decompositions.shape import contiguous
+from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import contiguous_strides, is_channels_last, is_contiguous
+
+
+def numel_of(shape):
+    n = 1
+    for s in shape:
+        n = n * s
+    return n
+
+
+def keep_expanded(reduced, dims, like):
+    """A reduction's result broadcast back over the reduced dims of ``like`` (keepdim + expand)."""
+    kept = [d for d in range(like.dim()) if d not in dims]
+    return P.broadcast_in_dim(reduced, list(like.shape), kept)
+
+
+def contiguous_unless_channels_last(t):
+    """Eager's norm kernels allocate their output channels-last for a channels-last input, else contiguous."""
+    return t if is_channels_last_4d(t) else contiguous(t)
+
+
+def dense_in_order(t, perm):
+    """t with the strides of a contiguous tensor of permute(t, perm) (eager's transposed buffers)."""
+    inverse = [perm.index(d) for d in range(len(perm))]
+    return P.permute(contiguous(P.permute(t, perm)), inverse)
+
+
+def is_channels_last_4d(t):
+    return t.dim() == 4 and is_channels_last(t.shape, t.stride()) and not is_contiguous(t.shape, t.stride())
+
+
+def is_channels_last_nd(t):
+    """t (4-D or 5-D) laid out channels-last and not also contiguous: eager's suggest_memory_format."""
+    if t.dim() not in (4, 5) or t.numel() == 0:
+        return False
+    order = [0] + list(range(2, t.dim())) + [1]
+    stride, ok = 1, True
+    for d in reversed(order):
+        if t.shape[d] != 1 and t.stride(d) != stride:
+            ok = False
+        stride *= t.shape[d]
+    return ok and not all(t.shape[d] == 1 or t.stride(d) == s for d, s in
+                          enumerate(contiguous_strides(t.shape)))
+
+
+def check_floating(name, t):
+    if t.dtype not in dt.FLOAT:
+        raise RuntimeError(f"{name}: expected a floating-point input, got {dt.short(t.dtype)}")
+
+
+def per_dim(name, value, n):
+    """An int or list argument as n ints (eager repeats a single value for every spatial dim)."""
+    values = [value] if isinstance(value, int) else list(value)
+    if len(values) == 1 and n > 1:
+        values = values * n
+    if len(values) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
+                           f"convolution dimensions, but got {name}={values}")
+    return values
+
+
+def working_layout(a, n):
+    """(x, spatial dims of x, restore): NHWC for a channels-last input, else a itself."""
+    if n == 2 and is_channels_last_4d(a):
+        return P.permute(a, [0, 2, 3, 1]), [1, 2], lambda t: P.permute(t, [0, 3, 1, 2])
+    return a, list(range(a.dim() - n, a.dim())), lambda t: t
+
+
+def i64(value, shape, device):
+    return P.broadcast_in_dim(P.scalar_tensor(value, dtype=torch.int64, device=device), list(shape), [])

@@ -1,0 +1,99 @@
+"""Distances: pairwise_distance, cosine_similarity, dist, cdist and pdist.
+"""
+from __future__ import annotations
+
+import torch
+
+from primkit.decompositions.common import P, aten, register_out, register_with_variants, to_dtype, wrap_dim
+from primkit.decompositions.nn.common import check_floating
+from primkit.decompositions.registry import register
+from primkit.decompositions.shape import contiguous
+from primkit.decompositions.type_promotion import result_type
+from primkit.prims import dtypes as dt
+
+
+@register(aten.pairwise_distance.default)
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    ndim = max(x1.dim(), x2.dim())
+    diff = aten.add.Tensor(aten.sub.Tensor(x1, x2), eps)
+    if ndim == 0:
+        return aten.linalg_vector_norm.default(diff, p, [], keepdim)
+    return aten.linalg_vector_norm.default(diff, p, [ndim - 1], keepdim)
+
+
+@register(aten.cosine_similarity.default)
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    dtype = result_type(x1, x2)
+    if dtype not in dt.FLOAT:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dt.short(dtype)}")
+    ndim = max(x1.dim(), x2.dim())
+    dim = wrap_dim(dim, ndim)
+    a, b = aten.broadcast_tensors.default([to_dtype(x1, dtype), to_dtype(x2, dtype)])
+
+    def normalized(t):
+        norm = aten.linalg_vector_norm.default(t, 2, [dim], True)
+        return aten.div.Tensor(t, aten.clamp_min.default(norm, eps))
+    return aten.sum.dim_IntList(aten.mul.Tensor(normalized(a), normalized(b)), [dim])
+
+
+def dist(a, b, p=2):
+    return aten.linalg_vector_norm.default(aten.sub.Tensor(a, b), p)
+
+
+register_with_variants("dist", dist)
+
+
+@register(aten._cdist_forward.default)
+def cdist_forward(x1, x2, p, compute_mode=None):
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D" if x1.dim() < 2 else
+                           f"cdist only supports at least 2D tensors, X2 got: {x2.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    check_floating("cdist", x1)
+    diff = aten.sub.Tensor(aten.unsqueeze.default(x1, -2), aten.unsqueeze.default(x2, -3))
+    return aten.linalg_vector_norm.default(diff, p, [-1])
+
+
+@register(aten.cdist.default)
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    return cdist_forward(x1, x2, p, compute_mode)
+
+
+register_out(aten._cdist_forward.out, cdist_forward, "_cdist_forward")
+
+
+@register(aten._pdist_forward.default)
+def pdist_forward(a, p=2.0):
+    """The p-norm distance of every pair of rows i < j, in row-major order of the pairs."""
+    if not a.is_contiguous():
+        raise RuntimeError("_pdist_forward requires contiguous input")
+    return _pdist(a, p)
+
+
+@register(aten.pdist.default)
+def pdist(a, p=2.0):
+    return _pdist(contiguous(a), p)
+
+
+def _pdist(a, p):
+    if a.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {a.dim()}D")
+    if a.dtype not in dt.FLOAT:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = a.shape[0]
+    if n < 2:
+        return P.full([0], 0, dtype=a.dtype, device=a.device)
+    # Row r pairs with rows r + 1 .. n - 1.
+    first = P.cat([P.full([n - 1 - r], r, dtype=torch.int64, device=a.device) for r in range(n - 1)], 0)
+    second = P.cat([P.iota(n - 1 - r, start=r + 1, step=1, dtype=torch.int64, device=a.device)
+                    for r in range(n - 1)], 0)
+    diff = aten.sub.Tensor(P.index_select(a, 0, first), P.index_select(a, 0, second))
+    return aten.linalg_vector_norm.default(diff, p, [1])
+
+
+register_out(aten._pdist_forward.out, pdist_forward)
