@@ -89,7 +89,8 @@ def _data_dependence_named(name):
             ["aten::_local_scalar_dense"], f"trace({name}): ",
             f"read a tensor's value on the host, and the program branches on it at {_user_frame(e.__traceback__)}: "
             f"a graph holds one path for every input, so data-dependent control flow cannot be traced. Keep the "
-            f"decision in tensors (torch.where, masks), or run the program eagerly")
+            f"decision in tensors (torch.where, masks), or run the program eagerly through prims, op by op on real "
+            f"tensors: `with primkit.decompositions.eager.through_prims(): ...`")
         error.add_note(f"torch said: {str(e).splitlines()[0]}")
         raise error from e
 

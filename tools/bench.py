@@ -4,6 +4,8 @@ Per model, side by side in one run (interleaved repetitions, the median of each)
 
 - executor / eager: ``trace(model)`` compiled by decompositions.executor, against the model's forward;
 - reference / eager: the same traced graph on the reference backend (torch.ops.primkit);
+- through_prims / eager: the model's forward run op by op through prims on real tensors
+  (``decompositions.eager.through_prims``), no trace;
 - primkit_inductor / inductor: torch.compile with backend="primkit_inductor" against the default
   backend ("inductor"), both after their compile (``--skip-inductor`` leaves them out: Inductor
   compiles for minutes on a small machine);
@@ -133,7 +135,7 @@ def _close(a, b) -> bool:
 
 def bench_model(name, build, device, repeat, inductor, trace_repeat):
     from torch.fx.experimental.proxy_tensor import make_fx
-    from primkit.decompositions import executor, trace
+    from primkit.decompositions import executor, through_prims, trace
     torch.manual_seed(0)
     model, inputs = build()
     model = _Outputs(model).eval().to(device)
@@ -144,7 +146,12 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
         run = executor.compile(gm)
         expected = model(**inputs)
         assert _close(run(**inputs), gm(**inputs)), f"{name}: the executor differs from the reference backend"
-        runs = {"eager": lambda: model(**inputs), "reference": lambda: gm(**inputs), "executor": lambda: run(**inputs)}
+        def eager_through_prims():
+            with through_prims():
+                return model(**inputs)
+        assert _close(eager_through_prims(), expected), f"{name}: through_prims differs from eager"
+        runs = {"eager": lambda: model(**inputs), "reference": lambda: gm(**inputs), "executor": lambda: run(**inputs),
+                "through_prims": eager_through_prims}
         if inductor:
             torch._dynamo.reset()
             default = torch.compile(model, backend="inductor")
@@ -171,6 +178,7 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
     row["eager_ms"] = med["eager"] * 1e3
     row["executor"] = med["executor"] / med["eager"]
     row["reference"] = med["reference"] / med["eager"]
+    row["through_prims"] = med["through_prims"] / med["eager"]
     if inductor:
         row["primkit_inductor"] = med["primkit_inductor"] / med["inductor"]
     row["trace"] = med["trace"] / med["make_fx"]
@@ -179,7 +187,8 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
 
 
 COLUMNS = [("eager_ms", "eager ms", "{:.2f}"), ("executor", "executor/eager", "{:.2f}x"),
-           ("reference", "reference/eager", "{:.2f}x"), ("primkit_inductor", "primkit_inductor/inductor", "{:.2f}x"),
+           ("reference", "reference/eager", "{:.2f}x"), ("through_prims", "through_prims/eager", "{:.2f}x"),
+           ("primkit_inductor", "primkit_inductor/inductor", "{:.2f}x"),
            ("trace", "trace/make_fx", "{:.2f}x"), ("trace_s", "trace s", "{:.2f}")]
 
 
