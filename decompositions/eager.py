@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import functools
 import operator
 
 import torch
@@ -58,9 +57,8 @@ from primkit.decompositions import executor
 from primkit.decompositions.composite import composites, is_composite
 from primkit.decompositions.registry import DecompositionError
 from primkit.decompositions.table import get_decompositions
-from primkit.prims.loader import resolve_impl
 from primkit.prims.meta import TensorMeta
-from primkit.prims.registration import LAY_OUT, run_meta, unalias
+from primkit.prims.registration import run_meta, unalias
 
 __all__ = ["through_prims", "ThroughPrims", "LazyTensor"]
 
@@ -130,27 +128,11 @@ def _missing(func) -> DecompositionError:
                               "eager's kernel and counts it in .undecomposed)")
 
 
-@functools.lru_cache(maxsize=None)
-def _kernel(name: str, owned: bool = False):
-    """Prim ``name``'s torch kernel as ``torch.ops.primkit`` runs it, less the meta rule's checks and less the copy
-    of a result that shares an input's storage (with ``owned``, that copy too): its reference implementation, its
-    result laid out as the catalog's ``layout`` says. The executor's kernels for the lazy variant."""
-    prim = prims.get(name)
-    impl, lay_out = resolve_impl(prim.impl), LAY_OUT.get(prim.layout)
-
-    def run(*args, **kwargs):
-        out = impl(*args, **kwargs)
-        out = out if lay_out is None else lay_out(out, args)
-        return unalias(out, args, kwargs) if owned else out
-    run.__name__ = run.__qualname__ = f"{name}_{'owned' if owned else 'kernel'}"
-    return run
-
-
 def _run_prim(func, args, kwargs):
     """A prim on real tensors: its meta rule's checks, then its kernel, whose result keeps torch's aliasing (the
     reference backend's op would copy a result that shares an input's storage)."""
     run_meta(prims.get(func._opname), args, kwargs)
-    return _kernel(func._opname)(*args, **kwargs)
+    return executor.kernel_of(func._opname)(*args, **kwargs)
 
 
 # Views whose aliasing the schema does not declare (autograd does not track it): eager returns a view, so does the mode.
@@ -349,7 +331,7 @@ class _Recorder:
                 nodes[id(r)] = graph.call_function(operator.getitem, (call, i)) if several else call
                 outputs.append(r)
         graph.output(tuple(nodes[id(r)] for r in outputs))
-        run = executor.compile(torch.fx.GraphModule({}, graph), kernels=_kernel)
+        run = executor.compile(torch.fx.GraphModule({}, graph))
         with no_python_dispatcher(), _disable_current_modes():
             values = run(*inputs)
         for r, v in zip(outputs, values):
