@@ -1,7 +1,8 @@
-"""OpInfo entries for decomposed ATen ops, one module per op family."""
-from primkit.opinfo.definitions import (aliases, backward, complex, creation, elementwise, fft, indexing, indexing_extra, linalg,
-                                linalg_extra, nn, nn_extra, random, reductions, shape, shape_extra, sorting, special)
+"""OpInfo entries for decomposed ATen ops, one module per op family (the family of the module in
+primkit.decompositions where the op decomposes); shared helpers in ``common``."""
+from primkit.opinfo.definitions import (aliases, backward, complex, creation, elementwise, fft, indexing, linalg, nn, random,
+                                reductions, shape, sorting, special)
 
-ENTRIES = [e for m in (elementwise, reductions, shape, creation, indexing, linalg, nn, aliases, shape_extra, fft,
-                       sorting, nn_extra, random, backward, special, complex, linalg_extra, indexing_extra)
+ENTRIES = [e for m in (elementwise, reductions, shape, creation, indexing, linalg, nn, aliases, fft, sorting, random,
+                       backward, special, complex)
            for e in m.ENTRIES]

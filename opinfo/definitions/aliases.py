@@ -9,34 +9,14 @@ import dataclasses
 import functools
 
 import torch
-from torch.fx.experimental.proxy_tensor import get_proxy_mode
 
-from primkit.decompositions.registry import DecompositionError
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
 from primkit.opinfo.definitions import elementwise, linalg, nn, reductions, shape
+from primkit.opinfo.definitions.common import list_samples, table_entry, through_table
 from primkit.opinfo.dtypes import ALL, BOOL, FLOAT32_64, INTEGRAL
 from primkit.opinfo.samples import make, sample_inputs_elementwise_unary
 
 aten = torch.ops.aten
-
-
-def through_table(name):
-    """aten.<name> as eager runs it; under a tracer, the decomposition the tracer's table holds
-    for the overload eager picks. make_fx runs a CompositeImplicitAutograd op's own kernel before
-    the table is consulted (torch.export keeps the op and its run_decompositions uses the table),
-    so without this the tests would check torch's composite instead of our decomposition."""
-    packet = getattr(aten, name)
-
-    def op(*args, **kwargs):
-        mode = get_proxy_mode()
-        if mode is None:
-            return packet(*args, **kwargs)
-        overload = getattr(packet, torch._C._jit_resolve_packet(packet._qualified_op_name, *args, **kwargs))
-        if overload not in mode.decomposition_table:
-            raise DecompositionError([overload.name()], f"through_table({name}): ")
-        return mode.decomposition_table[overload](*args, **kwargs)
-    op.__name__ = name
-    return op
 
 
 def overload_names(name, inplace=True):
@@ -136,4 +116,13 @@ ENTRIES = [
     _special("special_modified_bessel_k0"), _special("special_modified_bessel_k1"),
     _special("special_scaled_modified_bessel_k0"), _special("special_scaled_modified_bessel_k1"),
     _special("special_spherical_bessel_j0"), _special("special_airy_ai"),
+]
+
+
+_table_entry = functools.partial(table_entry, family="aliases")
+
+
+ENTRIES += [
+    _table_entry("moveaxis", shape._movedim_samples),
+    _table_entry("row_stack", list_samples([(2, 3), (4, 3)], [(3,), (3,)]), out=True),
 ]

@@ -312,12 +312,12 @@ def sample_inputs_fractional_max_pool_backward(n):
 def sample_inputs_pad_backward(mode, n):
     """(grad_output, self, padding) for the forward pad's samples (every layout, zero, wide and
     negative paddings, unbatched, an empty batch)."""
-    from primkit.opinfo.definitions.nn_extra import REFLECTION_PADS, REPLICATION_PADS, _pad_samples
+    from primkit.opinfo.definitions.nn import REFLECTION_PADS, REPLICATION_PADS, pad_samples
     forward = getattr(aten, f"{mode}_pad{n}d")
     pads = {"reflection": REFLECTION_PADS, "replication": REPLICATION_PADS}[mode][n]
 
     def gen(op, device, dtype):
-        for s in _pad_samples(n, pads)(op, device, dtype):
+        for s in pad_samples(n, pads)(op, device, dtype):
             y = forward(s.input, *s.args)
             yield SampleInput(make(tuple(y.shape), device, dtype), (s.input, *s.args), name=s.name)
     return gen

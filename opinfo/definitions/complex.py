@@ -7,12 +7,15 @@ nan in either part.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
-from primkit.opinfo.dtypes import ALL, FLOAT32_64
+from primkit.opinfo.definitions import shape as views
+from primkit.opinfo.definitions.common import complex_samples, packet_entry, table_entry
+from primkit.opinfo.dtypes import ALL, COMPLEX, FLOAT32_64
 from primkit.opinfo.samples import UNARY_SHAPES, extremal_unary, layouts, make
 
 COMPLEX_64_128 = frozenset({torch.complex64, torch.complex128})
@@ -120,4 +123,15 @@ ENTRIES = [
     # torch.conj never dispatches aten::conj (Tensor.conj is inline C++: self, or _conj): call the op
     OpInfo(name="conj", op=torch.ops.aten.conj.default, aten=("aten::conj",), sample_inputs=sample_inputs_parts_of,
            dtypes=ALL | COMPLEX_64_128, family="complex"),
+]
+
+
+_packet_entry = functools.partial(packet_entry, family="complex")
+_table_entry = functools.partial(table_entry, family="complex")
+
+
+ENTRIES += [
+    _table_entry("resolve_conj", views.ALIAS), _table_entry("resolve_neg", views.ALIAS),
+    # eager's lazy conjugate (a view with the conj bit set; eager asserts on a real input); primkit computes it
+    _packet_entry("_conj", torch.ops.aten._conj, complex_samples, dtypes=COMPLEX, out=False),
 ]

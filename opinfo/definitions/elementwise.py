@@ -12,12 +12,13 @@ import operator
 import torch
 
 from primkit.opinfo.core import DEFAULT_TOLERANCES, ErrorInput, OpInfo, SampleInput, XFail
-from primkit.prims.errors import PrimConstraintError
+from primkit.opinfo.definitions import shape as views
+from primkit.opinfo.definitions.common import aten_entry, table_entry, through_table
+from primkit.opinfo.definitions.shape import cases
 from primkit.opinfo.dtypes import ALL, BOOL, COMPLEX, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
-from primkit.opinfo.samples import (
-    BINARY_SHAPE_PAIRS, error_inputs_elementwise_binary, layouts, make,
-    sample_inputs_elementwise_binary, sample_inputs_elementwise_unary,
-)
+from primkit.opinfo.samples import (BINARY_SHAPE_PAIRS, error_inputs_elementwise_binary, layouts, make,
+                                    sample_inputs_elementwise_binary, sample_inputs_elementwise_unary)
+from primkit.prims.errors import PrimConstraintError
 
 NO_BOOL = FLOATING | INTEGRAL
 EXACT = INTEGRAL | BOOL
@@ -583,4 +584,72 @@ ENTRIES = [
            fn=torch.clamp, inplace=torch.Tensor.clamp_),
     _entry("clamp_min", "elementwise_binary", "aten::clamp_min", _clamp_one_sided("min"), dtypes=NUMERIC),
     _entry("clamp_max", "elementwise_binary", "aten::clamp_max", _clamp_one_sided("max"), dtypes=NUMERIC),
+]
+
+
+NAN = float("nan")
+NUMERIC_NO_BOOL = ALL - {torch.bool}
+_aten_entry = functools.partial(aten_entry, family="elementwise")
+_table_entry = functools.partial(table_entry, family="elementwise")
+
+
+def _isclose_samples(op, device, dtype):
+    for a_shape, b_shape in (((3, 4), (3, 4)), ((3, 4), (4,)), ((), ()), ((0, 3), (3,))):
+        for name, a in layouts(a_shape, device, dtype):
+            b = make(b_shape, device, dtype)
+            yield SampleInput(a, (b,), name=f"{a_shape} {b_shape} {name}")
+            yield SampleInput(a, (a.clone(),), name=f"{a_shape} itself {name}")
+    a = make((20,), device, dtype)
+    b = a.clone()
+    if dtype.is_floating_point or dtype.is_complex:
+        b = a + (a.abs() * torch.logspace(-8, -1, 20, device=device).to(dtype))
+    for kw in ({}, {"rtol": 0.0, "atol": 0.0}, {"rtol": 1e-3}, {"atol": 0.5}, {"rtol": 0.1, "atol": 0.0}):
+        yield SampleInput(a, (b,), kw, name=f"near {kw}")
+    if dtype.is_floating_point or dtype.is_complex:
+        inf = float("inf")
+        x = torch.tensor([NAN, NAN, inf, inf, -inf, 1.0, 0.0], device=device, dtype=dtype)
+        y = torch.tensor([NAN, 1.0, inf, -inf, -inf, inf, -0.0], device=device, dtype=dtype)
+        if dtype.is_complex:
+            x, y = x * (1 + 1j), torch.complex(y.real, torch.tensor([NAN, 0, 0, 0, 0, 0, 0], device=device))
+        for equal_nan in (False, True):
+            yield SampleInput(x, (y,), {"equal_nan": equal_nan}, name=f"nan, inf equal_nan={equal_nan}")
+
+
+def _isclose_errors(op, device):
+    a = make((3,), device, torch.float32)
+    yield ErrorInput(SampleInput(a, (a.double(),)), RuntimeError, "did not match")
+    yield ErrorInput(SampleInput(a, (a,), {"rtol": -1.0}), RuntimeError, "rtol must be greater than or equal to zero")
+    yield ErrorInput(SampleInput(a, (a,), {"atol": -1.0}), RuntimeError, "atol must be greater than or equal to zero")
+
+
+ENTRIES += [
+    _aten_entry("isclose", torch.isclose, ("aten::isclose",), _isclose_samples, _isclose_errors, dtypes=ALL | COMPLEX,
+                supports_autograd=False),
+]
+
+
+def _integer_pairs(op, device, dtype):
+    for sa, sb in (((), ()), ((5,), ()), ((4, 5), (4, 5)), ((4, 1), (1, 5)), ((0,), (0,))):
+        yield SampleInput(make(sa, device, dtype, low=-20, high=20), (make(sb, device, dtype, low=-20, high=20),),
+                          name=f"{sa} {sb}")
+    t = make((4, 5), device, dtype, low=-20, high=20).t()
+    yield SampleInput(t, (torch.tensor([0, 7, -6, 12], device=device, dtype=dtype),), name="transposed, zero")
+
+
+def _frexp_errors(op, device):
+    x = make((3,), device, torch.int64)
+    yield ErrorInput(SampleInput(x, name="integer input"), RuntimeError, "only supports floating-point dtypes")
+
+
+INT64 = frozenset({torch.int64})
+
+
+ENTRIES += [
+    dataclasses.replace(_table_entry("square", views.ALIAS, out=True, dtypes=NUMERIC_NO_BOOL),
+                         name="square.table", inplace=through_table("square_")),
+    dataclasses.replace(_table_entry("gcd", _integer_pairs, out=True, dtypes=INT64), inplace=through_table("gcd_")),
+    dataclasses.replace(_table_entry("lcm", _integer_pairs, out=True, dtypes=INT64), inplace=through_table("lcm_")),
+    _table_entry("frexp", cases(((), ()), ((4, 5), ()), ((0, 3), ()), ((7,), ())), dtypes=FLOATING,
+                 errs=_frexp_errors),
+    _table_entry("isreal", cases(((), ()), ((4, 5), ()), ((0, 3), ())), dtypes=ALL | COMPLEX),
 ]

@@ -1,11 +1,15 @@
 """OpInfo entries: torch.fft, the ATen kernels (_fft_c2c, _fft_r2c, _fft_c2r) called directly,
-and stft / istft. Samples transform 1-d, batched, size-1, transposed and non-contiguous signals,
-trimmed and zero-padded to n / s, in every norm mode."""
+stft / istft, and the window functions (hann, hamming, bartlett, blackman, kaiser). Samples
+transform 1-d, batched, size-1, transposed and non-contiguous signals, trimmed and zero-padded to
+n / s, in every norm mode."""
 from __future__ import annotations
+
+import functools
 
 import torch
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.definitions.common import functional_entry
 from primkit.opinfo.dtypes import COMPLEX, FLOAT32_64, INTEGRAL
 from primkit.opinfo.samples import make
 from primkit.prims import dtypes as dt
@@ -21,7 +25,6 @@ ONE_D = (((7,), None, -1), ((8,), 5, 0), ((5,), 8, -1), ((1,), 1, 0), ((3, 6), N
 # (shape, s, dim) of the n-d forms; the 2-d forms take the cases whose dim has two entries or is None
 N_D = (((4, 6), None, None), ((4, 6), (3, 8), None), ((2, 4, 6), None, (0, 2)), ((2, 4, 6), (5, -1), (2, 1)),
        ((3, 4, 5), (4,), None), ((3, 5), None, (0,)))
-
 
 
 def _layouts(shape, device, dtype):
@@ -77,8 +80,6 @@ def _rfft_errors(kind):
         yield ErrorInput(SampleInput(torch.randn(4, 6, device=device, dtype=torch.complex64)), RuntimeError,
                          "expects a real|floating-point")
     return gen
-
-
 
 
 def _transform(name, op, kind, dtypes, *, real_only=False, xfails=()):
@@ -303,4 +304,62 @@ ENTRIES += [
            error_inputs=_stft_errors, dtypes=FLOAT32_64 | COMPLEX, family="fft"),
     OpInfo(name="istft", op=torch.istft, aten=("aten::istft",), sample_inputs=_istft_samples,
            error_inputs=_istft_errors, dtypes=FLOAT32_64 | COMPLEX, family="fft"),
+]
+
+
+_window_entry = functools.partial(functional_entry, family="fft")
+
+
+def _window_samples(*extra):
+    def gen(op, device, dtype):
+        for n in (0, 1, 2, 5, 12):
+            yield SampleInput(n, (), {"dtype": dtype, "device": device}, name=f"N={n}")
+            for args in ((False,), (True,)) + tuple(extra):
+                yield SampleInput(n, args, {"dtype": dtype, "device": device}, name=f"N={n} {args}")
+    return gen
+
+
+def error_inputs_window(op, device):
+    yield ErrorInput(SampleInput(-1, (), {"device": device}), RuntimeError, "requires non-negative window_length")
+    yield ErrorInput(SampleInput(4, (), {"dtype": torch.int64, "device": device}), RuntimeError,
+                     "expects floating point dtypes")
+
+
+def _window_with_out(packet):
+    """packet called with dtype/device, or (for the out= test) with out= alone, as the .out overloads take."""
+    def op(window_length, *args, dtype=None, device=None, out=None):
+        if out is not None:
+            return packet(window_length, *args, out=out)
+        return packet(window_length, *args, dtype=dtype, device=device)
+    return op
+
+
+# Windows are computed with cos/i0 in float32 for float32 (eager's kernels too, but cos/i0 are
+# not correctly rounded and eager's vectorized versions may differ by an ulp).
+WINDOW_TOLERANCES = {torch.float32: (2e-6, 2e-6), torch.float64: (1e-13, 1e-13), torch.float16: (1e-3, 1e-3),
+                     torch.bfloat16: (8e-3, 8e-3)}
+
+
+ENTRIES += [
+    _window_entry("hann_window", aten.hann_window, ("aten::hann_window", "aten::hann_window.periodic"), _window_samples(),
+                  errors=error_inputs_window, tolerances=WINDOW_TOLERANCES),
+    _window_entry("hamming_window", aten.hamming_window,
+                  ("aten::hamming_window", "aten::hamming_window.periodic", "aten::hamming_window.periodic_alpha",
+                   "aten::hamming_window.periodic_alpha_beta"), _window_samples((True, 0.6), (False, 0.6, 0.3)),
+                  errors=error_inputs_window, tolerances=WINDOW_TOLERANCES),
+    _window_entry("bartlett_window", aten.bartlett_window, ("aten::bartlett_window", "aten::bartlett_window.periodic"),
+                  _window_samples(), errors=error_inputs_window, tolerances=WINDOW_TOLERANCES),
+    _window_entry("blackman_window", aten.blackman_window, ("aten::blackman_window", "aten::blackman_window.periodic"),
+                  _window_samples(), errors=error_inputs_window, tolerances=WINDOW_TOLERANCES),
+    _window_entry("kaiser_window", aten.kaiser_window,
+                  ("aten::kaiser_window", "aten::kaiser_window.periodic", "aten::kaiser_window.beta"),
+                  _window_samples((True, 5.0), (False, 0.5)), errors=error_inputs_window, tolerances=WINDOW_TOLERANCES),
+    *(_window_entry(f"{name}.out", _window_with_out(getattr(aten, name)), tuple(f"aten::{name}.{o}" for o in outs),
+                    _window_samples(*extra), tolerances=WINDOW_TOLERANCES, out=True)
+              for name, outs, extra in (
+                  ("hann_window", ("out", "periodic_out"), ()), ("bartlett_window", ("out", "periodic_out"), ()),
+                  ("blackman_window", ("out", "periodic_out"), ()),
+                  ("hamming_window", ("out", "periodic_out", "periodic_alpha_out", "periodic_alpha_beta_out"),
+                   ((True, 0.6), (False, 0.6, 0.3))),
+                  ("kaiser_window", ("out", "periodic_out", "beta_out"), ((True, 5.0),)))),
 ]

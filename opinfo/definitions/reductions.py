@@ -1,12 +1,18 @@
-"""OpInfo entries: reductions. One shared generator; knobs say which dim forms an op takes."""
+"""OpInfo entries: reductions. One shared generator; knobs say which dim forms an op takes.
+Counting (bincount, histc, histogram, histogramdd), norms (renorm, frobenius_norm), nanmean,
+integration (trapezoid, cumulative_trapezoid) and cov / corrcoef have generators of their own."""
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from primkit.opinfo.dtypes import ALL, FLOATING, NUMERIC
+from primkit.opinfo.definitions.common import aten_entry, make_f32, positional_out, table_entry
+from primkit.opinfo.definitions.nn import out_entry
+from primkit.opinfo.definitions.shape import cases, errors
+from primkit.opinfo.dtypes import ALL, COMPLEX, FLOAT32_64, FLOATING, NUMERIC
 from primkit.opinfo.samples import FLOATING as FLOAT_DTYPES, layouts, make
 
 # (shape, dim) pairs; dims are given as an int, a tuple, a negative dim or None (every dim).
@@ -119,7 +125,7 @@ def _with_out(functional, out_overload):
     return op
 
 
-def _tuple_out(fn):
+def tuple_out(fn):
     """fn writing its tuple result into out= tensors allocated like it: the samples reach fn's
     out= overload (test_out covers single-tensor results only)."""
     def op(*args, **kwargs):
@@ -228,11 +234,11 @@ ENTRIES = [
                errors=_extremum_errors("min")),
     _reduction("max_all", aten.max, aten=("aten::max", "aten::max.unary_out"), dims="none", empty=False),
     _reduction("min_all", aten.min, aten=("aten::min", "aten::min.unary_out"), dims="none", empty=False),
-    _reduction("max_dim_out", _tuple_out(torch.max), aten=("aten::max.dim", "aten::max.dim_max"), dims="int",
+    _reduction("max_dim_out", tuple_out(torch.max), aten=("aten::max.dim", "aten::max.dim_max"), dims="int",
                full=False, empty=False, supports_out=False),
-    _reduction("min_dim_out", _tuple_out(torch.min), aten=("aten::min.dim", "aten::min.dim_min"), dims="int",
+    _reduction("min_dim_out", tuple_out(torch.min), aten=("aten::min.dim", "aten::min.dim_min"), dims="int",
                full=False, empty=False, supports_out=False),
-    _reduction("aminmax_out", _tuple_out(torch.aminmax), aten=("aten::aminmax", "aten::aminmax.out"), dims="int",
+    _reduction("aminmax_out", tuple_out(torch.aminmax), aten=("aten::aminmax", "aten::aminmax.out"), dims="int",
                empty=False, supports_out=False),
     # max(a, b) / min(a, b) are CompositeImplicit (maximum / minimum): make_fx lowers them before the table.
     _entry("max_binary", torch.max, ("aten::max.other", "aten::max.out"), sample_inputs_binary_extremum, dtypes=ALL,
@@ -303,4 +309,284 @@ ENTRIES = [
                          raises=AssertionError),)),
     _entry("norm_dim_dtype", aten.norm, ("aten::norm.ScalarOpt_dim_dtype", "aten::norm.dtype_out"),
            sample_inputs_norm_scalar, supports_out=True, dim=True),
+]
+
+
+NAN = float("nan")
+F32 = torch.float32
+F64 = torch.float64
+_aten_entry = functools.partial(aten_entry, family="reductions")
+_table_entry = functools.partial(table_entry, family="reductions")
+
+
+def _renorm_samples(op, device, dtype):
+    for p in (2, 1, 3.5, math.inf):
+        for dim in (0, 1, -1):
+            for name, t in layouts((3, 4, 5), device, dtype):
+                # maxnorm between the slices' norms: some are scaled, some kept
+                yield SampleInput(t, (p, dim, 4.0), name=f"p={p} dim={dim} {name}")
+    yield SampleInput(make((4, 5), device, dtype), (2, 0, 0.0), name="maxnorm 0")
+    yield SampleInput(make((0, 5), device, dtype), (2, 1, 1.0), name="empty")
+
+
+def _renorm_errors(op, device):
+    a = make((3, 4), device, torch.float32)
+    yield ErrorInput(SampleInput(a, (0, 0, 1.0)), RuntimeError, "non-positive-norm not supported")
+    yield ErrorInput(SampleInput(a, (2, 0, -1.0)), RuntimeError, "expected maxnorm to be >= 0")
+    yield ErrorInput(SampleInput(make((3,), device, torch.float32), (2, 0, 1.0)), RuntimeError,
+                     "input needs at least 2 dimensions")
+    yield ErrorInput(SampleInput(torch.ones(3, 3, device=device, dtype=torch.int64), (2, 0, 1.0)), RuntimeError,
+                     "Expected a floating point or complex tensor")
+
+
+def _frobenius_samples(op, device, dtype):
+    for shape, dim in (((3, 4), [0, 1]), ((3, 4), [1]), ((2, 3, 4), [0, 2]), ((2, 3, 4), [-1]), ((5,), [0]),
+                       ((3, 4), []), ((0, 3), [0])):
+        for keepdim in (False, True):
+            for name, t in layouts(shape, device, dtype):
+                yield SampleInput(t, (dim, keepdim), name=f"{shape} dim={dim} keepdim={keepdim} {name}")
+
+
+def _frobenius_errors(op, device):
+    yield ErrorInput(SampleInput(make((2, 2, 2), device, torch.float32), ([0, 1, 2],)), RuntimeError,
+                     "Expected at most 2 dimensions")
+
+
+def _histc_samples(op, device, dtype):
+    for shape in ((20,), (4, 5), (), (0,)):
+        for name, t in layouts(shape, device, dtype):
+            yield SampleInput(t, (4, -5, 5), name=f"{shape} {name} range [-5, 5]")
+            yield SampleInput(t, (), name=f"{shape} {name} data's range")
+    t = make((30,), device, dtype)
+    yield SampleInput(t, (7, -2.5, 3), name="outside the range")
+    yield SampleInput(t, (1, 0, 9), name="one bin")
+    yield SampleInput(torch.tensor([1.0, 2.0, 3.0, 3.0, NAN, 5.0], device=device, dtype=dtype), (4, 1, 3),
+                      name="edges and nan")
+    yield SampleInput(torch.full((5,), 2.0, device=device, dtype=dtype), (3,), name="constant data")
+    yield SampleInput(torch.tensor([1.0, 2.0, 3.0], device=device, dtype=dtype), (4, 5, 5), name="min == max != 0")
+
+
+def _histc_errors(op, device):
+    a = make((5,), device, torch.float32)
+    yield ErrorInput(SampleInput(a, (0,)), RuntimeError, "bins must be > 0")
+    yield ErrorInput(SampleInput(a, (4, 2, 1)), RuntimeError, "max must be larger than min")
+    yield ErrorInput(SampleInput(a, (4, 0, math.inf)), RuntimeError, "is not finite")
+    yield ErrorInput(SampleInput(torch.ones(3, device=device, dtype=torch.int64), (4, 0, 3)), NotImplementedError,
+                     "not implemented for")
+
+
+def _histogram_samples(op, device, dtype):
+    """torch.histogram: bin counts over the data's range and a given one, weights, density, edges
+    given as a tensor; edge values, nan and inf (outside any range); constant and empty data."""
+    for shape in ((20,), (4, 5), (), (0,)):
+        for name, t in layouts(shape, device, dtype):
+            yield SampleInput(t, (5,), name=f"{shape} {name} data's range")
+            yield SampleInput(t, (4,), {"range": (-1.0, 1.5)}, name=f"{shape} {name} range [-1, 1.5]")
+    t = make((4, 5), device, dtype)
+    w = make((4, 5), device, dtype, low=0, high=2)
+    yield SampleInput(t, (3,), {"weight": w}, name="weights")
+    yield SampleInput(t, (3,), {"weight": w, "density": True}, name="weights, density")
+    yield SampleInput(t, (6,), {"range": (-2.0, 2.0), "density": True}, name="range, density")
+    edges = torch.tensor([-3.0, -0.5, 0.0, 0.25, 4.0], device=device, dtype=dtype)
+    yield SampleInput(t, (edges,), name="edges tensor")
+    yield SampleInput(t, (edges,), {"weight": w, "density": True}, name="edges tensor, weights, density")
+    special = torch.tensor([1.0, 2.0, 3.0, 3.0, NAN, math.inf, -math.inf, 5.0], device=device, dtype=dtype)
+    yield SampleInput(special, (4,), {"range": (1.0, 3.0)}, name="on the edges, nan, inf")
+    yield SampleInput(special, (edges,), name="nan, inf against an edges tensor")
+    yield SampleInput(torch.full((5,), 2.0, device=device, dtype=dtype), (3,), name="constant data")
+    yield SampleInput(make((6,), device, dtype), (2,), {"range": (1.0, 1.0)}, name="empty range: widened")
+
+
+def _histogram_errors(op, device):
+    a = make((5,), device, torch.float32)
+    yield ErrorInput(SampleInput(a, (0,)), RuntimeError, "bins must be > 0")
+    yield ErrorInput(SampleInput(a, (4,), {"range": (2.0, 1.0)}), RuntimeError, "min should not exceed max")
+    yield ErrorInput(SampleInput(a, (4,), {"range": (0.0, math.inf)}), RuntimeError, "is not finite")
+    yield ErrorInput(SampleInput(a, (torch.tensor([0.0, 1.0], device=device, dtype=torch.float64),)), RuntimeError,
+                     "should have the same dtype")
+    yield ErrorInput(SampleInput(torch.ones(3, device=device, dtype=torch.int64), (4,)), NotImplementedError,
+                     "not implemented for")
+
+
+def _histogramdd_samples(op, device, dtype):
+    """torch.histogramdd: points as the rows of the last dim (2-d and 3-d inputs, non-contiguous),
+    bins per dim or one for all, a range, weights, density, edges tensors; no points."""
+    for shape in ((10, 2), (2, 5, 3)):
+        for name, t in layouts(shape, device, dtype):
+            d = shape[-1]
+            yield SampleInput(t, ([3] * (d - 1) + [4],), name=f"{shape} {name} bins per dim")
+            yield SampleInput(t, (3,), {"range": [-1.0, 1.0] * d}, name=f"{shape} {name} one bin count, range")
+    t = make((10, 2), device, dtype)
+    w = make((10,), device, dtype, low=0, high=2)
+    yield SampleInput(t, ([2, 3],), {"weight": w, "density": True}, name="weights, density")
+    edges = [torch.tensor([-3.0, 0.0, 0.5, 4.0], device=device, dtype=dtype),
+             torch.tensor([-1.0, 1.0], device=device, dtype=dtype)]
+    yield SampleInput(t, (edges,), name="edges tensors")
+    yield SampleInput(t, (edges,), {"weight": w, "density": True}, name="edges tensors, weights, density")
+    yield SampleInput(make((0, 2), device, dtype), ([2, 2],), name="no points")
+
+
+def _histogramdd_errors(op, device):
+    a = make((5, 2), device, torch.float32)
+    yield ErrorInput(SampleInput(a, ([3],)), RuntimeError, "size of bins must be equal to the innermost dimension")
+    yield ErrorInput(SampleInput(a, ([3, 0],)), RuntimeError, "bins must be > 0")
+    yield ErrorInput(SampleInput(a, (3,), {"range": [0.0, 1.0]}), RuntimeError, "range should have 4 elements")
+
+
+def _bincount_samples(op, device, dtype):
+    high = 6
+    for n in (10, 1):
+        x = torch.randint(0, high, (n,), device=device, dtype=dtype)
+        yield SampleInput(x, name=f"n={n}")
+        yield SampleInput(x, (), {"minlength": 9}, name=f"n={n} minlength past max")
+        yield SampleInput(x, (), {"minlength": 2}, name=f"n={n} minlength below max")
+        for w in (torch.float32, torch.float64, torch.float16, torch.int64):
+            yield SampleInput(x, (make((n,), device, w),), name=f"n={n} {w} weights")
+    empty = torch.empty(0, device=device, dtype=dtype)
+    yield SampleInput(empty, name="empty")
+    yield SampleInput(empty, (make((0,), device, torch.float32),), {"minlength": 3}, name="empty, weights")
+    yield SampleInput(torch.arange(6, device=device, dtype=dtype)[::2], name="strided")
+
+
+def _bincount_errors(op, device):
+    yield ErrorInput(SampleInput(torch.ones(2, 2, device=device, dtype=torch.int64)), RuntimeError,
+                     "only supports 1-d non-negative integral inputs")
+    yield ErrorInput(SampleInput(torch.ones(2, device=device, dtype=torch.int64), (), {"minlength": -1}),
+                     RuntimeError, "minlength should be >= 0")
+    yield ErrorInput(SampleInput(torch.ones(2, device=device, dtype=torch.int64), (torch.ones(3, device=device),)),
+                     RuntimeError, "weights should be 1-d and have the same length as input")
+    yield ErrorInput(SampleInput(torch.ones(2, device=device)), NotImplementedError, "not implemented for")
+
+
+ENTRIES += [
+    OpInfo(name="nanmean_dtype", op=torch.nanmean, aten=("aten::nanmean", "aten::nanmean.out"),
+           sample_inputs=sample_inputs_reduction, dtypes=FLOATING, supports_out=True, tolerances=SUM_TOLERANCES,
+           family="reductions", sample_kwargs={"variants": ({}, {"dtype": torch.float64})}),
+    _aten_entry("renorm", torch.renorm, ("aten::renorm", "aten::renorm.out", "aten::renorm_"), _renorm_samples,
+                _renorm_errors, dtypes=FLOATING | COMPLEX, inplace=torch.Tensor.renorm_, supports_out=True,
+                tolerances=SUM_TOLERANCES),
+    # The packet: torch.frobenius_norm is gone; the aten op stays for TorchScript.
+    _aten_entry("frobenius_norm", aten.frobenius_norm, ("aten::frobenius_norm.dim", "aten::frobenius_norm.out"),
+                _frobenius_samples, _frobenius_errors, dtypes=FLOATING | COMPLEX, supports_out=True,
+                tolerances=SUM_TOLERANCES),
+    _aten_entry("histc", torch.histc, ("aten::histc", "aten::histc.out"), _histc_samples, _histc_errors,
+                dtypes=FLOATING, supports_out=True, supports_autograd=False),   # eager: derivative not implemented
+    # No gradients: eager's histogram and histogramdd have no derivative.
+    _aten_entry("histogram", torch.histogram, ("aten::histogram.bin_ct", "aten::histogram.bins_tensor"), _histogram_samples,
+                _histogram_errors, dtypes=FLOAT32_64, supports_autograd=False),
+    out_entry(aten.histogram.bin_ct_out, aten.histogram.bin_ct,
+              lambda op, device, dtype: (s for s in _histogram_samples(op, device, dtype) if not
+                                         isinstance(s.args[0], torch.Tensor)), dtypes=FLOAT32_64,
+              family="reductions"),
+    out_entry(aten.histogram.bins_tensor_out, aten.histogram.bins_tensor,
+              lambda op, device, dtype: (s for s in _histogram_samples(op, device, dtype) if
+                                         isinstance(s.args[0], torch.Tensor)), dtypes=FLOAT32_64,
+              family="reductions"),
+    _aten_entry("histogramdd", torch.histogramdd,
+                ("aten::histogramdd", "aten::histogramdd.int_bins", "aten::histogramdd.TensorList_bins",
+                 "aten::_histogramdd_bin_edges", "aten::_histogramdd_from_bin_cts", "aten::_histogramdd_from_bin_tensors"),
+                _histogramdd_samples, _histogramdd_errors, dtypes=FLOAT32_64, supports_autograd=False),
+    # The packet: torch.bincount takes no out=.
+    _aten_entry("bincount", positional_out(aten.bincount.out), ("aten::bincount", "aten::bincount.out"),
+               _bincount_samples, _bincount_errors, dtypes={torch.int64, torch.int32, torch.uint8}, supports_out=True,
+               supports_autograd=False),
+]
+
+
+def _integration_samples(op, device, dtype):
+    for shape, dim in (((5,), -1), ((3, 4), -1), ((3, 4), 0), ((2, 3, 4), 1), ((3, 1), 1), ((3, 0), 1)):
+        y = make(shape, device, dtype)
+        yield SampleInput(y, kwargs={"dim": dim}, name=f"{shape} dim={dim}")
+        yield SampleInput(y, kwargs={"dx": 0.5, "dim": dim}, name=f"{shape} dim={dim} dx=0.5")
+        yield SampleInput(y, (make((shape[dim],), device, dtype),), {"dim": dim}, name=f"{shape} dim={dim} 1-d x")
+    y = make((3, 4), device, dtype)
+    yield SampleInput(y, (make((3, 4), device, dtype),), name="x shaped like y")
+    yield SampleInput(y, (make((4,), device, torch.float64),), name="float64 x")
+    yield SampleInput(make((2, 3, 4), device, dtype), (make((3, 4), device, dtype),), name="x of lower rank")
+    yield SampleInput(make((4, 3), device, dtype).T, kwargs={"dx": 2}, name="transposed, int dx")
+
+
+def _integration_errors(op, device):
+    yield ErrorInput(SampleInput(make_f32((3,), device, torch.bool)), RuntimeError, "bool")
+    yield ErrorInput(SampleInput(make_f32((3, 4), device), (make_f32((3,), device),)), RuntimeError,
+                     "There must be one `x` value for each sample point")
+
+
+def _trapz_samples(op, device, dtype):
+    # torch.trapz takes dx only as a keyword and x only positionally
+    yield from (s for s in _integration_samples(op, device, dtype) if not s.kwargs.get("dx") or not s.args)
+
+
+def _cov_samples(op, device, dtype):
+    for shape in ((3, 5), (5,), (1, 4), (3, 1), (2, 0)):
+        yield SampleInput(make(shape, device, dtype), name=f"{shape}")
+    x = make((3, 5), device, dtype)
+    yield SampleInput(make((5, 3), device, dtype).T, name="transposed")
+    yield SampleInput(x, kwargs={"correction": 0}, name="correction=0")
+    yield SampleInput(x, kwargs={"correction": 5}, name="correction = observations: divides by 0")
+    freq = torch.tensor([1, 2, 0, 3, 1], device=device)
+    weights = torch.rand(5, device=device, dtype=F64) + 0.5
+    yield SampleInput(x, kwargs={"fweights": freq}, name="fweights")
+    yield SampleInput(x, kwargs={"aweights": weights.to(F32)}, name="aweights")
+    yield SampleInput(x, kwargs={"fweights": freq, "aweights": weights, "correction": 2}, name="both weights")
+
+
+def _corrcoef_samples(op, device, dtype):
+    for shape in ((3, 5), (5,), (1, 4), (2, 0)):
+        yield SampleInput(make(shape, device, dtype), name=f"{shape}")
+    yield SampleInput(make((5, 3), device, dtype).T, name="transposed")
+    yield SampleInput(torch.ones(2, 4, device=device, dtype=dtype), name="constant rows: 0 / 0")
+
+
+def _cov_errors(op, device):
+    yield ErrorInput(SampleInput(make_f32((2, 3, 4), device)), RuntimeError, "two or fewer dimensions")
+    yield ErrorInput(SampleInput(make_f32((3, 4), device, torch.bool)), RuntimeError, "bool dtype is not supported")
+    yield ErrorInput(SampleInput(make_f32((3, 4), device), kwargs={"fweights": make_f32((4,), device)}), RuntimeError,
+                     "expected fweights to have integral dtype")
+    yield ErrorInput(SampleInput(make_f32((3, 4), device), kwargs={"aweights": make_f32((3,), device)}), RuntimeError,
+                     "same numel as there are observations")
+
+
+# float16/bfloat16: eager's CPU mm rounds the products of the centered rows in the input dtype;
+# primkit's matmul accumulates in float32 (one rounding): measured up to 2 units in the last place.
+COV_TOLERANCES = {torch.float16: (2e-3, 2e-3), torch.bfloat16: (2e-2, 2e-2)}
+
+
+ENTRIES += [
+    _aten_entry("trapezoid", torch.trapezoid, ("aten::trapezoid.x", "aten::trapezoid.dx"), _integration_samples,
+                dtypes=NUMERIC, errors=_integration_errors),
+    _aten_entry("trapz", torch.trapz, ("aten::trapz.x", "aten::trapz.dx"), _trapz_samples, dtypes=NUMERIC,
+                errors=_integration_errors),
+    _aten_entry("cumulative_trapezoid", torch.cumulative_trapezoid,
+                ("aten::cumulative_trapezoid.x", "aten::cumulative_trapezoid.dx"), _integration_samples, dtypes=NUMERIC,
+                errors=lambda op, device: [ErrorInput(SampleInput(make_f32((3, 4), device), (make_f32((3,), device),)), RuntimeError,
+                                                      "There must be one `x` value for each sample point")]),
+    _aten_entry("cov", torch.cov, ("aten::cov",), _cov_samples, dtypes=NUMERIC, errors=_cov_errors,
+                tolerances=COV_TOLERANCES),
+    _aten_entry("corrcoef", torch.corrcoef, ("aten::corrcoef",), _corrcoef_samples, dtypes=NUMERIC,
+                errors=lambda op, device: [ErrorInput(SampleInput(make_f32((2, 3, 4), device)), RuntimeError,
+                                                      "two or fewer dimensions")],
+                tolerances=COV_TOLERANCES),
+]
+
+
+def _diff_samples(op, device, dtype):
+    yield from cases(((7,), ()), ((4, 5), (1, 0)), ((4, 5), (2, -1)), ((2, 3, 4), (3, 1)), ((4, 5), (0,)),
+                     ((0, 3), (1, 0)), ((4, 5), (7, -1)))(op, device, dtype)
+    x = make((4, 5), device, dtype)
+    yield SampleInput(x, (1, 1, make((4, 2), device, dtype), make((4, 1), device, dtype)), name="prepend, append")
+
+
+ENTRIES += [
+    _table_entry("diff", _diff_samples, out=True, xfails=[XFail(
+                 "out", "eager's diff.out raises IndexError (narrow: start out of range) for the empty (0, 3) input "
+                 "along dim 0, where the functional diff returns an empty tensor; the sample is kept for the latter",
+                 raises=IndexError)],
+                 errs=errors(((), (), RuntimeError, "diff expects input to be at least one-dimensional"),
+                             ((3,), (-1,), RuntimeError, "order must be non-negative"))),
+    _table_entry("sum_to_size", cases(((2, 3, 4), ([3, 1],)), ((2, 3, 4), ([1, 3, 4],)), ((4, 5), ([4, 5],)),
+                                      ((4, 5), ([1],)), ((), ([],)), ((0, 3), ([1, 3],))),
+                 dtypes=ALL - {torch.bool}, tolerances={
+                     # a sum of a handful of terms in float16/bfloat16, accumulated in a different order
+                     torch.float16: (2e-3, 2e-3), torch.bfloat16: (2e-2, 2e-2)}),
 ]

@@ -1,12 +1,19 @@
 """OpInfo entries: sorting, selection, scans and searching. Samples run along a dim of 0-d,
 empty, size-1 and multi-dim operands, in every layout; selections (kthvalue, median) use
-distinct values, since eager picks any index among equal ones."""
+distinct values, since eager picks any index among equal ones. Selections by frequency or
+equality (mode, unique, isin) hold small integers, so that values repeat; the unique ops, of
+data-dependent output size, trace with unbacked sizes, and their out= samples write into tensors
+of eager's result shapes (primkit does not resize out= tensors). Quantiles run every interpolation."""
 from __future__ import annotations
+
+import functools
 
 import torch
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from primkit.opinfo.dtypes import BOOL, COMPLEX, FLOATING, INTEGRAL
+from primkit.opinfo.definitions.common import aten_entry
+from primkit.opinfo.definitions.reductions import tuple_out
+from primkit.opinfo.dtypes import ALL, BOOL, COMPLEX, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
 from primkit.opinfo.samples import FLOATING as FLOAT_DTYPES, layouts, make
 
 REAL = FLOATING | INTEGRAL
@@ -270,4 +277,202 @@ ENTRIES = [
            xfails=[XFail("strides", NONZERO_STRIDES, raises=AssertionError)]),
     _entry("masked_select", torch.masked_select, ("aten::masked_select", "aten::masked_select.out"),
            _masked_select_samples, errors=_masked_select_errors, dtypes=REAL | BOOL | COMPLEX),
+]
+
+
+aten = torch.ops.aten
+_aten_entry = functools.partial(aten_entry, family="sorting")
+
+
+def _small_ints(shape, device, dtype, high=3):
+    """Values in [0, high): they repeat (exact in every dtype; bool is 0/1)."""
+    return torch.randint(0, 2 if dtype == torch.bool else high, shape, device=device).to(dtype)
+
+
+def _mode_samples(op, device, dtype):
+    """Rows of at most 16 elements: eager's std::sort is stable there (see decompositions.mode)."""
+    for shape, dim in (((), 0), ((1,), 0), ((7,), 0), ((3, 5), 1), ((3, 5), 0), ((2, 3, 4), -2), ((0, 3), 1)):
+        for keepdim in (False, True):
+            yield SampleInput(_small_ints(shape, device, dtype), (dim, keepdim), name=f"{shape} dim={dim} "
+                              f"keepdim={keepdim}")
+    t = _small_ints((5, 4), device, dtype).t()
+    yield SampleInput(t, (1,), name="transposed")
+    yield SampleInput(_small_ints((4, 16), device, dtype, high=5), (), name="rows of 16, default dim")
+    if dtype.is_floating_point:
+        yield SampleInput(torch.tensor([[-0.0, 0.0, 1.5, 1.5], [2.0, -1.0, -1.0, 2.0]], device=device, dtype=dtype),
+                          (1,), name="signed zeros, ties")
+
+
+def _mode_errors(op, device):
+    yield ErrorInput(SampleInput(make((0, 3), device, torch.float32), (0,)), IndexError, "non-zero size")
+    yield ErrorInput(SampleInput(make((2, 3), device, torch.float32), (2,)), IndexError, "Dimension out of range")
+
+
+QUANTILE_CASES = (((7,), None), ((3, 5), 1), ((3, 5), 0), ((2, 3, 4), -2), ((), None), ((), 0), ((1,), 0))
+
+
+INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_samples(op, device, dtype):
+    """Knob scalar: q a Python float (quantile.scalar) rather than a tensor."""
+    scalar = op.sample_kwargs.get("scalar", False)
+    qs = (0.3, 0.0, 1.0) if scalar else (torch.tensor([0.0, 0.25, 0.5, 1.0], device=device, dtype=dtype),
+                                         torch.tensor(0.7, device=device, dtype=dtype))
+    for shape, dim in QUANTILE_CASES:
+        for q in qs:
+            for keepdim in (False, True):
+                yield SampleInput(make(shape, device, dtype), (q,), {"dim": dim, "keepdim": keepdim},
+                                  name=f"{shape} dim={dim} keepdim={keepdim}")
+    for interpolation in INTERPOLATIONS:
+        yield SampleInput(make((3, 6), device, dtype), (qs[0],), {"dim": 1, "interpolation": interpolation},
+                          name=f"{interpolation}")
+    t = make((5, 4), device, dtype).t()
+    yield SampleInput(t, (qs[0],), {"dim": 0}, name="transposed")
+    rows = torch.tensor([[1.0, NAN, 3.0, 2.0], [NAN, NAN, NAN, NAN], [4.0, 0.0, -1.0, 2.5]], device=device,
+                        dtype=dtype)
+    for interpolation in ("linear", "nearest"):
+        yield SampleInput(rows, (qs[0],), {"dim": 1, "interpolation": interpolation}, name=f"nan rows {interpolation}")
+    yield SampleInput(_small_ints((4, 6), device, dtype), (qs[0],), {"dim": 1}, name="ties")
+
+
+def _quantile_errors(op, device):
+    a = make((3, 4), device, torch.float32)
+    q = torch.tensor([0.5], device=device)
+    yield ErrorInput(SampleInput(a, (q.double(),)), RuntimeError, "q tensor must be same dtype")
+    yield ErrorInput(SampleInput(a, (q.reshape(1, 1),)), RuntimeError, "q must be a scalar or 1D tensor")
+    yield ErrorInput(SampleInput(a, (1.5,)), RuntimeError, r"q must be in the range \[0, 1\]")
+    yield ErrorInput(SampleInput(a, (q,), {"interpolation": "cubic"}), RuntimeError, "interpolation must be one of")
+    yield ErrorInput(SampleInput(make((0, 3), device, torch.float32), (q,)), RuntimeError, "must be non-empty")
+    yield ErrorInput(SampleInput(a.half(), (q.half(),)), RuntimeError, "must be either float or double")
+
+
+def _unique_samples(op, device, dtype):
+    """Knob dim: along a dim (unique_dim, unique_dim_consecutive, unique_consecutive with dim)."""
+    along = op.sample_kwargs.get("dim", False)
+    flags = ({}, {"return_inverse": True}, {"return_counts": True}, {"return_inverse": True, "return_counts": True})
+    cases = ((((6, 3), 0), ((6, 3), 1), ((4, 2, 3), 1), ((4, 2, 3), -1), ((9,), 0), ((2, 0), 1), ((0, 3), 0))
+             if along else (((12,), None), ((3, 4), None), ((), None), ((0, 2), None)))
+    for shape, dim in cases:
+        x = _small_ints(shape, device, dtype, high=2 if along else 3)
+        for kw in flags:
+            dim_kw = {"dim": dim} if along else {}
+            yield SampleInput(x, (), {**kw, **dim_kw}, name=f"{shape} dim={dim} {kw}")
+    yield SampleInput(_small_ints((5, 4), device, dtype, high=2).t(), (), {"return_counts": True,
+                                                                         **({"dim": 1} if along else {})},
+                      name="transposed")
+
+
+def _unique_dim_positional(op):
+    """op(a, dim, ...) for aten.unique_dim and unique_dim_consecutive (and their out= forms),
+    whose dim is positional; the samples name it as a keyword."""
+    def call(a, *, dim, return_inverse=False, return_counts=False, **outs):
+        return op(a, dim, return_inverse=return_inverse, return_counts=return_counts, **outs)
+    call.__name__ = str(op)
+    return call
+
+
+def _with_out_shapes(op, device, dtype):
+    """The unique samples, each naming the shapes of eager's results (the sizes are data): the
+    out= form writes into fresh tensors of those shapes."""
+    functional = op.sample_kwargs["functional"]
+    for s in _unique_samples(op, device, dtype):
+        shapes = [tuple(t.shape) for t in functional(s.input, *s.args, **s.kwargs)]
+        yield SampleInput(s.input, s.args, {**s.kwargs, "out_shapes": shapes}, name=s.name)
+
+
+def _into_fresh_outs(overload):
+    """overload (an out= form with out0, out1, out2: values, inverse, counts) writing into fresh
+    tensors of the given shapes."""
+    def op(a, *args, out_shapes, **kwargs):
+        outs = {f"out{i}": torch.empty(shape, device=a.device, dtype=a.dtype if i == 0 else torch.int64)
+                for i, shape in enumerate(out_shapes)}
+        return overload(a, *args, **kwargs, **outs)
+    op.__name__ = str(overload)
+    return op
+
+
+def _unique_dim_errors(op, device):
+    yield ErrorInput(SampleInput(make((), device, torch.float32), (), {"dim": 0}), IndexError, "has no dimensions")
+    yield ErrorInput(SampleInput(make((0, 3), device, torch.float32), (), {"dim": 1}), RuntimeError,
+                     "they aren't selected")
+
+
+def _isin_samples(op, device, dtype):
+    """Knob scalar: "elements" or "test" is a Python number (isin.Scalar_Tensor / Tensor_Scalar)."""
+    scalar = op.sample_kwargs.get("scalar")
+    number = 2 if dtype in (torch.int64, torch.uint8) else 2.0
+    for shape, test_shape in (((3, 4), (5,)), ((12,), (3, 2)), ((), (4,)), ((0, 3), (2,)), ((3, 4), ()),
+                              ((3, 4), (0,)), ((3, 4), (40,))):
+        elements, test = _small_ints(shape, device, dtype, high=5), _small_ints(test_shape, device, dtype, high=5)
+        for invert in (False, True):
+            kw = {"invert": invert}
+            if scalar == "elements":
+                yield SampleInput(number, (test,), kw, name=f"number in {test_shape} invert={invert}")
+            elif scalar == "test":
+                yield SampleInput(elements, (number,), kw, name=f"{shape} holds number invert={invert}")
+            else:
+                yield SampleInput(elements, (test,), kw, name=f"{shape} in {test_shape} invert={invert}")
+    if scalar is None:
+        yield SampleInput(_small_ints((5, 4), device, dtype, high=5).t(), (_small_ints((3,), device, dtype, high=5),),
+                          name="transposed")
+        yield SampleInput(_small_ints((3, 4), device, dtype, high=5), (_small_ints((3,), device, dtype, high=5),),
+                          {"assume_unique": True}, name="assume_unique")
+        if dtype.is_floating_point:
+            vals = torch.tensor([NAN, 1.0, -0.0, 2.5], device=device, dtype=dtype)
+            yield SampleInput(vals, (torch.tensor([NAN, 0.0, 2.5], device=device, dtype=dtype),), name="nan, zeros")
+        if dtype != torch.float64:
+            yield SampleInput(_small_ints((3, 4), device, dtype, high=5),
+                              (torch.tensor([1.5, 2.0], device=device, dtype=torch.float64),), name="float64 test")
+    elif dtype.is_floating_point:
+        yield SampleInput(2.5 if scalar == "elements" else make((3, 4), device, dtype),
+                          ((make((4,), device, dtype),) if scalar == "elements" else (2.5,)), name="fractional number")
+
+
+def _isin_errors(op, device):
+    yield ErrorInput(SampleInput(torch.ones(3, device=device, dtype=torch.bool),
+                                 (torch.ones(2, device=device, dtype=torch.bool),)), RuntimeError,
+                     "Unsupported input type encountered for isin")
+
+
+ENTRIES += [
+    _aten_entry("mode", torch.mode, ("aten::mode",), _mode_samples, _mode_errors, dtypes=ALL),
+    # (No gradient test: eager autograd refuses out= arguments that require grad.)
+    _aten_entry("mode_out", tuple_out(torch.mode), ("aten::mode", "aten::mode.values"), _mode_samples, dtypes=ALL,
+               supports_autograd=False),
+    _aten_entry("quantile", torch.quantile, ("aten::quantile", "aten::quantile.out"), _quantile_samples,
+                _quantile_errors, dtypes=FLOAT32_64, supports_out=True),
+    _aten_entry("quantile_scalar", torch.quantile, ("aten::quantile.scalar", "aten::quantile.scalar_out"),
+                _quantile_samples, dtypes=FLOAT32_64, supports_out=True, sample_kwargs={"scalar": True}),
+    _aten_entry("nanquantile", torch.nanquantile, ("aten::nanquantile", "aten::nanquantile.out"), _quantile_samples,
+                _quantile_errors, dtypes=FLOAT32_64, supports_out=True),
+    _aten_entry("nanquantile_scalar", torch.nanquantile, ("aten::nanquantile.scalar", "aten::nanquantile.scalar_out"),
+                _quantile_samples, dtypes=FLOAT32_64, supports_out=True, sample_kwargs={"scalar": True}),
+    _aten_entry("unique_consecutive", torch.unique_consecutive, ("aten::unique_consecutive",), _unique_samples,
+                dtypes=ALL, supports_autograd=False),
+    _aten_entry("unique_consecutive_dim", torch.unique_consecutive, ("aten::unique_consecutive",), _unique_samples,
+                _unique_dim_errors, dtypes=ALL, supports_autograd=False, sample_kwargs={"dim": True}),
+    _aten_entry("unique_dim", _unique_dim_positional(aten.unique_dim.default), ("aten::unique_dim",), _unique_samples,
+                _unique_dim_errors, dtypes=ALL, supports_autograd=False, sample_kwargs={"dim": True}),
+    _aten_entry("unique_dim_consecutive", _unique_dim_positional(aten.unique_dim_consecutive.default),
+                ("aten::unique_dim_consecutive",), _unique_samples, _unique_dim_errors, dtypes=ALL,
+                supports_autograd=False, sample_kwargs={"dim": True}),
+    # The out= forms (out0, out1, out2), into tensors of eager's result shapes.
+    _aten_entry("unique_consecutive_out", _into_fresh_outs(aten.unique_consecutive.out),
+                ("aten::unique_consecutive.out",), _with_out_shapes, dtypes=ALL, supports_autograd=False,
+                sample_kwargs={"functional": aten.unique_consecutive.default}),
+    _aten_entry("unique_dim_out", _into_fresh_outs(_unique_dim_positional(aten.unique_dim.out)), ("aten::unique_dim.out",),
+                _with_out_shapes, dtypes=ALL, supports_autograd=False,
+                sample_kwargs={"dim": True, "functional": _unique_dim_positional(aten.unique_dim.default)}),
+    _aten_entry("unique_dim_consecutive_out", _into_fresh_outs(_unique_dim_positional(aten.unique_dim_consecutive.out)),
+                ("aten::unique_dim_consecutive.out",), _with_out_shapes, dtypes=ALL, supports_autograd=False,
+                sample_kwargs={"dim": True, "functional": _unique_dim_positional(aten.unique_dim_consecutive.default)}),
+    _aten_entry("isin", torch.isin, ("aten::isin.Tensor_Tensor", "aten::isin.Tensor_Tensor_out"), _isin_samples,
+                _isin_errors, dtypes=NUMERIC, supports_out=True, supports_autograd=False),
+    _aten_entry("isin_scalar_elements", torch.isin, ("aten::isin.Scalar_Tensor", "aten::isin.Scalar_Tensor_out"),
+                _isin_samples, dtypes=NUMERIC, supports_out=True, supports_autograd=False,
+                sample_kwargs={"scalar": "elements"}),
+    _aten_entry("isin_scalar_test", torch.isin, ("aten::isin.Tensor_Scalar", "aten::isin.Tensor_Scalar_out"),
+                _isin_samples, dtypes=NUMERIC, supports_out=True, supports_autograd=False,
+                sample_kwargs={"scalar": "test"}),
 ]
