@@ -228,9 +228,11 @@ def analyze_entries(entries, jobs: int = 1, progress=None, meanwhile=None) -> tu
     progress = progress or (lambda done, total: None)
     if jobs > 1 and len(names) > 1 and hasattr(os, "fork"):
         import multiprocessing
+        # the first entry traces here, before the fork: the workers inherit the wrapped table and torch's
+        # warmed caches (dispatch, fake-tensor, the composites' kernels) instead of building them each
+        parts, done = [_analyze_names(names[:1])], 1
         size = max(1, min(4, len(names) // (jobs * 8) or 1))   # small chunks: a few entries trace for seconds
-        chunks = [names[i:i + size] for i in range(0, len(names), size)]
-        parts, done = [], 0
+        chunks = [names[i:i + size] for i in range(1, len(names), size)]
         # a forked child that enters an OpenMP region its parent had started hangs in libgomp's barrier
         # (seen with pytest-xdist): the workers run torch's kernels on one thread, outside OpenMP
         with multiprocessing.get_context("fork").Pool(jobs, initializer=torch.set_num_threads, initargs=(1,)) as pool:
