@@ -1,6 +1,8 @@
 """Dtype classes as data: the names a catalog entry may use in its ``dtypes`` field."""
 from __future__ import annotations
 
+import math
+
 import torch
 
 _BY_NAME = {
@@ -84,3 +86,17 @@ def to_real(dtype):
 
 def to_complex(dtype):
     return COMPLEX_OF.get(dtype, dtype)
+
+
+def lowest(dtype) -> float | int | bool:
+    """The smallest value of ``dtype`` (-inf for a floating dtype, False for bool): max's identity."""
+    if dtype == torch.bool:
+        return False
+    return -math.inf if dtype.is_floating_point else torch.iinfo(dtype).min
+
+
+def highest(dtype) -> float | int | bool:
+    """The largest value of ``dtype`` (inf for a floating dtype, True for bool): min's identity."""
+    if dtype == torch.bool:
+        return True
+    return math.inf if dtype.is_floating_point else torch.iinfo(dtype).max

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from primkit.decompositions.lowering.core import P, lowers, splat, where_eq
+from primkit.decompositions.lowering.core import P, lowers, splat
 
 
 @lowers("conj_physical")

@@ -3,7 +3,6 @@ the helpers lowerings share. Family modules (``lowering/<family>.py``) hold the 
 from __future__ import annotations
 
 import functools
-import math
 
 import torch
 
@@ -55,7 +54,7 @@ def in_opmath(fn):
 
 def splat(value, like):
     """The Python number ``value`` as a tensor of ``like``'s shape, dtype and device."""
-    return P.broadcast_in_dim(P.scalar_tensor(value, dtype=like.dtype, device=like.device), list(like.shape), [])
+    return P.broadcast_in_dim(scalar(value, like), list(like.shape), [])
 
 
 def where_eq(x, value, then, otherwise):
@@ -76,20 +75,6 @@ def iota(n, like, start=0, step=1, dtype=torch.int64):
 def scalar(value, like, dtype=None):
     """A 0-d tensor holding ``value`` at ``like``'s dtype (or ``dtype``) and device."""
     return P.scalar_tensor(value, dtype=dtype or like.dtype, device=like.device)
-
-
-def lowest(dtype):
-    """The smallest value of ``dtype`` (-inf for a floating dtype, False for bool): max's identity."""
-    if dtype == torch.bool:
-        return False
-    return -math.inf if dtype.is_floating_point else torch.iinfo(dtype).min
-
-
-def highest(dtype):
-    """The largest value of ``dtype`` (inf for a floating dtype, True for bool): min's identity."""
-    if dtype == torch.bool:
-        return True
-    return math.inf if dtype.is_floating_point else torch.iinfo(dtype).max
 
 
 def isnan(x):

@@ -6,6 +6,7 @@ import math
 import torch
 
 from primkit.decompositions.lowering.core import P, in_opmath, lowers, splat, where_eq
+from primkit.decompositions.lowering.core import isnan as real_isnan
 
 
 @lowers("sigmoid")
@@ -137,14 +138,14 @@ def ne(a, b):
 
 def _never(x):
     """False everywhere x is (an integer or bool is never nan nor inf)."""
-    return P.logical_not(P.eq(x, x))
+    return real_isnan(x)
 
 
 @lowers("isnan")
 def isnan(x):
     if x.dtype.is_complex:
         return P.logical_or(isnan(P.real(x)), isnan(P.imag(x)))
-    return P.logical_not(P.eq(x, x))     # nan is the one value unequal to itself
+    return real_isnan(x)
 
 
 @lowers("isinf")

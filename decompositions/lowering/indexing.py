@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.lowering.core import (P, highest, in_opmath, iota, lowers, lowest, splat,
+from primkit.decompositions.lowering.core import (P, in_opmath, iota, lowers, splat,
                                                   with_strides)
+from primkit.prims.dtypes import highest, lowest
 from primkit.prims.meta.strides import contiguous_strides
 
 

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from primkit.decompositions.lowering.core import P, in_opmath, lowers, splat, where_eq, with_strides
+from primkit.decompositions.lowering.core import P, in_opmath, lowers, splat, with_strides
 from primkit.prims.meta.strides import contiguous_strides
 
 

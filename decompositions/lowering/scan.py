@@ -9,7 +9,8 @@ import math
 import torch
 
 from primkit import prims
-from primkit.decompositions.lowering.core import P, highest, in_opmath, iota, isnan, lowers, lowest, splat
+from primkit.decompositions.lowering.core import P, in_opmath, iota, isnan, lowers, splat
+from primkit.prims.dtypes import highest, lowest
 
 # a plain scan, an empty scanned dim, a 0-d operand: each takes its own path
 _example = lambda dtype: [(torch.ones(4, 3, dtype=dtype), 0), (torch.ones(0, 3, dtype=dtype), 0),   # noqa: E731

@@ -9,8 +9,9 @@ import math
 
 import torch
 
-from primkit.decompositions.lowering.core import (P, in_opmath, iota, isnan, lowers, lowest, highest, splat,
+from primkit.decompositions.lowering.core import (P, in_opmath, iota, isnan, lowers, splat,
                                                   with_strides)
+from primkit.prims.dtypes import highest, lowest
 from primkit.prims.meta.strides import contiguous_strides
 
 

@@ -80,15 +80,11 @@ def pool_windows(x, spatial, kernel, stride, dilation, out, pad_low, fill):
     return P.cat(slices, x.dim())
 
 
-def _lowest(dtype):
-    return -math.inf if dtype in dt.FLOAT else torch.iinfo(dtype).min
-
-
 def _max_pool(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
     kernel, stride, padding, dilation, out = pool_geometry(name, a, n, kernel_size, stride, padding, dilation,
                                                             ceil_mode)
     x, spatial, restore = _max_pool_layout(a, n)
-    win = pool_windows(x, spatial, kernel, stride, dilation, out, padding, _lowest(a.dtype))
+    win = pool_windows(x, spatial, kernel, stride, dilation, out, padding, dt.lowest(a.dtype))
     last = win.dim() - 1
     values, position = P.amax(win, [last]), P.argmax(win, last)
     # Flat input index (h * W + w) of every window position: the same windows over an index grid.

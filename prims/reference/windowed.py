@@ -7,6 +7,8 @@ import math
 
 import torch
 
+from primkit.prims.dtypes import highest, lowest
+
 
 
 def _positions(size, window, stride, low, high, dilation):
@@ -18,14 +20,6 @@ def _positions(size, window, stride, low, high, dilation):
 def _blocks(size, kernel_size, dilation, padding, stride):
     """Block positions (height, width) of im2col / col2im."""
     return tuple(_positions(n, k, s, p, p, d) for n, k, d, p, s in zip(size, kernel_size, dilation, padding, stride))
-
-
-def _lowest(dtype):
-    return -math.inf if dtype.is_floating_point else torch.iinfo(dtype).min
-
-
-def _highest(dtype):
-    return math.inf if dtype.is_floating_point else torch.iinfo(dtype).max
 
 
 def _windows(a, fill, window_dimensions, window_strides, padding_low, padding_high, window_dilation):
@@ -54,19 +48,19 @@ def _reducer(identity, reduce):
     return fn
 
 
-reduce_window_max = _reducer(_lowest, lambda w: torch.amax(w, -1))
-reduce_window_min = _reducer(_highest, lambda w: torch.amin(w, -1))
+reduce_window_max = _reducer(lowest, lambda w: torch.amax(w, -1))
+reduce_window_min = _reducer(highest, lambda w: torch.amin(w, -1))
 reduce_window_sum = _reducer(lambda dtype: 0, lambda w: torch.sum(w, -1, dtype=w.dtype))
 reduce_window_prod = _reducer(lambda dtype: 1, lambda w: torch.prod(w, -1, dtype=w.dtype))
 
 
 def argmax_window(a, *window_args):
-    values = _windows(a, _lowest(a.dtype), *window_args)
+    values = _windows(a, lowest(a.dtype), *window_args)
     # The flat position of each element of a; -1 marks padding.
     positions = _windows(torch.arange(a.numel(), device=a.device).reshape(a.shape), -1, *window_args)
     valid = positions >= 0
     nan = valid & values.isnan() if a.dtype.is_floating_point else torch.zeros_like(valid)
-    best = torch.amax(torch.where(valid & ~nan, values, _lowest(a.dtype)), -1, keepdim=True)
+    best = torch.amax(torch.where(valid & ~nan, values, lowest(a.dtype)), -1, keepdim=True)
     # argmax of a bool-as-int tensor is its first True: eager's max-pool keeps the first maximum
     first_max = torch.argmax((valid & ~nan & (values == best)).to(torch.uint8), -1, keepdim=True)
     last_nan = nan.shape[-1] - 1 - torch.argmax(nan.flip(-1).to(torch.uint8), -1, keepdim=True)
