@@ -228,13 +228,8 @@ def test_core_set_is_small():
     assert len(CORE_PRIMS) <= 64 and CORE_PRIMS <= {p.name for p in prims.catalog()}
 
 
-# What does not lower into the core set outside the prims a backend may leave out by name
-# (complex logcumsumexp): the figure may only fall.
-CORE_GAP_AT_MOST = 1
-
-
-def test_core_gap_does_not_grow():
-    assert len(core_gap()) <= CORE_GAP_AT_MOST, core_gap()
+def test_every_prim_outside_the_named_optional_sets_reaches_the_core_set():
+    assert core_gap() == []
 
 
 ELEMENTWISE_FAMILIES = {"elementwise_unary", "elementwise_binary", "elementwise_ternary", "complex", "conversion"}
@@ -311,11 +306,25 @@ def test_lowering_reach_covers_its_samples(name, dtype):
 
 @pytest.mark.parametrize("name", [n for n in STRUCTURAL if n not in CORE_PRIMS and n not in HOST_PRIMS])
 def test_structural_prim_reaches_core_set(name):
-    if name == "logcumsumexp":
-        pytest.xfail("complex logcumsumexp: eager keeps the running value's phase outside (-pi, pi], a log of a "
-                     "sum gives the principal branch; its lowering is float-only")
     assert name in LOWERINGS and name not in unreachable(CORE_PRIMS)
 
 
 def test_host_prims_are_outside_the_core_set():
     assert HOST_PRIMS.isdisjoint(CORE_PRIMS) and HOST_PRIMS.isdisjoint(LOWERINGS) and not set(core_gap()) & HOST_PRIMS
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_logcumsumexp_follows_eager_branch(dtype):
+    # eager's imaginary part is the branch its loop took (|imag| up to ~90 here, many turns of 2 pi):
+    # the lowering's phase unwrapping must land on the same one; and its special values: a nan anywhere
+    # in the prefix, an all -inf prefix (-inf + 0j, whatever the imaginary parts), one +inf real part
+    gen = torch.Generator().manual_seed(0)
+    a = torch.complex(3 * torch.randn(6, 40, generator=gen), 30 * torch.randn(6, 40, generator=gen)).to(dtype)
+    nan, inf = float("nan"), float("inf")
+    special = torch.tensor([[complex(-inf, 1), complex(-inf, 2), complex(1, 7), complex(-inf, 3), complex(2, -9), complex(nan, 0)],
+                            [complex(1, 1), complex(inf, 2.5), complex(3, 1), complex(4, 40), complex(-inf, 1), complex(0, 1)],
+                            [complex(-inf, 1), complex(0.5, nan), complex(1, 1), complex(2, 2), complex(3, 3), complex(4, 4)]],
+                           dtype=dtype)
+    lowered = LOWERINGS["logcumsumexp"][0]
+    for t, dim in ((a, 1), (a, 0), (special, 1)):
+        torch.testing.assert_close(lowered(t, dim), torch.logcumsumexp(t, dim), equal_nan=True)

@@ -64,13 +64,74 @@ def cumprod(a, dim):
     return P.prod(_masked(a, dim, 1), [dim + 1])
 
 
-# float only: eager's complex logcumsumexp adds each term to the running value's phase (log_add_exp), so
-# its imaginary part leaves (-pi, pi]; a log of a sum gives the principal branch, 2 pi apart
-@lowers("logcumsumexp", example=_example, dtypes="float")
+@lowers("logcumsumexp", example=_example)
 @in_opmath
 @_scan
 def logcumsumexp(a, dim):
+    if a.dtype.is_complex:
+        return _complex_logcumsumexp(a, dim)
     return P.logsumexp(_masked(a, dim, -math.inf), [dim + 1])   # exp(-inf) = 0 outside the prefix
+
+
+def _complex_logcumsumexp(a, dim):
+    """Eager's complex logcumsumexp, without its loop. Eager runs r = log_add_exp(x[k], r) from r = -inf:
+    the operand with the larger real part (x[k] on a tie) plus log1p(exp(smaller - larger)). Its real part
+    is log|S| with S the prefix's sum of exp(x); its imaginary part is arg(S) up to 2 pi, on the branch the
+    path took: within pi / 2 of x[k]'s where x[k] won (an anchor), of r's before where r won. So
+    imag(r[k]) = p[k] + 2 pi n[k], p the principal arg, with n[k] = round((imag(x[A]) - p[A]) / 2 pi) at
+    the last anchor A, plus round((p[m - 1] - p[m]) / 2 pi) for each later step m (phase unwrapping).
+    Special values as eager: a nan in the prefix gives nan + nan j; an all -inf prefix gives -inf + 0j;
+    one +inf real part gives +inf with that element's imaginary part. Two +inf real parts in one prefix
+    give +inf with the direction of their summed unit phases (eager takes C's exp and log of infinities
+    in order: a multiple of pi / 4 or nan): a known difference, as for complex logaddexp."""
+    xr, xi = P.real(a), P.imag(a)
+    x_r, mask = _prefixes(xr, dim)
+    x_i, _ = _prefixes(xi, dim)
+    j = dim + 1
+    big = P.amax(P.where(mask, x_r, splat(-math.inf, x_r)), [j])          # the prefix's largest real part
+    term = P.logical_and(mask, P.lt(splat(-math.inf, x_r), x_r))           # -inf terms add nothing
+    scale = P.exp(P.sub(x_r, P.broadcast_in_dim(big, list(x_r.shape), [k for k in range(x_r.dim()) if k != j])))
+    zero = splat(0, x_r)
+    cr = P.sum(P.where(term, P.mul(scale, P.cos(x_i)), zero), [j])
+    ci = P.sum(P.where(term, P.mul(scale, P.sin(x_i)), zero), [j])
+    real = P.add(big, P.mul(P.log(P.add(P.mul(cr, cr), P.mul(ci, ci))), splat(0.5, cr)))
+    p = P.atan2(ci, cr)
+    # the step's winner: x[k] unless its real part is below the previous prefix's (-inf before the first)
+    n = xr.shape[dim]
+    anchor = P.logical_not(P.lt(xr, _shifted(real, dim, -math.inf)))
+    two_pi = splat(2 * math.pi, p)
+    jump = P.round(P.div(P.sub(_shifted(p, dim, 0.0), p), two_pi))
+    jump = P.where(anchor, splat(0, jump), jump)           # an anchor's own step is its base
+    turns = P.sum(_masked(jump, dim, 0), [j])             # C[k]: jumps up to k
+    base = P.sub(P.round(P.div(P.sub(xi, p), two_pi)), turns)
+    index = P.broadcast_in_dim(iota(n, xr), list(xr.shape), [dim])
+    last = P.amax(_masked(P.where(anchor, index, splat(-1, index)), dim, -1), [j])   # A[k]
+    at_last = P.eq(_prefixes(index, dim)[0], P.broadcast_in_dim(last, list(x_r.shape),
+                                                                [k for k in range(x_r.dim()) if k != j]))
+    base_at_last = P.sum(P.where(at_last, _prefixes(base, dim)[0], zero), [j])
+    imag = P.add(p, P.mul(two_pi, P.add(base_at_last, turns)))
+    # special values
+    bad = P.logical_or(isnan(x_r), isnan(x_i))
+    any_nan = P.amax(P.convert_element_type(P.logical_and(mask, bad), xr.dtype), [j])
+    posinf = P.logical_and(mask, P.eq(x_r, splat(math.inf, x_r)))
+    infs = P.sum(P.convert_element_type(posinf, xr.dtype), [j])
+    inf_phase = P.where(P.eq(infs, splat(1, infs)), P.sum(P.where(posinf, x_i, zero), [j]),
+                        P.atan2(P.sum(P.where(posinf, P.sin(x_i), zero), [j]),
+                                P.sum(P.where(posinf, P.cos(x_i), zero), [j])))
+    all_neginf = P.eq(big, splat(-math.inf, big))
+    imag = P.where(all_neginf, splat(0, imag), P.where(P.lt(splat(0, infs), infs), inf_phase, imag))
+    real = P.where(P.lt(splat(0, infs), infs), splat(math.inf, real), real)
+    nan = P.lt(splat(0, any_nan), any_nan)
+    real, imag = P.where(nan, splat(math.nan, real), real), P.where(nan, splat(math.nan, imag), imag)
+    return P.complex(real, imag)
+
+
+def _shifted(t, dim, first):
+    """t moved one place along dim (a non-empty dim), ``first`` in the place it leaves."""
+    head = [1 if k == dim else size for k, size in enumerate(t.shape)]
+    rest = [size - 1 if k == dim else size for k, size in enumerate(t.shape)]
+    zeros, ones = [0] * t.dim(), [1] * t.dim()
+    return P.cat([P.full(head, first, dtype=t.dtype, device=t.device), P.slice(t, zeros, rest, ones)], dim)
 
 
 def _cumulative_extreme(name, extreme, identity):
