@@ -50,6 +50,8 @@ def _static(sizes) -> bool:
 
 
 def _fake_mode_of(args):
+    """The fake mode of the fake operands, or of the fake kernel running (a prim without tensor operands:
+    scalar_tensor, full, iota), read off torch.library's context; None outside fake tensors."""
     for a in args:
         if isinstance(a, FakeTensor):
             return a.fake_mode
@@ -57,7 +59,13 @@ def _fake_mode_of(args):
             for b in a:
                 if isinstance(b, FakeTensor):
                     return b.fake_mode
-    return None
+    if any(isinstance(a, torch.Tensor) or isinstance(a, (list, tuple)) and any(isinstance(b, torch.Tensor) for b in a)
+           for a in args):
+        return None      # real or meta operands: the kernel runs for the Meta key, outside a fake mode
+    try:
+        return getattr(torch.library.get_ctx(), "_fake_mode", None)
+    except RuntimeError:  # a prim without operands on the meta device, outside a fake mode
+        return None
 
 
 def run_meta(prim: PrimDef, args, kwargs):
@@ -93,11 +101,59 @@ def check_tensor_args(prim: PrimDef, bound) -> None:
                   f"{' list of tensors' if is_list else ''}, got {type(v).__name__}")
 
 
+# The fake kernel's meta results, by what the meta rule reads: the prim, and each argument's value or, for a
+# fake tensor, its geometry (sizes, strides, storage offset and size), dtype, device and layout. A rule is
+# a function of those (it cannot read a fake tensor's values), so an equal key gives an equal result. Only
+# static geometry is keyed (a SymInt is not), nothing the rule raised for is stored, and data-dependent
+# prims (a fresh unbacked size per call) are never. Torch's own fake-tensor cache skips ops outside
+# aten / prims; a trace calls the same prim on the same geometry many times over.
+_META_CACHE: dict = {}
+_META_CACHE_ENTRIES = 1 << 14
+_UNKEYED = object()
+_PLAIN = (bool, int, float, complex, str, type(None), torch.dtype, torch.device, torch.layout, torch.memory_format)
+
+
+def _meta_key(value):
+    """A hashable key for one argument of a fake kernel, or _UNKEYED where none is exact."""
+    if isinstance(value, FakeTensor):
+        shape, strides = tuple(value.shape), value.stride()
+        if not (_static(shape) and _static(strides)):
+            return _UNKEYED
+        return (shape, strides, value.storage_offset(), value.untyped_storage().nbytes(), value.dtype, value.device,
+                value.layout, value.is_conj(), value.is_neg())
+    if type(value) in _PLAIN:
+        return (type(value), value)
+    if isinstance(value, (list, tuple)):
+        keys = tuple(_meta_key(v) for v in value)
+        return _UNKEYED if any(k is _UNKEYED for k in keys) else (type(value), keys)
+    return _UNKEYED
+
+
 def _fake_kernel(prim):
+    cacheable = "data_dependent" not in prim.tags
+
     def fake(*args, **kwargs):
-        return materialize(run_meta(prim, args, kwargs), _fake_mode_of(args))
+        fake_mode = _fake_mode_of(args)
+        key = _meta_key((args, tuple(sorted(kwargs.items())))) if cacheable and fake_mode is not None else _UNKEYED
+        out = _META_CACHE.get((prim.name, key), _UNKEYED) if key is not _UNKEYED else _UNKEYED
+        if out is _UNKEYED:
+            out = run_meta(prim, args, kwargs)
+            if key is not _UNKEYED and _static_meta(out):
+                if len(_META_CACHE) >= _META_CACHE_ENTRIES:
+                    _META_CACHE.clear()
+                _META_CACHE[(prim.name, key)] = out
+        return materialize(out, fake_mode)
     fake.__name__ = f"{prim.name}_fake"
     return fake
+
+
+def _static_meta(out) -> bool:
+    """Whether a meta result holds only static sizes and strides (nothing symbolic to share between calls)."""
+    if isinstance(out, tuple):
+        return all(_static_meta(o) for o in out)
+    if isinstance(out, TensorMeta):
+        return _static(out.shape) and _static(out.strides)
+    return type(out) in _PLAIN
 
 
 def _storage_key(t):
