@@ -304,19 +304,22 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
             declared[name].append(entry.name)
     reach, entry_samples, seen_by, views = {}, {}, {}, {}
 
-    def trace_programs():
+    def meanwhile():
+        """What needs no sample traced: the overloads, their ops, tags and families, and the programs."""
+        names = set(aten_overload_names()) | {op.name() for op in table}
+        views["families"] = _families(names, table)
+        views["overloads"] = [(name, resolve(name)) for name in sorted(names)]
+        views["tags"] = {name: op_tags(op) for name, op in views["overloads"]}
         if programs:
             views["programs"] = program_view(programs, target)
     if analyze:
         entries = [e for e in opinfo.op_db if not e.is_prim]
-        reach, entry_samples, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1, progress, trace_programs)
+        reach, entry_samples, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1, progress, meanwhile)
     else:
-        trace_programs()
-    names = set(aten_overload_names()) | {op.name() for op in table}
-    families = _families(names, table)
+        meanwhile()
+    families = views["families"]
     rows = []
-    for name in sorted(names):
-        op = resolve(name)
+    for name, op in views["overloads"]:
         fn = table.get(op) if op is not None else None
         reached, missing = reach.get(name, (set(), set()))
         if is_bookkeeping(name):
@@ -334,7 +337,7 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
         rows.append({
             "name": name, "status": status, "prims": sorted(reached), "missing": sorted(missing),
             "opinfo": entries, "samples": sum(entry_samples.get(e, 0) for e in entries), "traced": name in reach,
-            "tests": _tests_for(entries, test_results), "tags": op_tags(op), "family": families.get(name),
+            "tests": _tests_for(entries, test_results), "tags": views["tags"][name], "family": families.get(name),
         })
     report = {"torch_version": torch.__version__, "summary": {}, "ops": rows}
     if "programs" in views:
