@@ -49,7 +49,7 @@ def _suggested_format(a):
 
 def pad(a, padding_value, low, high, interior):
     padding_value = rounded(padding_value, a.dtype)
-    out = a
+    out, fresh = a, False      # fresh: out lives in storage this function made (not a's)
     for d in range(a.dim()):
         n = out.shape[d]
         if interior[d] and n > 1:     # spread the elements interior[d] apart
@@ -57,7 +57,7 @@ def pad(a, padding_value, low, high, interior):
             shape[d] = n + (n - 1) * interior[d]
             spread = torch.full(shape, padding_value, dtype=a.dtype, device=a.device)
             spread.narrow(d, 0, shape[d])[(builtins.slice(None),) * d + (builtins.slice(None, None, interior[d] + 1),)] = out
-            out = spread
+            out, fresh = spread, True
         parts = []
         for amount in (low[d], None, high[d]):
             if amount is None:
@@ -66,14 +66,14 @@ def pad(a, padding_value, low, high, interior):
                 shape = list(out.shape)
                 shape[d] = amount
                 parts.append(torch.full(shape, padding_value, dtype=a.dtype, device=a.device))
-        out = torch.cat(parts, d) if len(parts) > 1 else out
+        if len(parts) > 1:
+            out, fresh = torch.cat(parts, d), True
         start, stop = max(-low[d], 0), out.shape[d] - max(-high[d], 0)   # negative padding crops
         out = out.narrow(d, start, max(stop - start, 0))
     fmt = _suggested_format(a)
-    result = out.contiguous(memory_format=fmt)
-    # pad is not a view: with nothing to pad, return a copy, never the operand's own storage.
-    return result.clone(memory_format=fmt) if result.untyped_storage().data_ptr() == \
-        a.untyped_storage().data_ptr() else result
+    # pad is not a view: with nothing added, a copy, never a view of the operand. Decided without reading
+    # a data pointer, so that the function traces under fake tensors (primkit_inductor lowers it so).
+    return out.contiguous(memory_format=fmt) if fresh else out.clone(memory_format=fmt)
 
 
 def cat(tensors, dim):
