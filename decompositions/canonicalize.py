@@ -9,7 +9,8 @@
    permutes, empty squeezes/expand_dims/revs, full slices, zero pads, one-tensor cats;
 4. constant folding: elementwise prims on scalar constants become one scalar constant;
 5. commutative operands in a canonical order (only where the output layout stays the same);
-6. common subexpressions merged (deterministic, non-mutating prims only; generator prims never merge);
+6. common subexpressions merged (deterministic, non-mutating prims only; generator prims never merge;
+   module state is keyed by name, not by its value at trace time);
 7. dead code removed;
 8. nodes in a deterministic topological order with deterministic names (generator prims keep their order).
 
@@ -347,6 +348,14 @@ def _placeholder_key(node, index) -> str:
     return f"in{index}:{type(v).__name__}"
 
 
+def _state_key(name, attr) -> str:
+    """Module state (a parameter or buffer, read by reference) by its name and geometry, not its value:
+    the next call may read other values, so two states equal at trace time are still two values."""
+    if not isinstance(attr, torch.Tensor):
+        return f"state:{name}"
+    return f"state:{name}:{tuple(attr.shape)}:{attr.dtype}:{tuple(attr.stride())}"
+
+
 def _constant_key(attr) -> str:
     """A tensor constant by its value (two programs differing only in a constant's values differ)."""
     if not isinstance(attr, torch.Tensor):
@@ -368,14 +377,22 @@ def _draws(node) -> bool:
     return prim is not None and "stateful" in prim.tags
 
 
-def structural_keys(gm) -> dict:
+def structural_keys(gm, constants: dict | None = None) -> dict:
+    """node -> its key. ``constants`` (attribute name -> key) keeps the keys of gm's attributes between
+    calls on one graph, so that each constant's data is hashed once."""
     keys, index, draws = {}, 0, 0
+    constants = {} if constants is None else constants
     for node in gm.graph.nodes:
         if node.op == "placeholder":
             keys[node] = _digest(_placeholder_key(node, index))
             index += 1
         elif node.op == "get_attr":
-            keys[node] = _digest(f"attr:{_constant_key(getattr(gm, node.target, None))}")
+            if node.target not in constants:
+                attr = getattr(gm, node.target, None)
+                state = node.meta.get("module_state")
+                constants[node.target] = _digest(f"attr:{_state_key(state, attr)}" if state is not None
+                                                 else f"attr:{_constant_key(attr)}")
+            keys[node] = constants[node.target]
         elif node.op == "call_function":
             name = node.target.name() if isinstance(node.target, torch._ops.OpOverload) else \
                 getattr(node.target, "__name__", str(node.target))
@@ -410,10 +427,10 @@ def has_inplace_writes(gm) -> bool:
     return any(n.target is P.copy_to.default for n in nodes[:tail])
 
 
-def eliminate_common_subexpressions(gm):
+def eliminate_common_subexpressions(gm, constants: dict | None = None):
     if has_inplace_writes(gm):
         return gm   # two reads of a tensor around a write are not the same value
-    keys = structural_keys(gm)
+    keys = structural_keys(gm, constants)
     first = {}
     for node in list(gm.graph.nodes):
         if not _pure(node):
@@ -429,12 +446,12 @@ def eliminate_common_subexpressions(gm):
 
 # 8. order and names ----------------------------------------------------------------------------
 
-def canonical_order(gm):
+def canonical_order(gm, constants: dict | None = None):
     g = gm.graph
     if has_inplace_writes(gm):
         return _rename(gm, [n for n in g.nodes if n.op == "placeholder"],
                        [n for n in g.nodes if n.op not in ("placeholder", "output")])
-    keys = structural_keys(gm)
+    keys = structural_keys(gm, constants)
     nodes = list(g.nodes)
     placeholders = [n for n in nodes if n.op == "placeholder"]
     body = [n for n in nodes if n.op not in ("placeholder", "output")]
@@ -498,10 +515,11 @@ def canonicalize(gm: fx.GraphModule, *, inplace: bool = False) -> fx.GraphModule
     explicit_arguments(gm)
     remove_noops(gm)
     fold_constants(gm)
-    order_commutative(gm, structural_keys(gm))
-    eliminate_common_subexpressions(gm)
+    constants: dict = {}    # each tensor constant hashed once, not once per pass
+    order_commutative(gm, structural_keys(gm, constants))
+    eliminate_common_subexpressions(gm, constants)
     gm.graph.eliminate_dead_code()
-    canonical_order(gm)
+    canonical_order(gm, constants)
     return _rename_unique(gm)
 
 

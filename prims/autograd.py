@@ -38,6 +38,8 @@ import math
 from dataclasses import dataclass
 
 import torch
+from torch._library.autograd import Info, make_autograd_impl   # torch.library.register_autograd's steps
+from torch._library.utils import has_kwarg_only_tensors, is_functional_schema
 
 from primkit.prims import derivative_helpers
 
@@ -140,7 +142,9 @@ def _parse(fld, text, names):
     except SyntaxError as e:
         raise FormulaError(fld, f"cannot parse formula {text!r}: {e.msg}") from None
     calls, used = set(), set()
-    for node in ast.walk(tree):
+    nodes = list(ast.walk(tree))
+    callees = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    for node in nodes:
         if not isinstance(node, _NODES):
             raise FormulaError(fld, f"{text!r}: {type(node).__name__} is not allowed in a formula (calls of "
                                     f"prims and helpers, names, numbers and lists only)")
@@ -148,7 +152,7 @@ def _parse(fld, text, names):
             if not isinstance(node.func, ast.Name):
                 raise FormulaError(fld, f"{text!r}: only prims and helpers can be called, by name")
             calls.add(node.func.id)
-        elif isinstance(node, ast.Name) and not _is_callee(tree, node):
+        elif isinstance(node, ast.Name) and id(node) not in callees:
             if node.id not in names:
                 raise FormulaError(fld, f"{text!r}: unknown name '{node.id}' (known: {', '.join(sorted(names))})")
             used.add(node.id)
@@ -167,10 +171,6 @@ def _int_literal(node):
         inner = _int_literal(node.operand)
         return None if inner is None else -inner
     return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
-
-
-def _is_callee(tree, name_node) -> bool:
-    return any(isinstance(n, ast.Call) and n.func is name_node for n in ast.walk(tree))
 
 
 def check_calls(derivative: Derivative, signatures) -> None:
@@ -344,12 +344,31 @@ def register(prim, derivative: Derivative, lib) -> None:
         return (None,) * len(arg_names)
 
     if derivative.constant:
-        torch.library.register_autograd(f"primkit::{prim.name}", constant, setup_context=constant_setup, lib=lib)
+        _register_autograd(lib, prim.name, schema, constant, constant_setup)
     elif derivative.formulas:
-        torch.library.register_autograd(f"primkit::{prim.name}", backward, setup_context=setup_context, lib=lib)
+        _register_autograd(lib, prim.name, schema, backward, setup_context)
     else:
-        torch.library.register_autograd(f"primkit::{prim.name}", not_differentiable, lib=lib)
+        _register_autograd(lib, prim.name, schema, not_differentiable, None)
     REGISTERED[prim.name] = derivative
+
+
+def _register_autograd(lib, name, schema, backward, setup_context) -> None:
+    """``torch.library.register_autograd(f"primkit::{name}", backward, setup_context=..., lib=lib)``, with
+    torch's kernel built on the op's first call through autograd: building it (an autograd.Function and
+    a dataclass per op) for every prim was a third of ``import primkit``. The kernel sits at the key
+    register_autograd uses, so dispatch is the same, and register_autograd's checks run here, at import."""
+    if not is_functional_schema(schema) or has_kwarg_only_tensors(schema):
+        raise RuntimeError(f"primkit.{name}: a derivative needs a functional signature without keyword-only "
+                           f"tensors (torch.library.register_autograd's rule), got {schema}")
+    kernel = None
+
+    def autograd(keyset, *args, **kwargs):
+        nonlocal kernel
+        if kernel is None:
+            kernel = make_autograd_impl(getattr(torch.ops.primkit, name).default, Info(backward, setup_context))
+        return kernel(keyset, *args, **kwargs)
+    autograd.__name__ = f"{name}_autograd"
+    lib.impl(name, autograd, "Autograd", with_keyset=True)
 
 
 def register_mutating(prim, lib) -> None:

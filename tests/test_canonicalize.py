@@ -184,6 +184,27 @@ def test_canonical_graph_keeps_input_mutation():
     torch.testing.assert_close(x, X * 2 + Y)     # the epilogue still writes the input
 
 
+class _TwinLinears(torch.nn.Module):
+    """Two layers whose parameters are equal at trace time (as zero biases or unit norm weights are)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)
+        self.b.load_state_dict(self.a.state_dict())
+
+    def forward(self, x):
+        return self.a(x) - self.b(x)
+
+
+def test_equal_parameters_stay_two_values():
+    # Module state is read by reference: merging x @ a.weight with x @ b.weight would be wrong on the next call.
+    model = _TwinLinears()
+    gm = trace(model, X)
+    with torch.no_grad():
+        model.b.bias.add_(1.0)
+    torch.testing.assert_close(gm(X), model(X))
+
+
 MODELS = zoo()
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 import primkit
 
@@ -79,6 +80,15 @@ def test_imports_only_the_package(tmp_path):
             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {LAYERS!r}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]"], out.stdout
+
+
+def test_import_is_light(tmp_path):
+    # sympy (0.3 s to import) loads only where a symbol is made (prims.symdim, prims.symbolic), and torch
+    # builds a prim's autograd kernel on its first call through autograd, not at import.
+    code = ("import sys, torch, primkit; P = torch.ops.primkit; print('sympy' in sys.modules);"
+            "x = torch.ones(2, requires_grad=True); P.sin(x).sum().backward(); print(x.grad.tolist())")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["False", str(torch.ones(2).cos().tolist())], out.stdout
 
 
 def test_no_source_imports_a_layer_by_its_folder_name():

@@ -10,7 +10,11 @@ Per model, side by side in one run (interleaved repetitions, the median of each)
   backend ("inductor"), both after their compile (``--skip-inductor`` leaves them out: Inductor
   compiles for minutes on a small machine);
 - trace / make_fx: ``trace(model)`` against ``make_fx(model, tracing_mode="fake")`` (ATen graph, no
-  decomposition table): the cost of decomposing to prims and canonicalizing over capturing ATen.
+  decomposition table): the cost of decomposing to prims and canonicalizing over capturing ATen;
+- canonicalize / trace: the share of ``trace(model)`` that canonicalization takes (against
+  ``trace(model, canonical=False)``, timed alongside).
+
+Before the tables: ``import primkit``'s cost beyond ``import torch``, in fresh interpreters (median).
 
 The models: small configurations of transformers models (GPT-2, BERT, Llama, Mistral, T5's encoder,
 ViT, ResNet, ConvNeXt, Whisper's encoder), batch 2, in evaluation mode under no_grad, on CPU and on
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import subprocess
 import sys
 import time
 
@@ -167,7 +172,7 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
             for k, f in runs.items():
                 times[k].append(_timed(f, device))
     fn, args = _positional(model, inputs)
-    tracers = {"trace": lambda: trace(model, **inputs),
+    tracers = {"trace": lambda: trace(model, **inputs), "trace_raw": lambda: trace(model, canonical=False, **inputs),
                "make_fx": lambda: make_fx(fn, tracing_mode="fake", _allow_non_fake_inputs=True)(*args)}
     ttimes = {k: [] for k in tracers}
     with torch.no_grad():
@@ -183,13 +188,26 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
         row["primkit_inductor"] = med["primkit_inductor"] / med["inductor"]
     row["trace"] = med["trace"] / med["make_fx"]
     row["trace_s"] = med["trace"]
+    row["canonicalize"] = max(0.0, 1 - med["trace_raw"] / med["trace"])
     return row
+
+
+_IMPORT = ("import time; t = time.perf_counter(); import torch; t1 = time.perf_counter(); import primkit; "
+           "print(time.perf_counter() - t1)")
+
+
+def import_seconds(repeat: int) -> float:
+    """``import primkit``'s cost beyond ``import torch``: the median over fresh interpreters."""
+    runs = [float(subprocess.run([sys.executable, "-c", _IMPORT], capture_output=True, text=True, check=True).stdout)
+            for _ in range(repeat)]
+    return statistics.median(runs)
 
 
 COLUMNS = [("eager_ms", "eager ms", "{:.2f}"), ("executor", "executor/eager", "{:.2f}x"),
            ("reference", "reference/eager", "{:.2f}x"), ("through_prims", "through_prims/eager", "{:.2f}x"),
            ("primkit_inductor", "primkit_inductor/inductor", "{:.2f}x"),
-           ("trace", "trace/make_fx", "{:.2f}x"), ("trace_s", "trace s", "{:.2f}")]
+           ("trace", "trace/make_fx", "{:.2f}x"), ("trace_s", "trace s", "{:.2f}"),
+           ("canonicalize", "canonicalize/trace", "{:.0%}")]
 
 
 def _table(rows: dict) -> str:
@@ -201,7 +219,7 @@ def _table(rows: dict) -> str:
     for key, _, fmt in cols:
         vals = [r[key] for r in rows.values() if key in r]
         geo.append(fmt.format(math.exp(sum(map(math.log, vals)) / len(vals))) if vals and key not in
-                   ("eager_ms", "trace_s") else "")
+                   ("eager_ms", "trace_s", "canonicalize") else "")
     lines.append("| geomean | " + " | ".join(geo) + " |")
     return "\n".join(lines)
 
@@ -212,6 +230,7 @@ def main(argv=None, prog="primkit bench") -> int:
     p.add_argument("--models", default=",".join(models), help=f"comma-separated, of: {', '.join(models)}")
     p.add_argument("--repeat", type=int, default=7, help="timed runs of each graph (median)")
     p.add_argument("--trace-repeat", type=int, default=3, help="timed traces of each model (median)")
+    p.add_argument("--import-repeat", type=int, default=5, help="fresh interpreters timing import primkit (0: skip)")
     p.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
     p.add_argument("--skip-inductor", action="store_true", help="leave out the Inductor columns")
     p.add_argument("--device", choices=["cpu", "cuda", "all"], default="all",
@@ -223,6 +242,9 @@ def main(argv=None, prog="primkit bench") -> int:
     unknown = [m for m in chosen if m not in models]
     if unknown:
         p.error(f"unknown models {unknown}; choose from {', '.join(models)}")
+    if args.import_repeat > 0:
+        print(f"import primkit: {import_seconds(args.import_repeat):.2f} s beyond import torch "
+              f"(median of {args.import_repeat} fresh interpreters)", flush=True)
     devices = ["cpu", "cuda"] if args.device == "all" else [args.device]
     for device in devices:
         if device == "cuda" and not torch.cuda.is_available():

@@ -11,7 +11,6 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
 from primkit.prims.meta.rules import meta_rule
 from primkit.prims.meta.common import check_addressable, check_dtype, check_same_device, contiguous_meta, shape_str
-from primkit.prims.symdim import SymDim, symbol
 
 
 def data_dependent_size(prim, a=None, *, least=0):
@@ -27,6 +26,7 @@ def data_dependent_size(prim, a=None, *, least=0):
         least = least if isinstance(least, int) else 0
         return ctx.new_dynamic_size(min=least, max=numel) if isinstance(numel, int) else \
             ctx.new_dynamic_size(min=least)
+    from primkit.prims.symdim import SymDim, symbol   # imports sympy (0.3 s): only where a symbol is made
     return SymDim(symbol(f"{prim.name}_size"))
 
 

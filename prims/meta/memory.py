@@ -8,7 +8,6 @@ from primkit.prims.errors import check
 from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
 from primkit.prims.meta.strides import elementwise_strides, is_non_overlapping, itemsize
-from primkit.prims.symdim import SymDim, symbol
 
 
 @meta_rule("clone", constraints=("C1",))
@@ -56,6 +55,7 @@ def item(prim, a):
         if a.dtype == torch.bool:
             return env.create_unbacked_symbool()
         return env.create_unbacked_symfloat() if a.dtype.is_floating_point else env.create_unbacked_symint()
+    from primkit.prims.symdim import SymDim, symbol   # imports sympy (0.3 s): only where a symbol is made
     return SymDim(symbol("item_value"))
 
 
