@@ -20,15 +20,16 @@ from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.shape import view_strides
 from primkit.prims.meta.strides import (
-    channels_last_strides, contiguous_strides, elementwise_strides, is_non_overlapping, itemsize)
+    channels_last_strides, contiguous_strides, elementwise_strides, is_non_overlapping, itemsize, surely)
 
 
 # --- dims, sizes and layouts -------------------------------------------------------------
 
 def check_sizes(size, op):
-    if any(s < 0 for s in size):
-        raise RuntimeError(f"{op}: Trying to create tensor with negative dimension "
-                           f"{next(s for s in size if s < 0)}: {list(size)}")
+    """Each size >= 0 (eager's RuntimeError). A data-dependent size (an unbacked SymInt, ``.item()``'s)
+    cannot be decided while tracing: torch._check records it as the ShapeEnv's assumption instead."""
+    for s in size:
+        torch._check(s >= 0, lambda: f"{op}: Trying to create tensor with negative dimension {s}: {list(size)}")
 
 
 def infer_size(shape, numel):
@@ -94,9 +95,9 @@ def suggested_strides(a, shape) -> tuple:
 
 
 def _same_layout(shape, s1, s2) -> bool:
-    if any(n == 0 for n in shape):
+    if any(surely(n == 0) for n in shape):
         return True
-    return all(n == 1 or x == y for n, x, y in zip(shape, s1, s2))
+    return all(surely(n == 1) or surely(x == y) for n, x, y in zip(shape, s1, s2))
 
 
 def in_layout(t, strides):
@@ -299,8 +300,10 @@ def slice_(a, dim=0, start=None, end=None, step=1):
     size = a.shape[dim]
     start = 0 if start is None else start
     end = size if end is None else end
-    start = max(0, min(size, start + size if start < 0 else start))
-    end = max(start, min(size, end + size if end < 0 else end))
+    # sym_min / sym_max: a bound read from data (.item()) clamps symbolically; it is taken as
+    # counting from the start unless known negative (torch's size-oblivious rule)
+    start = torch.sym_max(0, torch.sym_min(size, start + size if surely(start < 0) else start))
+    end = torch.sym_max(start, torch.sym_min(size, end + size if surely(end < 0) else end))
     starts, limits, steps = [0] * a.dim(), list(a.shape), [1] * a.dim()
     starts[dim], limits[dim], steps[dim] = start, end, step
     return P.slice(a, starts, limits, steps)

@@ -95,6 +95,21 @@ def _data_dependence_named(name):
         raise error from e
 
 
+def _items_as_prims(gm):
+    """Each host read (``aten._local_scalar_dense``: ``.item()``, ``int(t)``) becomes the item prim.
+
+    The read stays ATen while make_fx traces, so that make_fx folds a read of a constant to its value
+    (only a read of data reaches the graph); its value is an unbacked SymInt, SymFloat or SymBool, on which
+    the program may compute sizes (``torch.zeros(n.item())``) as long as it does not branch on it. A dtype
+    the prim does not take (complex) stays ATen and is reported."""
+    item = prims.get("item")
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target is torch.ops.aten._local_scalar_dense.default:
+            if node.args[0].meta["val"].dtype in item.dtypes:
+                node.target = item.op
+    gm.recompile()
+
+
 def _writes_through_views(gm) -> list[str]:
     """The view prims through which gm writes (copy_to) into another tensor (``x[0].add_(1)``,
     ``y[:, 1] = v``): prims own their storage, so such a write would not reach the base."""
@@ -248,6 +263,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             raise DecompositionError(resized, f"trace({name}): ",
                                      "change an input's sizes or strides in place, which a graph of prims cannot "
                                      "do (prims are functional); apply the op out of place (t() rather than t_())")
+    _items_as_prims(gm)
     if isinstance(program, torch.nn.Module):
         _mark_module_state(gm, program)
     backend.take_stamps(gm)

@@ -271,9 +271,7 @@ ENTRIES = [
                  "aten::masked_fill.Tensor_out"), inplace=torch.Tensor.masked_fill_),
     _entry("index", _aten_index, sample_inputs_index, error_inputs_index,
            aten=("aten::index.Tensor", "aten::index.Tensor_out")),
-    _entry("index_bool_mask", _aten_index, sample_inputs_bool_mask, aten=("aten::index.Tensor",), supports_out=False,
-           xfails=[XFail(t, "a boolean mask index gives a result shape that depends on the mask's values; primkit "
-                            "traces static shapes only and raises", raises=RuntimeError) for t in ("values", "strides", "gradients")]),
+    _entry("index_bool_mask", _aten_index, sample_inputs_bool_mask, aten=("aten::index.Tensor",), supports_out=False),
     # The unchecked forms (upsampling's CompositeImplicitAutograd kernels use them): index's samples.
     _entry("_unsafe_index", _aten_unsafe_index, sample_inputs_index, aten=("aten::_unsafe_index.Tensor",),
            supports_out=False),
