@@ -1012,7 +1012,8 @@ def tensor_split_indices(a, indices, dim=0):
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     size = a.shape[wrap_dim(dim, a.dim(), "tensor_split")]
     bounds = [0] + list(indices) + [size]
-    return [aten.slice.Tensor(a, dim, min(lo, size), min(max(hi, lo), size), 1)
+    # sym_min / sym_max: indices read from a tensor (tensor_split(a, tensor)) are data: clamped symbolically
+    return [aten.slice.Tensor(a, dim, torch.sym_min(lo, size), torch.sym_min(torch.sym_max(hi, lo), size), 1)
             for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
