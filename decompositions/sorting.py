@@ -296,7 +296,9 @@ register_overloads(take, "take", ("default", "out"))
 # --- data-dependent selections ---------------------------------------------------------------
 
 def nonzero(a):
-    return P.nonzero(a)
+    """The prim's (count, rank) indices laid out as eager's: column-major, strides (1, count)."""
+    indices = P.nonzero(a)
+    return in_layout(indices, [1, indices.shape[0]])
 
 
 def masked_select(a, mask):

@@ -10,7 +10,7 @@ import functools
 
 import torch
 
-from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
 from primkit.opinfo.definitions.common import aten_entry
 from primkit.opinfo.definitions.reductions import tuple_out
 from primkit.opinfo.dtypes import ALL, BOOL, COMPLEX, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
@@ -218,9 +218,6 @@ def _masked_select_errors(op, device):
                      RuntimeError, "")
 
 
-NONZERO_STRIDES = ("eager's nonzero is column-major, strides (1, n); laying the prim's output out so needs "
-                   "copy_strided on a data-dependent size, whose meta rule guards on it (is_non_overlapping)")
-
 ENTRIES = [
     _entry("sort", torch.sort, ("aten::sort", "aten::sort.values"),
            _along_dim(({}, {"descending": True}), extremal=True), errors=_sort_errors, supports_out=False,
@@ -271,10 +268,8 @@ ENTRIES = [
            errors=None, dtypes=REAL),
     _entry("take", torch.take, ("aten::take", "aten::take.out"), _take_samples, errors=_take_errors,
            dtypes=REAL | BOOL | COMPLEX, supports_out=True),
-    _entry("nonzero", torch.nonzero, ("aten::nonzero", "aten::nonzero.out"), _nonzero_samples, errors=None,
-           xfails=[XFail("strides", NONZERO_STRIDES, raises=AssertionError)]),
-    _entry("argwhere", torch.argwhere, ("aten::argwhere",), _nonzero_samples, errors=None,
-           xfails=[XFail("strides", NONZERO_STRIDES, raises=AssertionError)]),
+    _entry("nonzero", torch.nonzero, ("aten::nonzero", "aten::nonzero.out"), _nonzero_samples, errors=None),
+    _entry("argwhere", torch.argwhere, ("aten::argwhere",), _nonzero_samples, errors=None),
     _entry("masked_select", torch.masked_select, ("aten::masked_select", "aten::masked_select.out"),
            _masked_select_samples, errors=_masked_select_errors, dtypes=REAL | BOOL | COMPLEX),
 ]
