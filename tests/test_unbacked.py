@@ -106,3 +106,24 @@ def test_python_number_of_data_is_explained():
                                                  r".*test_unbacked.py:\d+ in <lambda>") as info:
         trace(lambda x: torch.zeros(int((x > 0).sum().item())), torch.randn(8))
     assert info.value.missing == ["aten::_local_scalar_dense"]
+
+
+def _ctc_inputs(seed):
+    """log_probs and padded targets with lengths that differ per call (some too short: infinite loss)."""
+    g = torch.Generator().manual_seed(seed)
+    log_probs = torch.randn(6, 3, 4, generator=g).log_softmax(2)
+    targets = torch.randint(1, 4, (3, 3), generator=g)
+    return log_probs, targets, torch.randint(1, 7, (3,), generator=g), torch.randint(0, 4, (3,), generator=g)
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_runs_on_other_lengths(zero_infinity, dynamic):
+    def program(log_probs, targets, input_lengths, target_lengths):
+        return torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, reduction="none",
+                                            zero_infinity=zero_infinity)
+    gm = trace(program, *_ctc_inputs(0), dynamic=dynamic)
+    assert decompositions.non_prim_ops(gm) == []
+    for seed in range(1, 6):
+        inputs = _ctc_inputs(seed)
+        torch.testing.assert_close(gm(*inputs), program(*inputs))
