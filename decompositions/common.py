@@ -12,7 +12,7 @@ import torch
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import can_cast, computation_dtype, result_type
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import surely
+from primkit.prims.meta.strides import maybe, same_sizes, surely
 
 
 P = torch.ops.primkit
@@ -44,7 +44,7 @@ def broadcast_shapes(*shapes) -> tuple:
                 continue
             if surely(out[d] == 1):
                 out[d] = size
-            elif not surely(out[d] == size):
+            elif maybe(out[d] != size):
                 # a data-dependent size (not known to be 1) must equal the other: assumed while tracing
                 prev = next((k for k, t in enumerate(shapes) if len(t) >= ndim - d and surely(t[d - ndim + len(t)] == out[d])), i)
                 torch._check(out[d] == size, lambda: f"The size of tensor {chr(97 + prev)} ({out[d]}) must match the "
@@ -54,7 +54,7 @@ def broadcast_shapes(*shapes) -> tuple:
 
 def broadcast_to(t, shape):
     shape = tuple(shape)
-    if tuple(t.shape) == shape:
+    if same_sizes(t.shape, shape):
         return t
     return P.broadcast_in_dim(t, shape, list(range(len(shape) - t.dim(), len(shape))))
 
@@ -148,7 +148,7 @@ def _promote3(args, kind, upcast):
 
 
 def _is_single(x) -> bool:
-    return not isinstance(x, torch.Tensor) or x.numel() == 1
+    return not isinstance(x, torch.Tensor) or surely(x.numel() == 1)
 
 
 def elementwise(prim, *args, kind="default", upcast=True, scalar_in_opmath=False):

@@ -20,7 +20,8 @@ from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.shape import view_strides
 from primkit.prims.meta.strides import (
-    channels_last_strides, contiguous_strides, elementwise_strides, is_non_overlapping, itemsize, surely)
+    channels_last_strides, contiguous_strides, elementwise_strides, is_contiguous, is_non_overlapping, itemsize, same_sizes,
+    surely)
 
 
 # --- dims, sizes and layouts -------------------------------------------------------------
@@ -419,7 +420,7 @@ def cat(tensors, dim=0):
     if len(tensors) == 0:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     # Eager skips legacy empty 1-d tensors of shape (0,) when others have more dims.
-    kept = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)] or list(tensors[:1])
+    kept = [t for t in tensors if not (t.dim() == 1 and surely(t.shape[0] == 0))] or list(tensors[:1])
     for i, t in enumerate(kept):
         if t.dim() == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -464,7 +465,7 @@ def roll(a, shifts, dims=()):
         return P.reshape(roll(P.reshape(a, [a.numel()]), shifts, [0]), list(a.shape))   # the flattened tensor
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    if a.numel() == 0:
+    if surely(a.numel() == 0):
         return P.clone(a)
     out = a
     for shift, dim in zip(shifts, dims):   # one dim at a time, as eager
@@ -475,7 +476,8 @@ def roll(a, shifts, dims=()):
 def _roll_dim(a, shift, dim):
     """Eager's roll along one dim: cat of a[start:] and a[:start], in the layout eager's cat picks."""
     size = a.shape[dim]
-    start = (size - shift) % size
+    # sym_max: a size that is data may be 0 when the graph runs (the result is then empty, whatever start is)
+    start = (size - shift) % (torch.sym_max(size, 1) if isinstance(size, torch.SymInt) else size)
     pieces = [slice_(a, dim, start, size), slice_(a, dim, 0, start)]
     layout = channels_last_strides(a.shape) if all(suggests_channels_last(p) for p in pieces) \
         else contiguous_strides(a.shape)
@@ -1176,8 +1178,8 @@ def type_as(a, other):
 
 @register(aten.contiguous.default)
 def make_contiguous(a, memory_format=torch.contiguous_format):
-    if tuple(a.stride()) == tuple(strides_for(a.shape, memory_format)) or (
-            memory_format == torch.contiguous_format and a.is_contiguous()):
+    if same_sizes(a.stride(), strides_for(a.shape, memory_format)) or (
+            memory_format == torch.contiguous_format and is_contiguous(a.shape, a.stride())):
         return a
     return aten.clone.default(a, memory_format=memory_format)
 

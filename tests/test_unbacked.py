@@ -69,6 +69,32 @@ PROGRAMS = {
 }
 
 
+# Ops on a tensor of data-dependent length (x[x > 0]): their decompositions and meta rules decide what
+# they can about the unbacked size and guard on nothing else.
+AFTER_MASK = {
+    "softmax": lambda y: y.softmax(0),
+    "cumsum": lambda y: y.cumsum(0),
+    "cat": lambda y: torch.cat([y, y * 2]),
+    "stack_transpose_contiguous": lambda y: torch.stack([y, y]).t().contiguous(),
+    "sort": lambda y: y.sort().values,
+    "pad": lambda y: torch.nn.functional.pad(y, (1, 2)),
+    "outer": lambda y: y.unsqueeze(1) @ y.unsqueeze(0),
+    "mean_var": lambda y: torch.stack([y.mean(), y.var()]),
+    "view_expand_sum": lambda y: y.view(-1, 1).expand(-1, 3).sum(1),
+    "step_slice_flip": lambda y: y[::2].flip(0),
+    "max": lambda y: torch.cat([y, torch.zeros(1)]).max(),   # (eager's max of no element raises)
+    "reshape": lambda y: torch.cat([y, y]).reshape(2, -1).sum(0),
+    "broadcast": lambda y: y[:, None] + torch.ones(3),
+    "layer_norm": lambda y: torch.nn.functional.layer_norm(y[:, None].expand(-1, 4), (4,)),
+    "cross_entropy": lambda y: torch.nn.functional.cross_entropy(y[:, None].expand(-1, 4) * torch.arange(4.0),
+                                                                 torch.zeros(y.shape[0], dtype=torch.long)),
+    "arange_of_size": lambda y: torch.arange(y.shape[0]) * y,
+    "scatter_add": lambda y: torch.zeros(4).scatter_add(0, (y.abs() * 2).long().clamp(max=3), y),
+    "repeat_roll": lambda y: y.repeat(2).roll(1),
+}
+PROGRAMS.update({f"after_mask_{name}": (lambda x, f=f: f(x[x > 0])) for name, f in AFTER_MASK.items()})
+
+
 def _inputs():
     """The traced input and others with no, all and some positive elements."""
     torch.manual_seed(0)
@@ -91,7 +117,9 @@ def test_traced_graph_runs_on_other_values(name, dynamic):
         assert len(got) == len(want)
         for g, w in zip(got, want):
             assert g.shape == w.shape and g.dtype == w.dtype, (name, g.shape, w.shape, g.dtype, w.dtype)
-            torch.testing.assert_close(g, w, rtol=0, atol=0)
+            # exact for indices, counts and selections; float math after a mask (softmax, var, layer_norm)
+            # at assert_close's float defaults: the prims reduce in another order than eager's kernels
+            torch.testing.assert_close(g, w, equal_nan=True)
 
 
 def test_item_becomes_the_item_prim():

@@ -16,6 +16,7 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.decompositions.type_promotion import computation_dtype, result_type
 from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import sizes_differ, surely
 
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -75,7 +76,7 @@ def _nll(logp, target, weight, reduction, ignore_index):
     if target.dtype not in (torch.int64, torch.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {dt.short(target.dtype)}")
     if logp.dim() < 1 or target.dim() != max(logp.dim() - 1, 0) or \
-            (logp.dim() > 1 and (target.shape[0] != logp.shape[0] or list(target.shape[1:]) != list(logp.shape[2:]))):
+            (logp.dim() > 1 and sizes_differ(target.shape, logp.shape[:1] + logp.shape[2:])):
         raise RuntimeError(f"nll_loss: size mismatch (got input: {list(logp.shape)}, target: {list(target.shape)})")
     classes = logp.shape[0 if logp.dim() == 1 else 1]
     if weight is not None and numel_of(weight.shape) != classes:
@@ -116,7 +117,7 @@ def nll_loss_forward(a, target, weight, reduction, ignore_index):
 
 @register(aten.nll_loss.default, aten.nll_loss_nd.default)
 def nll_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100):
-    if a.dim() > 1 and target.dim() >= 1 and a.shape[0] != target.shape[0]:
+    if a.dim() > 1 and target.dim() >= 1 and surely(a.shape[0] != target.shape[0]):
         raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target batch_size ({target.shape[0]}).")
     return _nll(a, target, weight, reduction, ignore_index)[0]
 
@@ -125,7 +126,7 @@ def nll_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100):
 def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100, label_smoothing=0.0):
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    if target.dtype not in dt.FLOAT and a.dim() > 1 and target.dim() >= 1 and a.shape[0] != target.shape[0]:
+    if target.dtype not in dt.FLOAT and a.dim() > 1 and target.dim() >= 1 and surely(a.shape[0] != target.shape[0]):
         raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target batch_size ({target.shape[0]}).")
     class_dim = 0 if a.dim() == 1 else 1
     classes = a.shape[class_dim]

@@ -11,7 +11,8 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import PrimIndexError, check
 from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import canonical_dim, canonical_dims, check_dtype, check_fits, check_same_device, shape_str
-from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize, memory_format_strides, surely
+from primkit.prims.meta.strides import (
+    contiguous_strides, elementwise_strides, itemsize, maybe, memory_format_strides, surely)
 
 
 def _meta(a, shape, strides, dtype=None):
@@ -47,12 +48,13 @@ def view_strides(old_shape, old_strides, new_shape):
     for d in range(len(old_shape) - 1, -1, -1):
         tensor_numel = tensor_numel * old_shape[d]
         # A chunk ends where the next-outer dim is not laid out right after this one.
-        if d == 0 or (not surely(old_shape[d - 1] == 1) and not surely(old_strides[d - 1] == tensor_numel * chunk_stride)):
-            while view_d >= 0 and (surely(view_numel < tensor_numel) or surely(new_shape[view_d] == 1)):
+        if d == 0 or (maybe(old_shape[d - 1] != 1)
+                      and maybe(old_strides[d - 1] != tensor_numel * chunk_stride)):
+            while view_d >= 0 and (maybe(view_numel < tensor_numel) or surely(new_shape[view_d] == 1)):
                 new_strides[view_d] = view_numel * chunk_stride
                 view_numel = view_numel * new_shape[view_d]
                 view_d -= 1
-            if not surely(view_numel == tensor_numel):
+            if maybe(view_numel != tensor_numel):
                 return None
             if d > 0:
                 chunk_stride = old_strides[d - 1]
@@ -142,7 +144,8 @@ def pad(prim, a, padding_value, low, high, interior):
     shape = []
     for d in range(n):
         check(interior[d] >= 0, prim, "C2", lambda: f"dim {d}: interior padding {interior[d]} must be >= 0")
-        size = a.shape[d] + low[d] + high[d] + (a.shape[d] - 1) * interior[d] if a.shape[d] != 0 else low[d] + high[d]
+        size = a.shape[d] + low[d] + high[d] + (a.shape[d] - 1) * interior[d] if maybe(a.shape[d] != 0) \
+            else low[d] + high[d]
         check(size >= 0, prim, "C2", lambda: f"dim {d}: padding ({low[d]}, {high[d]}, {interior[d]}) of size "
               f"{a.shape[d]} gives a negative size {size}")
         shape.append(size)

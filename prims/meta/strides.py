@@ -6,7 +6,7 @@ expressions) so the same code serves real, fake and symbolic tensors.
 from __future__ import annotations
 
 import torch
-from torch.fx.experimental.symbolic_shapes import guard_or_false
+from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true
 
 
 def surely(cond) -> bool:
@@ -33,6 +33,28 @@ class _Surely:
 
     def __eq__(self, other):
         return surely(self.v == other.v)
+
+
+def maybe(cond) -> bool:
+    """cond unless it is known false: True where it depends on data (guard_or_true), the general case for
+    a relation whose special case is equality (``size != 1``, ``stride != expected``). Backed sizes guard as
+    before; ints and sympy sizes compare as they are."""
+    if isinstance(cond, torch.SymBool):
+        return guard_or_true(cond)
+    return bool(cond)
+
+
+def same_sizes(a, b) -> bool:
+    """Two shapes (or stride tuples) known to be equal, element by element (``surely``)."""
+    a, b = tuple(a), tuple(b)
+    return len(a) == len(b) and all(surely(x == y) for x, y in zip(a, b))
+
+
+def sizes_differ(a, b) -> bool:
+    """Two shapes known to differ: other ranks, or a pair of sizes known unequal (``surely``); shapes
+    whose sizes depend on data are taken to agree (the kernels check them when the graph runs)."""
+    a, b = tuple(a), tuple(b)
+    return len(a) != len(b) or any(surely(x != y) for x, y in zip(a, b))
 
 
 def itemsize(dtype) -> int:
@@ -83,7 +105,7 @@ def is_contiguous(shape, strides) -> bool:
     for size, stride in zip(reversed(tuple(shape)), reversed(tuple(strides))):
         if surely(size == 1):
             continue
-        if not surely(stride == expected):
+        if maybe(stride != expected):
             return False
         expected = expected * size
     return True
@@ -98,7 +120,7 @@ def is_channels_last(shape, strides) -> bool:
     for d in (1, 3, 2, 0):
         if surely(shape[d] == 1):
             continue
-        if not surely(strides[d] == expected):
+        if maybe(strides[d] != expected):
             return False
         expected = expected * shape[d]
     return True
@@ -107,10 +129,10 @@ def is_channels_last(shape, strides) -> bool:
 def is_non_overlapping_and_dense(shape, strides) -> bool:
     if _numel_is_zero(shape):
         return True
-    dims = sorted((d for d in range(len(shape)) if not surely(shape[d] == 1)), key=lambda d: _Surely(strides[d]))
+    dims = sorted((d for d in range(len(shape)) if maybe(shape[d] != 1)), key=lambda d: _Surely(strides[d]))
     expected = 1
     for d in dims:
-        if not surely(strides[d] == expected):
+        if maybe(strides[d] != expected):
             return False
         expected = expected * shape[d]
     return True
@@ -202,7 +224,7 @@ def is_non_overlapping(shape, strides) -> bool:
     if any(surely(n == 0) for n in shape):
         return True
     extent = 1
-    for st, n in sorted(((st, n) for st, n in zip(strides, shape) if not surely(n == 1)),
+    for st, n in sorted(((st, n) for st, n in zip(strides, shape) if maybe(n != 1)),
                         key=lambda p: (_Surely(p[0]), _Surely(p[1]))):
         if surely(st < extent):
             return False
