@@ -46,7 +46,8 @@ def broadcast_shapes(*shapes) -> tuple:
                 out[d] = size
             elif maybe(out[d] != size):
                 # a data-dependent size (not known to be 1) must equal the other: assumed while tracing
-                prev = next((k for k, t in enumerate(shapes) if len(t) >= ndim - d and surely(t[d - ndim + len(t)] == out[d])), i)
+                prev = next((k for k, t in enumerate(shapes)
+                             if len(t) >= ndim - d and surely(t[d - ndim + len(t)] == out[d])), i)
                 torch._check(out[d] == size, lambda: f"The size of tensor {chr(97 + prev)} ({out[d]}) must match the "
                              f"size of tensor {chr(97 + i)} ({size}) at non-singleton dimension {d}")
     return tuple(out)

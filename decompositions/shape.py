@@ -20,8 +20,8 @@ from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.shape import view_strides
 from primkit.prims.meta.strides import (
-    channels_last_strides, contiguous_strides, elementwise_strides, is_contiguous, is_non_overlapping, itemsize, same_sizes,
-    surely)
+    channels_last_strides, contiguous_strides, elementwise_strides, is_contiguous, is_non_overlapping, itemsize,
+    same_sizes, surely)
 
 
 # --- dims, sizes and layouts -------------------------------------------------------------
@@ -291,6 +291,16 @@ def detach(a):
     return P.stop_gradient(a)
 
 
+def _from_end(index, size):
+    """A negative index counts from the end: decided where the sign is known, else (an index that is
+    data) a symbolic if-then-else the graph computes when it runs."""
+    if surely(index < 0):
+        return index + size
+    if surely(index >= 0):
+        return index
+    return torch.sym_ite(index < 0, index + size, index)
+
+
 @register(aten.slice.Tensor)
 def slice_(a, dim=0, start=None, end=None, step=1):
     if a.dim() == 0:
@@ -301,10 +311,9 @@ def slice_(a, dim=0, start=None, end=None, step=1):
     size = a.shape[dim]
     start = 0 if start is None else start
     end = size if end is None else end
-    # sym_min / sym_max: a bound read from data (.item()) clamps symbolically; it is taken as
-    # counting from the start unless known negative (torch's size-oblivious rule)
-    start = torch.sym_max(0, torch.sym_min(size, start + size if surely(start < 0) else start))
-    end = torch.sym_max(start, torch.sym_min(size, end + size if surely(end < 0) else end))
+    # sym_min / sym_max / sym_ite: a bound read from data (.item()) wraps and clamps symbolically
+    start = torch.sym_max(0, torch.sym_min(size, _from_end(start, size)))
+    end = torch.sym_max(start, torch.sym_min(size, _from_end(end, size)))
     starts, limits, steps = [0] * a.dim(), list(a.shape), [1] * a.dim()
     starts[dim], limits[dim], steps[dim] = start, end, step
     return P.slice(a, starts, limits, steps)

@@ -26,7 +26,8 @@ from primkit.decompositions.table import get_decompositions
 SYM_OPS = {
     operator.getitem, operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
     operator.mod, operator.neg, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
-    operator.gt, operator.ge, torch.sym_max, torch.sym_min, torch.sym_not, torch.sym_float, torch.sym_int,
+    operator.gt, operator.ge, torch.sym_max, torch.sym_min, torch.sym_ite, torch.sym_not, torch.sym_float,
+    torch.sym_int,
     torch.ops.aten.sym_size.int, torch.ops.aten.sym_stride.int, torch.ops.aten.sym_numel.default,
     torch.ops.aten.sym_storage_offset.default,
 }

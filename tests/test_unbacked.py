@@ -66,6 +66,8 @@ PROGRAMS = {
     "item_arange": lambda x: torch.arange((x > 0).sum().item()) * 2,
     "item_slice": lambda x: x.sort().values[: (x > 0).sum().item()],
     "item_number": lambda x: x * x.max().item(),
+    "item_negative_start": lambda x: x.sort().values[-(x > 0).sum().item():],    # -0: the whole tensor
+    "item_negative_end": lambda x: x.sort().values[: (x > 0).sum().item() - 8],
 }
 
 
@@ -155,3 +157,23 @@ def test_ctc_loss_runs_on_other_lengths(zero_infinity, dynamic):
     for seed in range(1, 6):
         inputs = _ctc_inputs(seed)
         torch.testing.assert_close(gm(*inputs), program(*inputs))
+
+
+# Programs that read data on the host by their own definition: the value leaves the tensors as a Python
+# bool, so a graph cannot hold it for every input (run them through prims eagerly instead).
+HOST_VALUE_PROGRAMS = {
+    # torch.allclose / torch.equal return a Python bool (their schemas' `-> bool`): torch's binding makes one of
+    # the traced SymBool, which guards on the data
+    "allclose": lambda x: x * torch.allclose(x, x.abs()),
+    "equal": lambda x: x * torch.equal(x, x.abs()),
+    # F.gaussian_nll_loss checks `if torch.any(var < 0): raise ValueError(...)` in Python: a branch on data
+    "gaussian_nll_loss": lambda x: torch.nn.functional.gaussian_nll_loss(x, x * 0.5, x.abs() + 0.1),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=DecompositionError,
+                   reason="the program turns data into a Python bool (allclose, equal) or branches on it "
+                          "(gaussian_nll_loss's var check): data-dependent control flow, which no graph holds")
+@pytest.mark.parametrize("name", list(HOST_VALUE_PROGRAMS))
+def test_host_value_programs(name):
+    trace(HOST_VALUE_PROGRAMS[name], torch.randn(8))
