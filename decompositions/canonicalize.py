@@ -30,7 +30,8 @@ import torch
 import torch.fx as fx
 
 from primkit import prims
-from primkit.prims.meta.strides import elementwise_strides, is_non_overlapping_and_dense, itemsize
+from primkit.prims.meta.strides import (
+    elementwise_strides, is_non_overlapping_and_dense, itemsize, maybe, same_sizes, surely)
 
 P = torch.ops.primkit
 
@@ -80,11 +81,11 @@ def _aliased(root) -> bool:
 def _same_layout(a, b) -> bool:
     """Both values have one shape and the same significant strides (so one can stand for the other)."""
     va, vb = _val(a), _val(b)
-    if not isinstance(va, torch.Tensor) or not isinstance(vb, torch.Tensor) or tuple(va.shape) != tuple(vb.shape):
+    if not isinstance(va, torch.Tensor) or not isinstance(vb, torch.Tensor) or not same_sizes(va.shape, vb.shape):
         return False
-    if va.numel() == 0:
+    if surely(va.numel() == 0):
         return True
-    return all(x == y for n, x, y in zip(va.shape, va.stride(), vb.stride()) if n != 1)
+    return all(surely(x == y) for n, x, y in zip(va.shape, va.stride(), vb.stride()) if maybe(n != 1))
 
 
 def _read_attributes_after_writes(g):
@@ -193,22 +194,23 @@ def _canon(v):
 
 # 3. no-ops -------------------------------------------------------------------------------------
 
-def _shape(node):
+def _same_shape(node, shape):
+    """node's value has this shape (known equal, as ``same_sizes``)."""
     v = _val(node)
-    return tuple(v.shape) if v is not None else None
+    return v is not None and same_sizes(v.shape, shape)
 
 
 NOOPS = {
     "convert_element_type": lambda n: _val(n.args[0]) is not None and _val(n.args[0]).dtype == n.args[1],
-    "reshape": lambda n: _shape(n.args[0]) == tuple(n.args[1]),
-    "broadcast_in_dim": lambda n: _shape(n.args[0]) == tuple(n.args[1]) and list(n.args[2]) == list(range(len(n.args[1]))),
+    "reshape": lambda n: _same_shape(n.args[0], n.args[1]),
+    "broadcast_in_dim": lambda n: _same_shape(n.args[0], n.args[1]) and list(n.args[2]) == list(range(len(n.args[1]))),
     "permute": lambda n: list(n.args[1]) == list(range(len(n.args[1]))),
     "squeeze": lambda n: len(n.args[1]) == 0,
     "expand_dims": lambda n: len(n.args[1]) == 0,
     "rev": lambda n: len(n.args[1]) == 0,
-    "slice": lambda n: all(s == 0 for s in n.args[1]) and tuple(n.args[2]) == _shape(n.args[0])
-    and all(s == 1 for s in n.args[3]),
-    "pad": lambda n: all(x == 0 for x in (*n.args[2], *n.args[3], *n.args[4])),
+    "slice": lambda n: all(surely(s == 0) for s in n.args[1]) and _same_shape(n.args[0], n.args[2])
+    and all(surely(s == 1) for s in n.args[3]),
+    "pad": lambda n: all(surely(x == 0) for x in (*n.args[2], *n.args[3], *n.args[4])),
     "cat": lambda n: len(n.args[0]) == 1,
     # A clone of a dense tensor has its strides (preserve_format): in a functional graph, the tensor.
     "clone": lambda n: _val(n.args[0]) is not None and is_non_overlapping_and_dense(

@@ -12,6 +12,7 @@ import torch
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import can_cast, computation_dtype, result_type
 from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import maybe, same_sizes, surely
 
 
 P = torch.ops.primkit
@@ -39,20 +40,22 @@ def broadcast_shapes(*shapes) -> tuple:
     for i, s in enumerate(shapes):
         for j, size in enumerate(s):
             d = ndim - len(s) + j
-            if size == 1:
+            if surely(size == 1):
                 continue
-            if out[d] == 1:
+            if surely(out[d] == 1):
                 out[d] = size
-            elif out[d] != size:
-                prev = next(k for k, t in enumerate(shapes) if len(t) >= ndim - d and t[d - ndim + len(t)] == out[d])
-                raise RuntimeError(f"The size of tensor {chr(97 + prev)} ({out[d]}) must match the size of tensor "
-                                   f"{chr(97 + i)} ({size}) at non-singleton dimension {d}")
+            elif maybe(out[d] != size):
+                # a data-dependent size (not known to be 1) must equal the other: assumed while tracing
+                prev = next((k for k, t in enumerate(shapes)
+                             if len(t) >= ndim - d and surely(t[d - ndim + len(t)] == out[d])), i)
+                torch._check(out[d] == size, lambda: f"The size of tensor {chr(97 + prev)} ({out[d]}) must match the "
+                             f"size of tensor {chr(97 + i)} ({size}) at non-singleton dimension {d}")
     return tuple(out)
 
 
 def broadcast_to(t, shape):
     shape = tuple(shape)
-    if tuple(t.shape) == shape:
+    if same_sizes(t.shape, shape):
         return t
     return P.broadcast_in_dim(t, shape, list(range(len(shape) - t.dim(), len(shape))))
 
@@ -146,7 +149,7 @@ def _promote3(args, kind, upcast):
 
 
 def _is_single(x) -> bool:
-    return not isinstance(x, torch.Tensor) or x.numel() == 1
+    return not isinstance(x, torch.Tensor) or surely(x.numel() == 1)
 
 
 def elementwise(prim, *args, kind="default", upcast=True, scalar_in_opmath=False):

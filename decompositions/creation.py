@@ -299,8 +299,9 @@ def _arange(start, end, step, dtype, layout, device):
         start, end, step = (v if isinstance(v, torch.SymInt) else int(v) for v in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")
-    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    # torch._check: an end read from data (.item()) is assumed consistent while tracing, checked in eager
+    torch._check(end >= start if step > 0 else end <= start,
+                 lambda: "upper bound and lower bound inconsistent with step sign")
     if length is None:   # int64: exact integer ceil-division
         length = (end - start + step - (1 if step > 0 else -1)) // step
     if integral:

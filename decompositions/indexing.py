@@ -19,7 +19,7 @@ from primkit.decompositions.common import (
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import elementwise_strides, itemsize
+from primkit.prims.meta.strides import elementwise_strides, itemsize, surely
 
 
 INDEX_DTYPES = (torch.int64, torch.int32)
@@ -136,19 +136,51 @@ register_overloads(masked_fill, "masked_fill", ("Scalar", "Tensor", "Scalar_out"
 
 # ----------------------------------------------------------------------------- advanced indexing
 
+def _is_mask(i) -> bool:
+    return i is not None and i.dtype in (torch.bool, torch.uint8)
+
+
+def _masks_as_coordinates(a, indices):
+    """Each boolean (or byte) mask index as eager reads it: one int64 index per dim it covers, the
+    columns of the mask's nonzero coordinates (their count is data: an unbacked size under trace)."""
+    out = []
+    for i in indices:
+        if not _is_mask(i):
+            out.append(i)
+            continue
+        if i.dim() == 0:
+            raise RuntimeError("index: a 0-d boolean mask index (x[True]) has no decomposition to prims; index "
+                               "with a 1-element mask of x's leading dim instead")
+        _check_mask_shape(a, i, len(out))
+        coordinates = P.nonzero(_nonzero_mask(i))
+        n = coordinates.shape[0]
+        out += [P.reshape(P.slice(coordinates, [0, c], [n, c + 1], [1, 1]), [n]) for c in range(i.dim())]
+    return out
+
+
+def _check_mask_shape(a, mask, first):
+    """The mask covers a's dims first, first + 1, ...: sizes equal (eager's IndexError)."""
+    for j, size in enumerate(mask.shape):
+        if first + j >= a.dim() or not _may_equal(size, a.shape[first + j]):
+            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape of "
+                             f"the indexed tensor {list(a.shape)} at index {first + j}")
+
+
+def _may_equal(x, y) -> bool:
+    """x == y unless known otherwise (sizes of a data-dependent count are assumed equal, as torch does)."""
+    return not surely(x != y)
+
+
 class _Indexing:
     """a[indices]'s geometry: which dims are indexed, the broadcast index shape, where the
     index dims land in the result (in place when the indexed dims are adjacent, else first)."""
 
     def __init__(self, a, indices):
-        indices = list(indices)
+        indices = _masks_as_coordinates(a, indices)
         if len(indices) > a.dim():
             raise IndexError(f"too many indices for tensor of dimension {a.dim()} (got {len(indices)})")
         for i in indices:
             if i is not None and i.dtype not in INDEX_DTYPES:
-                if i.dtype in (torch.bool, torch.uint8):
-                    raise RuntimeError("index: boolean mask indices give a result shape that depends on the "
-                                       "mask's values; primkit cannot trace them (index with integer tensors)")
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         self.a = a
         self.dims = [d for d, i in enumerate(indices) if i is not None]
@@ -210,7 +242,7 @@ class _Indexing:
         for d in self.dims:
             original = self.given[d]
             strides = [0] * (n - original.dim()) + [
-                st if sz != 1 else 0 for sz, st in zip(original.shape, original.stride())]
+                0 if surely(sz == 1) else st for sz, st in zip(original.shape, original.stride())]
             operands.append(([0] * self.at + strides + [0] * (len(shape) - self.at - n), 8))
         return elementwise_strides(shape, operands)
 
@@ -238,6 +270,9 @@ def index_put(a, indices, values, accumulate=False):
     if values.dtype != a.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{dt.short(a.dtype)} for the destination and {dt.short(values.dtype)} for the source.")
+    given = [i for i in indices if i is not None]
+    if len(given) == 1 and _is_mask(given[0]) and given[0].dim() > 0 and not accumulate:
+        return _masked_write(a, list(indices), values)
     g = _Indexing(a, indices)
     if not g.dims:
         return P.clone(a)
@@ -252,6 +287,40 @@ def index_put(a, indices, values, accumulate=False):
     out = g.ungrouped(prim(g.grouped(a), 0, where, values))
     # Eager clones a (keeping its layout) and writes in place.
     return in_layout(out, elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]))
+
+
+def _masked_write(a, indices, values):
+    """index_put at one boolean mask (None elsewhere: ``x[m] = v``, ``x[:, m] = v``): values where the
+    mask holds, a elsewhere. The result is a's shape whatever the mask holds, so no data-dependent size
+    arises. values are broadcast over the masked dims where they have one row there (or none), else
+    (``x[m] = y[m]``) each True element takes the row of its rank among the True ones (row-major), as
+    eager's. That the row count is the mask's True count is assumed, not checked, when the graph runs."""
+    first = next(k for k, i in enumerate(indices) if i is not None)
+    mask = indices[first]
+    _check_mask_shape(a, mask, first)
+    masked = list(range(first, first + mask.dim()))
+    lead, trail = list(a.shape[:first]), list(a.shape[first + mask.dim():])
+    target = lead + [mask.numel()] + trail          # the rows of the result, at most one per element
+    if values.dim() > len(target):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {lead + ['count'] + trail}")
+    shape = [1] * (len(target) - values.dim()) + list(values.shape)
+    rows = shape[first]
+    broadcast_shapes(shape[:first] + [1] + shape[first + 1:], lead + [1] + trail)   # eager's error on a mismatch
+    aligned = broadcast_to(values, lead + [rows] + trail)
+    if surely(rows == 1):    # (squeeze, not reshape: values may be a constant, which make_fx folds)
+        rows_at = P.broadcast_in_dim(P.squeeze(aligned, [first]), list(a.shape),
+                                     list(range(first)) + list(range(first + mask.dim(), a.dim())))
+    else:
+        # the k-th True element takes row k; a zero row appended keeps every position in range (no True
+        # element, no rows) for the elements where the mask is False
+        padded = P.cat([aligned, P.full(lead + [1] + trail, 0, dtype=a.dtype, device=a.device)], first)
+        rank = P.cumsum(to_dtype(flatten_1d(_nonzero_mask(mask)), INT64), 0)
+        rank = P.maximum(P.sub(rank, like(rank, 1)), like(rank, 0))
+        rows_at = P.reshape(P.index_select(padded, first, rank), list(a.shape))
+    written = P.where(P.broadcast_in_dim(_nonzero_mask(mask), list(a.shape), masked),
+                      broadcast_to(rows_at, a.shape), a)
+    return in_layout(written, elementwise_strides(a.shape, [(a.stride(), itemsize(a.dtype))]))
 
 
 register_overloads(index_put, "index_put", ("default", "out"), inplace=("default",))

@@ -20,7 +20,7 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout
 from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.meta.strides import contiguous_strides, surely
 
 
 # ----------------------------------------------------------------------------- shared helpers
@@ -62,7 +62,7 @@ def full_reduced(a, dims, value, dtype):
 def check_nonempty(name, a, dim, dims):
     """Reductions with no identity (amax, max, aminmax, argmax...): eager's errors on empty dims."""
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
-        if a.numel() == 0:
+        if surely(a.numel() == 0):
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                f"Specify the reduction dim with the 'dim' argument.")
         return

@@ -20,15 +20,17 @@ from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.shape import view_strides
 from primkit.prims.meta.strides import (
-    channels_last_strides, contiguous_strides, elementwise_strides, is_non_overlapping, itemsize)
+    channels_last_strides, contiguous_strides, elementwise_strides, is_contiguous, is_non_overlapping, itemsize,
+    same_sizes, surely)
 
 
 # --- dims, sizes and layouts -------------------------------------------------------------
 
 def check_sizes(size, op):
-    if any(s < 0 for s in size):
-        raise RuntimeError(f"{op}: Trying to create tensor with negative dimension "
-                           f"{next(s for s in size if s < 0)}: {list(size)}")
+    """Each size >= 0 (eager's RuntimeError). A data-dependent size (an unbacked SymInt, ``.item()``'s)
+    cannot be decided while tracing: torch._check records it as the ShapeEnv's assumption instead."""
+    for s in size:
+        torch._check(s >= 0, lambda: f"{op}: Trying to create tensor with negative dimension {s}: {list(size)}")
 
 
 def infer_size(shape, numel):
@@ -94,9 +96,9 @@ def suggested_strides(a, shape) -> tuple:
 
 
 def _same_layout(shape, s1, s2) -> bool:
-    if any(n == 0 for n in shape):
+    if any(surely(n == 0) for n in shape):
         return True
-    return all(n == 1 or x == y for n, x, y in zip(shape, s1, s2))
+    return all(surely(n == 1) or surely(x == y) for n, x, y in zip(shape, s1, s2))
 
 
 def in_layout(t, strides):
@@ -289,6 +291,16 @@ def detach(a):
     return P.stop_gradient(a)
 
 
+def _from_end(index, size):
+    """A negative index counts from the end: decided where the sign is known, else (an index that is
+    data) a symbolic if-then-else the graph computes when it runs."""
+    if surely(index < 0):
+        return index + size
+    if surely(index >= 0):
+        return index
+    return torch.sym_ite(index < 0, index + size, index)
+
+
 @register(aten.slice.Tensor)
 def slice_(a, dim=0, start=None, end=None, step=1):
     if a.dim() == 0:
@@ -299,8 +311,9 @@ def slice_(a, dim=0, start=None, end=None, step=1):
     size = a.shape[dim]
     start = 0 if start is None else start
     end = size if end is None else end
-    start = max(0, min(size, start + size if start < 0 else start))
-    end = max(start, min(size, end + size if end < 0 else end))
+    # sym_min / sym_max / sym_ite: a bound read from data (.item()) wraps and clamps symbolically
+    start = torch.sym_max(0, torch.sym_min(size, _from_end(start, size)))
+    end = torch.sym_max(start, torch.sym_min(size, _from_end(end, size)))
     starts, limits, steps = [0] * a.dim(), list(a.shape), [1] * a.dim()
     starts[dim], limits[dim], steps[dim] = start, end, step
     return P.slice(a, starts, limits, steps)
@@ -416,7 +429,7 @@ def cat(tensors, dim=0):
     if len(tensors) == 0:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     # Eager skips legacy empty 1-d tensors of shape (0,) when others have more dims.
-    kept = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)] or list(tensors[:1])
+    kept = [t for t in tensors if not (t.dim() == 1 and surely(t.shape[0] == 0))] or list(tensors[:1])
     for i, t in enumerate(kept):
         if t.dim() == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -461,7 +474,7 @@ def roll(a, shifts, dims=()):
         return P.reshape(roll(P.reshape(a, [a.numel()]), shifts, [0]), list(a.shape))   # the flattened tensor
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    if a.numel() == 0:
+    if surely(a.numel() == 0):
         return P.clone(a)
     out = a
     for shift, dim in zip(shifts, dims):   # one dim at a time, as eager
@@ -472,7 +485,8 @@ def roll(a, shifts, dims=()):
 def _roll_dim(a, shift, dim):
     """Eager's roll along one dim: cat of a[start:] and a[:start], in the layout eager's cat picks."""
     size = a.shape[dim]
-    start = (size - shift) % size
+    # sym_max: a size that is data may be 0 when the graph runs (the result is then empty, whatever start is)
+    start = (size - shift) % (torch.sym_max(size, 1) if isinstance(size, torch.SymInt) else size)
     pieces = [slice_(a, dim, start, size), slice_(a, dim, 0, start)]
     layout = channels_last_strides(a.shape) if all(suggests_channels_last(p) for p in pieces) \
         else contiguous_strides(a.shape)
@@ -1009,7 +1023,8 @@ def tensor_split_indices(a, indices, dim=0):
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     size = a.shape[wrap_dim(dim, a.dim(), "tensor_split")]
     bounds = [0] + list(indices) + [size]
-    return [aten.slice.Tensor(a, dim, min(lo, size), min(max(hi, lo), size), 1)
+    # sym_min / sym_max: indices read from a tensor (tensor_split(a, tensor)) are data: clamped symbolically
+    return [aten.slice.Tensor(a, dim, torch.sym_min(lo, size), torch.sym_min(torch.sym_max(hi, lo), size), 1)
             for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
@@ -1172,8 +1187,8 @@ def type_as(a, other):
 
 @register(aten.contiguous.default)
 def make_contiguous(a, memory_format=torch.contiguous_format):
-    if tuple(a.stride()) == tuple(strides_for(a.shape, memory_format)) or (
-            memory_format == torch.contiguous_format and a.is_contiguous()):
+    if same_sizes(a.stride(), strides_for(a.shape, memory_format)) or (
+            memory_format == torch.contiguous_format and is_contiguous(a.shape, a.stride())):
         return a
     return aten.clone.default(a, memory_format=memory_format)
 

@@ -1,7 +1,8 @@
 """Decompositions of sorting, selection, scans and searching: sort, argsort, msort, topk,
 kthvalue, median, nanmedian, the cumulative scans, searchsorted, bucketize, take, nonzero,
 argwhere and masked_select; mode, quantile and nanquantile (read from the sorted operand, as
-eager does); unique_consecutive, unique_dim and unique_dim_consecutive; isin.
+eager does); unique (_unique2, _unique), unique_consecutive, unique_dim and unique_dim_consecutive;
+isin.
 
 The sort and scan prims return contiguous outputs; where eager's sort keeps the operand's
 layout (preserve_format) the decomposition lays the result out so. Selections (kthvalue,
@@ -295,7 +296,9 @@ register_overloads(take, "take", ("default", "out"))
 # --- data-dependent selections ---------------------------------------------------------------
 
 def nonzero(a):
-    return P.nonzero(a)
+    """The prim's (count, rank) indices laid out as eager's: column-major, strides (1, count)."""
+    indices = P.nonzero(a)
+    return in_layout(indices, [1, indices.shape[0]])
 
 
 def masked_select(a, mask):
@@ -430,6 +433,19 @@ def unique_consecutive(a, return_inverse=False, return_counts=False, dim=None):
             counts if return_counts else _empty_int64(a.device))
 
 
+def unique2(a, sorted=True, return_inverse=False, return_counts=False):
+    """torch.unique without dim: the prim. Eager's kernels (CPU and CUDA) sort whatever ``sorted``
+    says; an output not asked for is an empty int64 tensor, as eager's."""
+    values, inverse, counts = P.unique(a)
+    return (values, inverse if return_inverse else _empty_int64(a.device),
+            counts if return_counts else _empty_int64(a.device))
+
+
+def unique(a, sorted=True, return_inverse=False):
+    """aten::_unique (values and inverse)."""
+    return unique2(a, sorted, return_inverse)[:2]
+
+
 def _unique_dim(a, dim, consecutive):
     """The distinct slices along dim (each run of equal adjacent slices, if consecutive): the
     slices as rows, sorted lexicographically (a stable sort per column, last column first) unless
@@ -476,6 +492,8 @@ def unique_dim_consecutive(a, dim, return_inverse=False, return_counts=False):
     return _unique_dim(a, dim, True)
 
 
+register_data_dependent(unique2, "_unique2", ("default", "out"))
+register_data_dependent(unique, "_unique", ("default", "out"))
 register_data_dependent(unique_consecutive, "unique_consecutive", ("default", "out"))
 register_data_dependent(unique_dim, "unique_dim", ("default", "out"))
 register_data_dependent(unique_dim_consecutive, "unique_dim_consecutive", ("default", "out"))

@@ -26,7 +26,8 @@ from primkit.decompositions.table import get_decompositions
 SYM_OPS = {
     operator.getitem, operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
     operator.mod, operator.neg, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
-    operator.gt, operator.ge, torch.sym_max, torch.sym_min, torch.sym_not, torch.sym_float, torch.sym_int,
+    operator.gt, operator.ge, torch.sym_max, torch.sym_min, torch.sym_ite, torch.sym_not, torch.sym_float,
+    torch.sym_int,
     torch.ops.aten.sym_size.int, torch.ops.aten.sym_stride.int, torch.ops.aten.sym_numel.default,
     torch.ops.aten.sym_storage_offset.default,
 }
@@ -59,11 +60,6 @@ def check_prim_only(gm: torch.fx.GraphModule, context: str = "", note: str = "",
     return gm
 
 
-_READS_DATA = ("aten::_local_scalar_dense is a tensor's value read on the host (Tensor.item(), float(t), int(t), "
-               "bool(t)); a graph of prims cannot hold a host value: keep the computation in tensors (a 0-d tensor "
-               "instead of .item())")
-
-
 def _user_frame(tb) -> str:
     """The innermost frame of the traceback outside torch and primkit: the user's line."""
     import traceback
@@ -78,21 +74,41 @@ def _user_frame(tb) -> str:
 
 @contextlib.contextmanager
 def _data_dependence_named(name):
-    """Data-dependent control flow (``if t.sum() > 0:``) ends make_fx in torch's guard error on an
-    unbacked symbol; say instead which op read data and where the program branched on it."""
+    """Data-dependent control flow (``if t.sum() > 0:``) or a Python number made of data (``int(t.item())``)
+    ends make_fx in torch's guard error on an unbacked symbol; say instead which op read data and where the
+    program branched on it or specialized it."""
     from torch._subclasses.fake_tensor import DataDependentOutputException
     from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
     try:
         yield
     except (GuardOnDataDependentSymNode, DataDependentOutputException) as e:
+        where = _user_frame(e.__traceback__)
+        if "Could not extract specialized" in str(e):   # int(n), float(n) of a value read from data
+            what = (f"and the program makes it a plain Python number (int(), float()) at {where}: a graph holds "
+                    f"one such number for every input. Use the value as .item() gives it (torch.zeros(t.item()) "
+                    f"traces), or keep it in tensors")
+        else:
+            what = (f"and the program branches on it at {where}: a graph holds one path for every input, so "
+                    f"data-dependent control flow cannot be traced. Keep the decision in tensors (torch.where, masks)")
         error = DecompositionError(
             ["aten::_local_scalar_dense"], f"trace({name}): ",
-            f"read a tensor's value on the host, and the program branches on it at {_user_frame(e.__traceback__)}: "
-            f"a graph holds one path for every input, so data-dependent control flow cannot be traced. Keep the "
-            f"decision in tensors (torch.where, masks), or run the program eagerly through prims, op by op on real "
+            f"read a tensor's value on the host, {what}, or run the program eagerly through prims, op by op on real "
             f"tensors: `with primkit.decompositions.eager.through_prims(): ...`")
         error.add_note(f"torch said: {str(e).splitlines()[0]}")
         raise error from e
+
+
+def _items_as_prims(gm):
+    """Each host read (``aten._local_scalar_dense``: ``.item()``, ``int(t)``) becomes the item prim.
+
+    The read stays ATen while make_fx traces, so that make_fx folds a read of a constant to its value
+    (only a read of data reaches the graph); its value is an unbacked SymInt, SymFloat or SymBool, on which
+    the program may compute sizes (``torch.zeros(n.item())``) as long as it does not branch on it. (The
+    prim's dtypes are eager's: a complex read is refused by the fake kernel before it reaches a graph.)"""
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target is torch.ops.aten._local_scalar_dense.default:
+            node.target = prims.get("item").op
+    gm.recompile()
 
 
 def _writes_through_views(gm) -> list[str]:
@@ -248,12 +264,12 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             raise DecompositionError(resized, f"trace({name}): ",
                                      "change an input's sizes or strides in place, which a graph of prims cannot "
                                      "do (prims are functional); apply the op out of place (t() rather than t_())")
+    _items_as_prims(gm)
     if isinstance(program, torch.nn.Module):
         _mark_module_state(gm, program)
     backend.take_stamps(gm)
     backend.mark_kept(gm, kept)
-    check_prim_only(gm, f"trace({name}): ", _READS_DATA if "aten::_local_scalar_dense" in non_prim_ops(gm) else "",
-                    allowed=kept)
+    check_prim_only(gm, f"trace({name}): ", allowed=kept)
     if target is not None:
         gm.graph.eliminate_dead_code()   # a prim whose value nothing uses is no requirement
         outside = backend.outside_target(gm, target)

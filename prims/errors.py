@@ -1,6 +1,9 @@
 """Errors raised by the catalog loader and by meta rules."""
 from __future__ import annotations
 
+import torch
+from torch.fx.experimental.symbolic_shapes import guard_or_true
+
 
 class CatalogError(ValueError):
     """A malformed catalog: names the file, the prim and the field."""
@@ -31,6 +34,18 @@ def check(cond, prim, cid: str, message, exc=PrimConstraintError):
 
     ``prim`` is a PrimDef or a name; ``message`` is a string or a thunk (built only on failure).
     """
-    if not cond:
+    if not _holds(cond):
         name = getattr(prim, "name", prim)
         raise exc(name, cid, message() if callable(message) else message)
+
+
+def _holds(cond) -> bool:
+    """cond, except that a condition on an unbacked (data-dependent) size that the ShapeEnv cannot
+    decide is assumed (torch._check records it, and the prim's real kernel checks it when it runs)
+    rather than guarded on, which would fail the trace."""
+    if isinstance(cond, torch.SymBool):
+        if not guard_or_true(cond):
+            return False
+        torch._check(cond)
+        return True
+    return bool(cond)

@@ -122,10 +122,3 @@ def test_data_dependent_control_flow_names_the_op_and_the_line():
                                                  r"it at .*test_registry.py:\d+ in program \(if x.sum\(\) > 0:") as info:
         trace(program, torch.rand(3))
     assert info.value.missing == ["aten::_local_scalar_dense"]
-
-
-def test_item_is_explained():
-    with pytest.raises(DecompositionError) as info:
-        trace(lambda x: x * x.max().item(), torch.rand(3))
-    assert info.value.missing == ["aten::_local_scalar_dense"]
-    assert "a tensor's value read on the host (Tensor.item()" in "".join(info.value.__notes__)

@@ -15,6 +15,7 @@ from primkit.decompositions.random import masked_uniform
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.decompositions.type_promotion import computation_dtype
+from primkit.prims.meta.strides import surely
 
 
 # ----------------------------------------------------------------------------- activations
@@ -166,9 +167,14 @@ def softmax_impl(a, dim, out_dtype, log):
     x = to_dtype(contiguous(a), computation_dtype(a.dtype))
     if x is a:
         x = P.clone(x)
-    if numel_of(x.shape) == 0:
+    if surely(numel_of(x.shape) == 0):
         return to_dtype(x, out_dtype)
-    shifted = P.sub(x, keep_expanded(P.amax(x, dims), dims, x))
+    # A reduced size that is data (a mask's count) may be 0 when the graph runs: a -inf appended gives
+    # amax its identity there (the result is empty) and leaves it unchanged elsewhere.
+    maybe_empty = [d for d in dims if not surely(x.shape[d] >= 1)]
+    top_of = P.pad(x, -math.inf, [0] * x.dim(), [int(k in maybe_empty) for k in range(x.dim())], [0] * x.dim()) \
+        if maybe_empty else x
+    shifted = P.sub(x, keep_expanded(P.amax(top_of, dims), dims, x))
     exp = P.exp(shifted)
     total = keep_expanded(P.sum(exp, dims), dims, x)
     out = P.sub(shifted, P.log(total)) if log else P.div(exp, total)

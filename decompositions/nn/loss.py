@@ -1,5 +1,5 @@
 """Losses: pointwise (mse, l1, huber, smooth_l1, soft_margin) and their backwards, nll / cross-entropy,
-binary cross-entropy, kl_div, poisson_nll, margin and embedding losses.
+binary cross-entropy, kl_div, poisson_nll, margin and embedding losses, ctc_loss's forward.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.decompositions.type_promotion import computation_dtype, result_type
 from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import sizes_differ, surely
 
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -75,7 +76,7 @@ def _nll(logp, target, weight, reduction, ignore_index):
     if target.dtype not in (torch.int64, torch.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {dt.short(target.dtype)}")
     if logp.dim() < 1 or target.dim() != max(logp.dim() - 1, 0) or \
-            (logp.dim() > 1 and (target.shape[0] != logp.shape[0] or list(target.shape[1:]) != list(logp.shape[2:]))):
+            (logp.dim() > 1 and sizes_differ(target.shape, logp.shape[:1] + logp.shape[2:])):
         raise RuntimeError(f"nll_loss: size mismatch (got input: {list(logp.shape)}, target: {list(target.shape)})")
     classes = logp.shape[0 if logp.dim() == 1 else 1]
     if weight is not None and numel_of(weight.shape) != classes:
@@ -116,7 +117,7 @@ def nll_loss_forward(a, target, weight, reduction, ignore_index):
 
 @register(aten.nll_loss.default, aten.nll_loss_nd.default)
 def nll_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100):
-    if a.dim() > 1 and target.dim() >= 1 and a.shape[0] != target.shape[0]:
+    if a.dim() > 1 and target.dim() >= 1 and surely(a.shape[0] != target.shape[0]):
         raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target batch_size ({target.shape[0]}).")
     return _nll(a, target, weight, reduction, ignore_index)[0]
 
@@ -125,7 +126,7 @@ def nll_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100):
 def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100, label_smoothing=0.0):
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    if target.dtype not in dt.FLOAT and a.dim() > 1 and target.dim() >= 1 and a.shape[0] != target.shape[0]:
+    if target.dtype not in dt.FLOAT and a.dim() > 1 and target.dim() >= 1 and surely(a.shape[0] != target.shape[0]):
         raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target batch_size ({target.shape[0]}).")
     class_dim = 0 if a.dim() == 1 else 1
     classes = a.shape[class_dim]
@@ -474,3 +475,104 @@ def multilabel_margin_loss(a, target, reduction=MEAN):
 
 
 register_out(aten.multilabel_margin_loss.out, multilabel_margin_loss)
+
+
+
+# ----------------------------------------------------------------------------- ctc_loss
+
+def _lengths(lengths, n, device):
+    """input_lengths / target_lengths (an int list or an integer tensor) as an int64 tensor of n."""
+    if isinstance(lengths, torch.Tensor):
+        return P.reshape(to_dtype(lengths, torch.int64), [n])
+    return P.cat([P.full([1], v, dtype=torch.int64, device=device) for v in lengths], 0)
+
+
+def _log_add(*terms):
+    """log(sum(exp(term))) from the terms' maximum, as eager's CTC kernel; -inf where all are -inf, without
+    a log(0) on the way (whose derivative would make the gradient nan)."""
+    top = terms[0]
+    for t in terms[1:]:
+        top = P.maximum(top, t)
+    none = P.eq(top, like(top, -math.inf))
+    top = P.where(none, like(top, 0), top)
+    total = P.exp(P.sub(terms[0], top))
+    for t in terms[1:]:
+        total = P.add(total, P.exp(P.sub(t, top)))
+    return P.where(none, like(top, -math.inf), P.add(top, P.log(P.where(none, like(total, 1), total))))
+
+
+def _shifted(x, k, fill):
+    """x (n, L) moved k label positions on (position s reads s - k), fill shifted in."""
+    n, length = x.shape
+    if k >= length:
+        return P.full([n, length], fill, dtype=x.dtype, device=x.device)
+    return P.pad(P.slice(x, [0, 0], [n, length - k], [1, 1]), fill, [0, k], [0, 0], [0, 0])
+
+
+def _padded_targets(targets, tl, n, device):
+    """targets as (n, S) rows of labels: 2-d targets as they are; 1-d (concatenated) targets read from
+    the sum of the lengths before each sample (S: their total length, past a sample's end: any label)."""
+    targets = to_dtype(targets, torch.int64)
+    if targets.dim() == 2:
+        return targets
+    total = targets.shape[0]
+    if total == 0:
+        return P.full([n, 0], 0, dtype=torch.int64, device=device)
+    start = P.sub(P.cumsum(tl, 0), tl)
+    at = P.add(P.broadcast_in_dim(start, [n, total], [0]),
+               P.broadcast_in_dim(P.iota(total, start=0, step=1, dtype=torch.int64, device=device), [n, total], [1]))
+    return P.take(targets, P.minimum(at, like(at, total - 1)))
+
+
+@register(aten._ctc_loss.Tensor, aten._ctc_loss.default)
+def ctc_loss_forward(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    """(negative log-likelihood per sample, log_alpha): the CTC forward recursion over the extended labels
+    l' = (blank, l1, blank, l2, ..., blank), unrolled over time: alpha_t(s) = log_add(alpha_{t-1}(s),
+    alpha_{t-1}(s-1), alpha_{t-1}(s-2) where l'_s is a label unlike l'_{s-2}) + log_probs[t, l'_s]; a sample's
+    alpha stops at its input length; its likelihood is log_add of alpha at its last label and the blank after
+    it. The labels run over targets' width (padded 2-d targets, or the total of 1-d ones), not over the
+    lengths' values, so only log_alpha's last dim is data: eager's 2 * max(target_lengths) + 1 (entries
+    outside a sample's lengths are the backward's workspace, unspecified as eager's). zero_infinity acts in
+    the backward only."""
+    check_floating("ctc_loss", log_probs)
+    if log_probs.dim() != 3:   # (ctc_loss unsqueezes an unbatched input before it calls _ctc_loss)
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional tensor for "
+                           f"argument #1 'log_probs' (while checking arguments for ctc_loss_allocate_outputs)")
+    T, N, C = log_probs.shape
+    if not 0 <= blank < C:
+        raise RuntimeError("blank must be in label range")
+    device, dtype = log_probs.device, log_probs.dtype
+    il, tl = _lengths(input_lengths, N, device), _lengths(target_lengths, N, device)
+    labels = _padded_targets(targets, tl, N, device)
+    L = 2 * labels.shape[1] + 1
+    s = P.broadcast_in_dim(P.iota(L, start=0, step=1, dtype=torch.int64, device=device), [N, L], [1])
+    odd = P.eq(P.remainder(s, like(s, 2)), like(s, 1))
+    if labels.shape[1] > 0:
+        slot = P.maximum(P.floor_divide(P.sub(s, like(s, 1)), like(s, 2)), like(s, 0))
+        ext = P.where(odd, P.gather(labels, 1, slot), like(s, blank))
+    else:
+        ext = like(s, blank)
+    skip = P.logical_and(P.logical_and(odd, P.ge(s, like(s, 2))), P.ne(ext, _shifted(ext, 2, blank)))
+    emissions = P.gather(P.permute(log_probs, [1, 0, 2]), 2, P.broadcast_in_dim(ext, [N, T, L], [0, 2]))
+    within = P.lt(s, P.broadcast_in_dim(P.add(P.mul(tl, like(tl, 2)), like(tl, 1)), [N, L], [0]))
+    neg_inf = P.full([N, L], -math.inf, dtype=dtype, device=device)
+
+    def emitted(t):
+        return P.reshape(P.slice(emissions, [0, t, 0], [N, t + 1, L], [1, 1, 1]), [N, L])
+
+    alpha = P.where(P.logical_and(P.lt(s, like(s, 2)), within), emitted(0), neg_inf)
+    alphas = [alpha]
+    for t in range(1, T):
+        step = P.add(_log_add(alpha, _shifted(alpha, 1, -math.inf), P.where(skip, _shifted(alpha, 2, -math.inf),
+                                                                            neg_inf)), emitted(t))
+        running = P.broadcast_in_dim(P.lt(like(il, t), il), [N, L], [0])
+        alpha = P.where(running, P.where(within, step, neg_inf), alpha)
+        alphas.append(alpha)
+    last = P.reshape(P.mul(tl, like(tl, 2)), [N, 1])
+    end = P.reshape(P.gather(alpha, 1, last), [N])
+    before = P.reshape(P.gather(alpha, 1, P.maximum(P.sub(last, like(last, 1)), like(last, 0))), [N])
+    before = P.where(P.gt(tl, like(tl, 0)), before, like(before, -math.inf))
+    nll = P.neg(_log_add(end, before))
+    width = 2 * P.item(P.amax(tl, [0])) + 1
+    log_alpha = P.slice(P.cat([P.expand_dims(a, [1]) for a in alphas], 1), [0, 0, 0], [N, T, width], [1, 1, 1])
+    return nll, log_alpha

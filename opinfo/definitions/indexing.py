@@ -14,8 +14,7 @@ import math
 
 import torch
 
-from primkit.decompositions import DecompositionError
-from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
 from primkit.opinfo.definitions.common import aten_entry, positional_out
 from primkit.opinfo.definitions.reductions import SUM_TOLERANCES
 from primkit.opinfo.dtypes import ALL, COMPLEX, NUMERIC
@@ -271,9 +270,7 @@ ENTRIES = [
                  "aten::masked_fill.Tensor_out"), inplace=torch.Tensor.masked_fill_),
     _entry("index", _aten_index, sample_inputs_index, error_inputs_index,
            aten=("aten::index.Tensor", "aten::index.Tensor_out")),
-    _entry("index_bool_mask", _aten_index, sample_inputs_bool_mask, aten=("aten::index.Tensor",), supports_out=False,
-           xfails=[XFail(t, "a boolean mask index gives a result shape that depends on the mask's values; primkit "
-                            "traces static shapes only and raises", raises=RuntimeError) for t in ("values", "strides", "gradients")]),
+    _entry("index_bool_mask", _aten_index, sample_inputs_bool_mask, aten=("aten::index.Tensor",), supports_out=False),
     # The unchecked forms (upsampling's CompositeImplicitAutograd kernels use them): index's samples.
     _entry("_unsafe_index", _aten_unsafe_index, sample_inputs_index, aten=("aten::_unsafe_index.Tensor",),
            supports_out=False),
@@ -593,11 +590,6 @@ def _nonzero_static_errors(op, device):
                      "'size' must be an non-negative integer")
 
 
-# int32 counts give int32 positions: the prim's int64 output, of data-dependent length, converted
-UNBACKED_CONVERSION = ("convert_element_type's meta rule asks whether a data-dependent size is 0 "
-                       "(prims/meta/strides.py _numel_is_zero), which cannot be decided while tracing")
-
-
 INDEXING = ALL | COMPLEX
 
 
@@ -655,8 +647,7 @@ ENTRIES += [
     _aten_entry("repeat_interleave_counts", positional_out(aten.repeat_interleave.Tensor_out),
                ("aten::repeat_interleave.Tensor", "aten::repeat_interleave.Tensor_out"),
                _repeat_interleave_counts_samples, _repeat_interleave_counts_errors, dtypes={torch.int64, torch.int32},
-               supports_out=True, supports_autograd=False,
-               xfails=[XFail(t, UNBACKED_CONVERSION, frozenset({torch.int32}), raises=DecompositionError) for t in ("values", "strides", "out")]),
+               supports_out=True, supports_autograd=False),
     _aten_entry("repeat_interleave_counts_static", positional_out(aten.repeat_interleave.Tensor_out),
                ("aten::repeat_interleave.Tensor", "aten::repeat_interleave.Tensor_out"),
                _repeat_interleave_counts_samples, dtypes={torch.int64, torch.int32}, supports_out=True,

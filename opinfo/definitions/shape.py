@@ -676,11 +676,6 @@ def _where_condition_samples(op, device, dtype):
     yield SampleInput(torch.zeros((), device=device, dtype=dtype), name="0-d zero")
 
 
-WHERE_STRIDES = ("eager's index tensors are dense columns of its column-major nonzero; the decomposition's are "
-                 "columns of the prim's row-major (count, dims) result (stride dims), and a dense copy needs a "
-                 "meta rule (clone, copy_strided) that does not guard on the data-dependent count")
-
-
 def _diag_embed_samples(op, device, dtype):
     yield from cases(((3,), ()), ((2, 3), (1,)), ((2, 3), (-2, 0, 2)), ((2, 3, 4), (0, -1, 0)), ((0,), ()),
                      ((2, 0), (1,)))(op, device, dtype)
@@ -858,9 +853,9 @@ ENTRIES += [
     # the one-argument torch.where: nonzero(as_tuple=True)
     _packet_entry("where", torch.where, _where_condition_samples, entry_name="where.condition", out=False,
                   aten_names=["aten::where"],
-                  supports_autograd=False, xfails=[XFail("strides", WHERE_STRIDES, raises=AssertionError)]),   # int64 indices
+                  supports_autograd=False),   # int64 indices
     _packet_entry("nonzero_numpy", torch.ops.aten.nonzero_numpy, _where_condition_samples, out=False,
-                  supports_autograd=False, xfails=[XFail("strides", WHERE_STRIDES, raises=AssertionError)]),   # int64 indices
+                  supports_autograd=False),   # int64 indices
     _table_entry("meshgrid", _meshgrid_samples,
                  errs=lambda op, device: iter([ErrorInput(
                      SampleInput([make((2, 2), device, torch.float32)], (), {"indexing": "ij"}), RuntimeError,

@@ -10,7 +10,7 @@ import functools
 
 import torch
 
-from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
 from primkit.opinfo.definitions.common import aten_entry
 from primkit.opinfo.definitions.reductions import tuple_out
 from primkit.opinfo.dtypes import ALL, BOOL, COMPLEX, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
@@ -218,9 +218,6 @@ def _masked_select_errors(op, device):
                      RuntimeError, "")
 
 
-NONZERO_STRIDES = ("eager's nonzero is column-major, strides (1, n); laying the prim's output out so needs "
-                   "copy_strided on a data-dependent size, whose meta rule guards on it (is_non_overlapping)")
-
 ENTRIES = [
     _entry("sort", torch.sort, ("aten::sort", "aten::sort.values"),
            _along_dim(({}, {"descending": True}), extremal=True), errors=_sort_errors, supports_out=False,
@@ -271,10 +268,8 @@ ENTRIES = [
            errors=None, dtypes=REAL),
     _entry("take", torch.take, ("aten::take", "aten::take.out"), _take_samples, errors=_take_errors,
            dtypes=REAL | BOOL | COMPLEX, supports_out=True),
-    _entry("nonzero", torch.nonzero, ("aten::nonzero", "aten::nonzero.out"), _nonzero_samples, errors=None,
-           xfails=[XFail("strides", NONZERO_STRIDES, raises=AssertionError)]),
-    _entry("argwhere", torch.argwhere, ("aten::argwhere",), _nonzero_samples, errors=None,
-           xfails=[XFail("strides", NONZERO_STRIDES, raises=AssertionError)]),
+    _entry("nonzero", torch.nonzero, ("aten::nonzero", "aten::nonzero.out"), _nonzero_samples, errors=None),
+    _entry("argwhere", torch.argwhere, ("aten::argwhere",), _nonzero_samples, errors=None),
     _entry("masked_select", torch.masked_select, ("aten::masked_select", "aten::masked_select.out"),
            _masked_select_samples, errors=_masked_select_errors, dtypes=REAL | BOOL | COMPLEX),
 ]
@@ -448,6 +443,11 @@ ENTRIES += [
                 _quantile_errors, dtypes=FLOAT32_64, supports_out=True),
     _aten_entry("nanquantile_scalar", torch.nanquantile, ("aten::nanquantile.scalar", "aten::nanquantile.scalar_out"),
                 _quantile_samples, dtypes=FLOAT32_64, supports_out=True, sample_kwargs={"scalar": True}),
+    _aten_entry("unique", torch.unique, ("aten::_unique2",), _unique_samples, dtypes=ALL, supports_autograd=False),
+    _aten_entry("unique_unsorted", lambda a, **kw: torch.unique(a, sorted=False, **kw), ("aten::_unique2",),
+                _unique_samples, dtypes=ALL, supports_autograd=False),
+    _aten_entry("_unique", lambda a, return_inverse=False, return_counts=False: aten._unique.default(a, True, return_inverse),
+                ("aten::_unique",), _unique_samples, dtypes=ALL, supports_autograd=False),
     _aten_entry("unique_consecutive", torch.unique_consecutive, ("aten::unique_consecutive",), _unique_samples,
                 dtypes=ALL, supports_autograd=False),
     _aten_entry("unique_consecutive_dim", torch.unique_consecutive, ("aten::unique_consecutive",), _unique_samples,
@@ -458,6 +458,8 @@ ENTRIES += [
                 ("aten::unique_dim_consecutive",), _unique_samples, _unique_dim_errors, dtypes=ALL,
                 supports_autograd=False, sample_kwargs={"dim": True}),
     # The out= forms (out0, out1, out2), into tensors of eager's result shapes.
+    _aten_entry("unique_out", _into_fresh_outs(aten._unique2.out), ("aten::_unique2.out",), _with_out_shapes,
+                dtypes=ALL, supports_autograd=False, sample_kwargs={"functional": aten._unique2.default}),
     _aten_entry("unique_consecutive_out", _into_fresh_outs(aten.unique_consecutive.out),
                 ("aten::unique_consecutive.out",), _with_out_shapes, dtypes=ALL, supports_autograd=False,
                 sample_kwargs={"functional": aten.unique_consecutive.default}),

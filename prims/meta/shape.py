@@ -11,7 +11,8 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import PrimIndexError, check
 from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import canonical_dim, canonical_dims, check_dtype, check_fits, check_same_device, shape_str
-from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize, memory_format_strides
+from primkit.prims.meta.strides import (
+    contiguous_strides, elementwise_strides, itemsize, maybe, memory_format_strides, surely)
 
 
 def _meta(a, shape, strides, dtype=None):
@@ -28,17 +29,18 @@ def broadcast_in_dim(prim, a, shape, broadcast_dimensions):
           lambda: f"broadcast_dimensions {bd} must be strictly increasing dims of the target rank {len(shape)}")
     strides = [0] * len(shape)
     for i, d in enumerate(bd):
-        check(a.shape[i] == 1 or a.shape[i] == shape[d], prim, "C3", lambda: f"operand dim {i} has size "
+        check(surely(a.shape[i] == 1) or a.shape[i] == shape[d], prim, "C3", lambda: f"operand dim {i} has size "
               f"{a.shape[i]} but target dim {d} has size {shape[d]}")
-        strides[d] = a.stride()[i] if a.shape[i] == shape[d] else 0
+        strides[d] = a.stride()[i] if surely(a.shape[i] == shape[d]) else 0
     return _meta(a, shape, strides)
 
 
 def view_strides(old_shape, old_strides, new_shape):
     """Strides that view ``old`` as ``new_shape`` without copying, or None if none exist."""
     old_shape, old_strides, new_shape = tuple(old_shape), tuple(old_strides), tuple(new_shape)
-    if len(old_shape) == 0 or any(s == 0 for s in old_shape):
-        return old_strides if old_shape == new_shape else contiguous_strides(new_shape)
+    if len(old_shape) == 0 or any(surely(s == 0) for s in old_shape):
+        same = len(old_shape) == len(new_shape) and all(surely(x == y) for x, y in zip(old_shape, new_shape))
+        return old_strides if same else contiguous_strides(new_shape)
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_stride = old_strides[-1]
@@ -46,12 +48,13 @@ def view_strides(old_shape, old_strides, new_shape):
     for d in range(len(old_shape) - 1, -1, -1):
         tensor_numel = tensor_numel * old_shape[d]
         # A chunk ends where the next-outer dim is not laid out right after this one.
-        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * chunk_stride):
-            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+        if d == 0 or (maybe(old_shape[d - 1] != 1)
+                      and maybe(old_strides[d - 1] != tensor_numel * chunk_stride)):
+            while view_d >= 0 and (maybe(view_numel < tensor_numel) or surely(new_shape[view_d] == 1)):
                 new_strides[view_d] = view_numel * chunk_stride
                 view_numel = view_numel * new_shape[view_d]
                 view_d -= 1
-            if view_numel != tensor_numel:
+            if maybe(view_numel != tensor_numel):
                 return None
             if d > 0:
                 chunk_stride = old_strides[d - 1]
@@ -68,7 +71,8 @@ def _numel(shape):
 
 @meta_rule("reshape", constraints=("C1", "C2"))
 def reshape(prim, a, shape):
-    check(all(s >= 0 for s in shape), prim, "C1", lambda: f"target shape {shape_str(shape)} has a negative size")
+    for s in shape:
+        check(s >= 0, prim, "C1", lambda: f"target shape {shape_str(shape)} has a negative size")
     check(_numel(shape) == _numel(a.shape), prim, "C2", lambda: f"cannot reshape {shape_str(a.shape)} "
           f"({_numel(a.shape)} elements) to {shape_str(shape)} ({_numel(shape)} elements)")
     strides = view_strides(a.shape, a.stride(), shape)
@@ -112,8 +116,9 @@ def slice_(prim, a, start_indices, limit_indices, strides):
           lambda: f"start_indices, limit_indices and strides need {n} entries each (the operand's rank), got "
           f"{len(start_indices)}, {len(limit_indices)} and {len(strides)}")
     for d in range(n):
-        check(0 <= start_indices[d] <= limit_indices[d] <= a.shape[d], prim, "C2", lambda: f"dim {d}: expected "
-              f"0 <= start ({start_indices[d]}) <= limit ({limit_indices[d]}) <= size ({a.shape[d]})")
+        for low, high in ((0, start_indices[d]), (start_indices[d], limit_indices[d]), (limit_indices[d], a.shape[d])):
+            check(low <= high, prim, "C2", lambda: f"dim {d}: expected "
+                  f"0 <= start ({start_indices[d]}) <= limit ({limit_indices[d]}) <= size ({a.shape[d]})")
         check(strides[d] >= 1, prim, "C3", lambda: f"dim {d}: stride {strides[d]} must be >= 1")
     shape = [(limit_indices[d] - start_indices[d] + strides[d] - 1) // strides[d] for d in range(n)]
     # A dim of at most one element: its stride addresses nothing (the step's product may not fit int64).
@@ -139,7 +144,8 @@ def pad(prim, a, padding_value, low, high, interior):
     shape = []
     for d in range(n):
         check(interior[d] >= 0, prim, "C2", lambda: f"dim {d}: interior padding {interior[d]} must be >= 0")
-        size = a.shape[d] + low[d] + high[d] + (a.shape[d] - 1) * interior[d] if a.shape[d] != 0 else low[d] + high[d]
+        size = a.shape[d] + low[d] + high[d] + (a.shape[d] - 1) * interior[d] if maybe(a.shape[d] != 0) \
+            else low[d] + high[d]
         check(size >= 0, prim, "C2", lambda: f"dim {d}: padding ({low[d]}, {high[d]}, {interior[d]}) of size "
               f"{a.shape[d]} gives a negative size {size}")
         shape.append(size)

@@ -6,6 +6,55 @@ expressions) so the same code serves real, fake and symbolic tensors.
 from __future__ import annotations
 
 import torch
+from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true
+
+
+def surely(cond) -> bool:
+    """cond where it can be decided; False where it depends on data. A comparison of an unbacked
+    (data-dependent) size that the ShapeEnv cannot decide is not guarded on (guard_or_false): a rule
+    takes its general path there (a nonzero count is not assumed to be 0 or 1), which holds whatever the
+    size turns out to be. Backed sizes guard as before; ints and sympy sizes compare as they are."""
+    if isinstance(cond, torch.SymBool):
+        return guard_or_false(cond)
+    return bool(cond)
+
+
+class _Surely:
+    """A sort key of sizes or strides that orders them where the order is known (``surely``) and
+    leaves in place what depends on data."""
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other):
+        # a <= b known and a == b not known (1 before max(1, u0)): data-dependent sizes sort as if > 1
+        return surely(self.v < other.v) or (surely(self.v <= other.v) and not surely(self.v == other.v))
+
+    def __eq__(self, other):
+        return surely(self.v == other.v)
+
+
+def maybe(cond) -> bool:
+    """cond unless it is known false: True where it depends on data (guard_or_true), the general case for
+    a relation whose special case is equality (``size != 1``, ``stride != expected``). Backed sizes guard as
+    before; ints and sympy sizes compare as they are."""
+    if isinstance(cond, torch.SymBool):
+        return guard_or_true(cond)
+    return bool(cond)
+
+
+def same_sizes(a, b) -> bool:
+    """Two shapes (or stride tuples) known to be equal, element by element (``surely``)."""
+    a, b = tuple(a), tuple(b)
+    return len(a) == len(b) and all(surely(x == y) for x, y in zip(a, b))
+
+
+def sizes_differ(a, b) -> bool:
+    """Two shapes known to differ: other ranks, or a pair of sizes known unequal (``surely``); shapes
+    whose sizes depend on data are taken to agree (the kernels check them when the graph runs)."""
+    a, b = tuple(a), tuple(b)
+    return len(a) != len(b) or any(surely(x != y) for x, y in zip(a, b))
 
 
 def itemsize(dtype) -> int:
@@ -54,9 +103,9 @@ def is_contiguous(shape, strides) -> bool:
         return True
     expected = 1
     for size, stride in zip(reversed(tuple(shape)), reversed(tuple(strides))):
-        if size == 1:
+        if surely(size == 1):
             continue
-        if stride != expected:
+        if maybe(stride != expected):
             return False
         expected = expected * size
     return True
@@ -69,9 +118,9 @@ def is_channels_last(shape, strides) -> bool:
         return True
     expected = 1
     for d in (1, 3, 2, 0):
-        if shape[d] == 1:
+        if surely(shape[d] == 1):
             continue
-        if strides[d] != expected:
+        if maybe(strides[d] != expected):
             return False
         expected = expected * shape[d]
     return True
@@ -80,17 +129,17 @@ def is_channels_last(shape, strides) -> bool:
 def is_non_overlapping_and_dense(shape, strides) -> bool:
     if _numel_is_zero(shape):
         return True
-    dims = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: strides[d])
+    dims = sorted((d for d in range(len(shape)) if maybe(shape[d] != 1)), key=lambda d: _Surely(strides[d]))
     expected = 1
     for d in dims:
-        if strides[d] != expected:
+        if maybe(strides[d] != expected):
             return False
         expected = expected * shape[d]
     return True
 
 
 def _numel_is_zero(shape) -> bool:
-    return any(s == 0 for s in shape)
+    return any(surely(s == 0) for s in shape)
 
 
 def elementwise_strides(shape, operands) -> tuple:
@@ -172,11 +221,12 @@ def memory_format_strides(shape, inputs) -> tuple:
 def is_non_overlapping(shape, strides) -> bool:
     """No two indices address one element: the dims of size > 1, innermost first, each step past
     everything the inner ones span. An empty tensor has no elements to overlap."""
-    if any(n == 0 for n in shape):
+    if any(surely(n == 0) for n in shape):
         return True
     extent = 1
-    for st, n in sorted((st, n) for st, n in zip(strides, shape) if n != 1):
-        if st < extent:
+    for st, n in sorted(((st, n) for st, n in zip(strides, shape) if maybe(n != 1)),
+                        key=lambda p: (_Surely(p[0]), _Surely(p[1]))):
+        if surely(st < extent):
             return False
         extent = st * (n - 1) + extent
     return True
