@@ -421,12 +421,22 @@ def _pure(node) -> bool:
 
 
 def has_inplace_writes(gm) -> bool:
-    """A copy_to that is not part of the trailing epilogue: reads around it must keep their order."""
+    """A copy_to that is not part of the trailing epilogue (writes into graph inputs and module state):
+    reads around it must keep their order, and a copying no-op before it must stay a copy. A trailing
+    write into a tensor the graph made (x.clone().index_put_(...)) is not an epilogue."""
     nodes = [n for n in gm.graph.nodes if n.op != "output"]
     tail = len(nodes)
-    while tail > 0 and nodes[tail - 1].target is P.copy_to.default:
+    while tail > 0 and nodes[tail - 1].target is P.copy_to.default and _writes_persistent(nodes[tail - 1]):
         tail -= 1
     return any(n.target is P.copy_to.default for n in nodes[:tail])
+
+
+def _writes_persistent(write) -> bool:
+    """Whether a copy_to's destination (through chained copy_tos) is a graph input or module state."""
+    dst = write.args[0]
+    while dst.op == "call_function" and dst.target is P.copy_to.default:
+        dst = dst.args[0]
+    return dst.op in ("placeholder", "get_attr")
 
 
 def eliminate_common_subexpressions(gm, constants: dict | None = None):

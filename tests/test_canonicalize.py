@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from primkit.decompositions import DecompositionError, canonicalize, graph_hash, group_by_module, non_prim_ops, trace
+from primkit.decompositions import executor
 from models import zoo
 
 torch.manual_seed(0)
@@ -242,3 +243,16 @@ def test_group_inputs_and_outputs():
     # Call order: fc1 before fc2 before fc3.
     order = [g.path for g in group_by_module(gm)]
     assert order.index("fc1") < order.index("fc2") < order.index("fc3")
+
+
+def test_a_trailing_write_into_a_copy_keeps_the_copy():
+    # x.clone().index_put_(..., accumulate=True) ends with a write into the clone: not an epilogue (no
+    # graph input is written), so the clone stays a copy and the graph never writes into x
+    def f(x, i, v):
+        return x.clone().index_put_((i,), v, accumulate=True)
+    x, i, v = torch.zeros(5), torch.tensor([0, 0, 2]), torch.ones(3)
+    gm = trace(f, x, i, v)
+    for run in (gm, executor.compile(gm)):
+        before = x.clone()
+        torch.testing.assert_close(run(x, i, v), f(x, i, v))
+        assert torch.equal(x, before)
