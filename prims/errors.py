@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import torch
-from torch.fx.experimental.symbolic_shapes import guard_or_true
 
 
 class CatalogError(ValueError):
@@ -43,7 +42,8 @@ def _holds(cond) -> bool:
     """cond, except that a condition on an unbacked (data-dependent) size that the ShapeEnv cannot
     decide is assumed (torch._check records it, and the prim's real kernel checks it when it runs)
     rather than guarded on, which would fail the trace."""
-    if isinstance(cond, torch.SymBool):
+    if isinstance(cond, torch.SymBool):   # torch has loaded symbolic_shapes (and sympy) by then
+        from torch.fx.experimental.symbolic_shapes import guard_or_true
         if not guard_or_true(cond):
             return False
         torch._check(cond)

@@ -6,7 +6,6 @@ expressions) so the same code serves real, fake and symbolic tensors.
 from __future__ import annotations
 
 import torch
-from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true
 
 
 def surely(cond) -> bool:
@@ -14,7 +13,8 @@ def surely(cond) -> bool:
     (data-dependent) size that the ShapeEnv cannot decide is not guarded on (guard_or_false): a rule
     takes its general path there (a nonzero count is not assumed to be 0 or 1), which holds whatever the
     size turns out to be. Backed sizes guard as before; ints and sympy sizes compare as they are."""
-    if isinstance(cond, torch.SymBool):
+    if isinstance(cond, torch.SymBool):   # torch has loaded symbolic_shapes (and sympy) by then
+        from torch.fx.experimental.symbolic_shapes import guard_or_false
         return guard_or_false(cond)
     return bool(cond)
 
@@ -40,6 +40,7 @@ def maybe(cond) -> bool:
     a relation whose special case is equality (``size != 1``, ``stride != expected``). Backed sizes guard as
     before; ints and sympy sizes compare as they are."""
     if isinstance(cond, torch.SymBool):
+        from torch.fx.experimental.symbolic_shapes import guard_or_true
         return guard_or_true(cond)
     return bool(cond)
 
