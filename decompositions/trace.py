@@ -234,20 +234,21 @@ class _WriteOrder(TorchFunctionMode):
 
 
 @functools.lru_cache(maxsize=None)
-def _by_entry_before_functionalization(func) -> bool:
-    """Out= overloads and effectful ops (see _EntriesFirst)."""
+def _entry_first(func) -> bool:
+    """Writes (in-place and out= overloads) and effectful ops: see _EntriesFirst."""
     from torch._higher_order_ops.effects import has_effects
-    return any(a.is_out for a in func._schema.arguments) or has_effects(func)
+    return func._schema.is_mutable or has_effects(func)
 
 
 class _EntriesFirst(TorchDispatchMode):
-    """Ops whose functionalization by torch primkit cannot take run their table entry before it
-    (an entry computes, then writes with copy_to, which functionalizes). Torch functionalizes a
-    write after running the op on meta tensors with its reference implementation, which resizes
-    an out= tensor of another shape (primkit's out= entries refuse, as eager's checks do) and
-    refuses a random draw given a generator (``x.exponential_(generator=g)``); it threads an
-    effectful op (``_linalg_check_errors``) through effect tokens, which a prim graph does not
-    hold. A mode of the user's kind runs before torch's functionalization mode."""
+    """Writes that the table decomposes run their entry before functionalization: the entry
+    checks as eager does (an int tensor cannot take logit_'s float result; an out= tensor of
+    another shape is refused), computes, then writes with copy_to, which functionalizes. Torch's
+    own functionalization of a write would instead check it on meta tensors with torch's
+    reference implementations (which cast silently, resize out= tensors and refuse a generator),
+    then cast the result into the written tensor. An effectful op (``_linalg_check_errors``)
+    runs its entry too: torch threads effect tokens through it, which a prim graph does not hold.
+    A mode of the user's kind runs before torch's functionalization mode."""
 
     def __init__(self, table):
         super().__init__()
@@ -255,8 +256,7 @@ class _EntriesFirst(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if _by_entry_before_functionalization(func) or (kwargs.get("generator") is not None
-                                                        and func._schema.is_mutable):
+        if _entry_first(func):
             entry = self.table.get(func)
             if entry is not None:
                 return entry(*args, **kwargs)

@@ -175,6 +175,9 @@ def _functionalized_copy_to(prim):
 
     def kernel(dst, src):
         if not torch._is_functional_tensor(dst):
+            if torch._is_functional_tensor(src):   # torch's words for its own in-place ops
+                raise RuntimeError("copy_to: mutating a non-functional tensor with a functional tensor is not "
+                                   "allowed: dst is not one of the functionalized program's tensors")
             with torch._C._ExcludeDispatchKeyGuard(functionalize):
                 return prim_op(dst, src)
         if torch._is_functional_tensor(src):
