@@ -130,6 +130,7 @@ def kept_ops(keep, context="trace(keep=...)") -> dict:
 def _emit_kept(op, entry):
     """A kernel for a CompositeImplicitAutograd op that is kept: under make_fx it records one node of
     ``op`` (its result computed by the decomposition, or torch's composite, on the fake inputs)."""
+    from torch._subclasses.functional_tensor import FunctionalTensor, disable_functional_mode
     from torch.fx.experimental.proxy_tensor import (
         disable_proxy_modes_tracing, fetch_object_proxy, fetch_sym_proxy, get_proxy_mode, track_tensor_tree)
 
@@ -139,6 +140,13 @@ def _emit_kept(op, entry):
         return op.decompose(*args, **kwargs)
 
     def kernel(*args, **kwargs):
+        if any(isinstance(x, FunctionalTensor) for x in pytree.tree_leaves((args, kwargs))):
+            # Above trace's functionalization: the node records the values below it (a kept op is
+            # functional), and the results go back up as functional tensors.
+            a, k = pytree.tree_map_only(FunctionalTensor, FunctionalTensor.from_functional, (args, kwargs))
+            with disable_functional_mode():
+                out = kernel(*a, **k)
+            return pytree.tree_map_only(torch.Tensor, FunctionalTensor.to_functional, out)
         mode = get_proxy_mode()
         if mode is None:
             return run(*args, **kwargs)

@@ -105,26 +105,25 @@ def _storage(t):
     return t.untyped_storage()._cdata
 
 
-def read_after_write_pairs(gm: fx.GraphModule) -> frozenset:
+def read_after_write_pairs(gm: fx.GraphModule, inputs: list, written_at: dict) -> frozenset:
     """(i, j) for graph inputs i != j where the program reads input j (or a view of it) after a
     write into input i: if i and j share memory at a call, eager's read sees the write and the
-    graph's does not. Computed on the raw trace, whose node order is the program's."""
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    index = {n: k for k, n in enumerate(placeholders)}
+    graph's does not. ``inputs``: the placeholders of the tensor arguments; ``written_at[i]``: the
+    position of the first node traced after the program's first write into input i. Computed on
+    the raw (functionalized) trace, whose node order is the program's: its writes into inputs
+    are the ``copy_to`` epilogue, which reads only its source."""
+    index = {n: k for k, n in enumerate(inputs)}
     copy_to = prims.get("copy_to").op
-    base: dict = dict(index)   # node -> the input it views (view prims and writes keep the base)
-    written, pairs = set(), set()
-    for node in gm.graph.nodes:
+    base: dict = dict(index)   # node -> the input it views
+    pairs = set()
+    for position, node in enumerate(gm.graph.nodes):
         if node.op != "call_function":
             continue
-        reads = {base[a] for a in node.all_input_nodes if a in base}
-        for w in written:
-            pairs.update((w, r) for r in reads if r != w)
+        read = node.args[1:2] if node.target is copy_to else node.all_input_nodes
+        reads = {base[a] for a in read if isinstance(a, fx.Node) and a in base}
+        pairs.update((w, r) for w, at in written_at.items() if position >= at for r in reads if r != w)
         prim = prims.get(node.target._opname) if prims.is_prim(node.target) else None
-        if node.target is copy_to and node.args[0] in base:
-            written.add(base[node.args[0]])
-            base[node] = base[node.args[0]]
-        elif prim is not None and "view" in prim.tags and node.args and node.args[0] in base:
+        if prim is not None and "view" in prim.tags and node.args and node.args[0] in base:
             base[node] = base[node.args[0]]
     return frozenset(pairs)
 

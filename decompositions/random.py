@@ -356,6 +356,7 @@ for _overload in aten.normal.overloads():
     elif _overload != "names":
         register(_op)(normal)
 register_inplace(aten.normal_.default, normal_tensor, "normal_")
+register(aten.normal_functional.default)(normal_tensor)   # normal_ as functionalization writes it
 
 
 # ----------------------------------------------------------------------------- multinomial

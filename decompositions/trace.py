@@ -11,8 +11,12 @@ import re
 import threading
 
 import torch
+import torch.utils._pytree as pytree
+from torch._subclasses.functional_tensor import FunctionalTensor, FunctionalTensorMode
 from torch.fx import traceback as fx_traceback
-from torch.fx.experimental.proxy_tensor import make_fx
+from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from primkit import prims
 from primkit.decompositions import backend, guards
@@ -126,14 +130,6 @@ def _writes_through_views(gm) -> list[str]:
     return sorted(views)
 
 
-def _metadata_mutations(gm) -> list[str]:
-    """The ATen ops in gm that change a tensor's sizes or strides in place (tagged inplace_view:
-    t_, transpose_, squeeze_, unsqueeze_, as_strided_, ...); prims have no such op."""
-    return sorted({node.target.name() for node in gm.graph.nodes
-                   if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload)
-                   and torch.Tag.inplace_view in node.target.tags})
-
-
 def _mark_module_state(gm, module):
     """``node.meta["module_state"] = name`` on the get_attr nodes that read the module's parameters
     and buffers (by reference: each call reads their current values). Canonicalization never folds
@@ -174,6 +170,113 @@ def _module_scopes(module: torch.nn.Module):
     finally:
         for h in handles:
             h.remove()
+
+
+def _module_state(program) -> tuple[dict, list]:
+    """A module's parameters and buffers: ({name: index}, tensors), each tensor once (tied weights
+    share an index); nothing for a function."""
+    if not isinstance(program, torch.nn.Module):
+        return {}, []
+    where, index, tensors = {}, {}, []
+    for name, t in [*program.named_parameters(remove_duplicate=False), *program.named_buffers(remove_duplicate=False)]:
+        if id(t) not in index:
+            index[id(t)] = len(tensors)
+            tensors.append(t)
+        where[name] = index[id(t)]
+    return where, tensors
+
+
+def _static_fakes(tensors):
+    """Fake copies of the module's state with static sizes, in a fake mode make_fx's symbolic
+    tracing adopts: only the program's arguments have symbolic sizes (as under torch.export)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+    # the settings of the mode make_fx's symbolic tracing makes for itself
+    mode = FakeTensorMode(allow_fallback_kernels=False, allow_non_fake_inputs=True, shape_env=ShapeEnv())
+    return [mode.from_tensor(t, static_shapes=True) for t in tensors]
+
+
+def _state_as_attributes(gm, placeholders, tensors, where) -> None:
+    """The graph reads the module's state by reference, as make_fx reads a module's tensors: each
+    state placeholder becomes a get_attr of the module's own tensor (named after its path), and
+    the epilogue's write into it (a buffer update) writes the module's buffer."""
+    names = {}
+    for name, i in where.items():
+        names.setdefault(i, name)
+    first = next(n for n in gm.graph.nodes if n.op != "placeholder")
+    for i, node in enumerate(placeholders):
+        attr = base = re.sub(r"\W", "_", names[i])
+        suffix = 0
+        while hasattr(gm, attr):
+            suffix += 1
+            attr = f"{base}_{suffix}"
+        if isinstance(tensors[i], torch.nn.Parameter):
+            gm.register_parameter(attr, tensors[i])
+        else:
+            gm.register_buffer(attr, tensors[i], persistent=False)
+        with gm.graph.inserting_before(first):
+            get = gm.graph.get_attr(attr)
+        get.meta.update(node.meta)
+        node.replace_all_uses_with(get)
+        gm.graph.erase_node(node)
+    gm.recompile()
+
+
+class _WriteOrder(TorchFunctionMode):
+    """What the program does to its tensor arguments, seen on their functional storages after
+    each torch call: ``written_at[i]``, the position the graph being traced had reached when the
+    program first wrote into argument i (a write into any view of it counts), and ``resized``,
+    the calls that changed an argument's sizes or strides in place (x.t_())."""
+
+    def __init__(self):
+        super().__init__()
+        self.inputs, self.counts, self.written_at, self.resized = {}, {}, {}, []
+
+    @contextlib.contextmanager
+    def watching(self, inputs: dict):
+        self.inputs = inputs
+        self.counts = {i: torch._functionalize_mutation_counter(t.elem) for i, t in inputs.items()}
+        with self:
+            yield
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for i, t in self.inputs.items():
+            if i not in self.written_at and torch._functionalize_mutation_counter(t.elem) != self.counts[i]:
+                self.written_at[i] = len(get_proxy_mode().tracer.graph.nodes)
+            if not self.resized and torch._functionalize_has_metadata_mutation(t.elem):
+                self.resized.append(getattr(func, "__name__", str(func)))
+        return out
+
+
+@functools.lru_cache(maxsize=None)
+def _entry_first(func) -> bool:
+    """Writes (in-place and out= overloads) and effectful ops: see _EntriesFirst."""
+    from torch._higher_order_ops.effects import has_effects
+    return func._schema.is_mutable or has_effects(func)
+
+
+class _EntriesFirst(TorchDispatchMode):
+    """Writes that the table decomposes run their entry before functionalization: the entry
+    checks as eager does (an int tensor cannot take logit_'s float result; an out= tensor of
+    another shape is refused), computes, then writes with copy_to, which functionalizes. Torch's
+    own functionalization of a write would instead check it on meta tensors with torch's
+    reference implementations (which cast silently, resize out= tensors and refuse a generator),
+    then cast the result into the written tensor. An effectful op (``_linalg_check_errors``)
+    runs its entry too: torch threads effect tokens through it, which a prim graph does not hold.
+    A mode of the user's kind runs before torch's functionalization mode."""
+
+    def __init__(self, table):
+        super().__init__()
+        self.table = table
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if _entry_first(func):
+            entry = self.table.get(func)
+            if entry is not None:
+                return entry(*args, **kwargs)
+        return func(*args, **kwargs)
 
 
 # make_fx keeps process-global state while it traces (torch.fx's patcher, the proxy mode's
@@ -221,49 +324,57 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     leaves, spec, inputs = guards.flatten_call(fn.forward if isinstance(fn, torch.nn.Module) else fn, name,
                                                args, kwargs, dynamic)
 
-    def fn(*values):
-        a, k = guards.rebuild(leaves, spec, values)
-        return program(*a, **k)
-
     def scopes():
         return _module_scopes(program) if isinstance(program, torch.nn.Module) else fx_traceback.preserve_node_meta()
+    # One trace, functionalized from the start, as torch.export and AOTAutograd trace (torch's
+    # FunctionalTensorMode under make_fx): a write into a view (x[0].add_(1), y[:, 1] = v) needs
+    # aliasing that prims do not have (each prim's result owns its storage), so the graph computes
+    # each written tensor anew, and writes an argument or a buffer back in an epilogue at its end.
+    # The module's parameters and buffers are functionalized with the arguments
+    # (torch.func.functional_call), then read by reference again (_state_as_attributes).
     mode = "symbolic" if dynamic else "fake"
-    # Inference graphs (training graphs go through AOTAutograd); the table's entries for
-    # CompositeImplicitAutograd ops run instead of torch's composites (see decompositions.composite).
-    with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing():
-        gm = make_fx(fn, decomposition_table=table, tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
-    read_after_write = guards.read_after_write_pairs(gm)
-    undecomposed = non_prim_ops(gm)
+    where, state = _module_state(program)
+    order = _WriteOrder()
+
+    def functional(*values):
+        with FunctionalTensorMode():
+            wrapped = [FunctionalTensor.to_functional(v) if isinstance(v, torch.Tensor) else v for v in values]
+            state_values, args = wrapped[:len(state)], wrapped[len(state):]
+            a, k = guards.rebuild(leaves, spec, args)
+            tensors = {i: v for i, v in enumerate(args) if isinstance(v, torch.Tensor)}
+            with order.watching(tensors), _EntriesFirst(table):
+                out = (torch.func.functional_call(program, {n: state_values[i] for n, i in where.items()}, a, k)
+                       if state else program(*a, **k))
+            out = pytree.tree_map_only(FunctionalTensor, FunctionalTensor.from_functional, out)
+            for value, functional_value in zip(values, wrapped):
+                if isinstance(value, torch.Tensor):
+                    torch._sync(functional_value)
+                    if torch._functionalize_has_data_mutation(functional_value.elem):
+                        value.copy_(functional_value.from_functional())   # the epilogue
+        return out
+
+    traced_state = _static_fakes(state) if dynamic else state
+    try:
+        with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing():
+            gm = make_fx(functional, decomposition_table=table, tracing_mode=mode,
+                         _allow_non_fake_inputs=True)(*traced_state, *inputs)
+    except RuntimeError as e:
+        if "mutating a non-functional tensor" not in str(e):
+            raise
+        raise TypeError(f"trace({name}): the program writes into a tensor that is neither one of its arguments nor a "
+                        f"parameter or buffer of the traced module (a global, a closure's tensor, or the state of a "
+                        f"module that a traced function calls): pass it as an argument, or trace the module") from e
+    if order.resized:
+        raise DecompositionError(order.resized, f"trace({name}): ",
+                                 "change an input's sizes or strides in place, which a graph of prims cannot do "
+                                 "(prims are functional); apply the op out of place (t() rather than t_())")
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    read_after_write = guards.read_after_write_pairs(gm, placeholders[len(state):], order.written_at)
+    _state_as_attributes(gm, placeholders[:len(state)], state, where)
     views = _writes_through_views(gm)
-    if views or _metadata_mutations(gm):
-        # A write into a view (x[0].add_(1), y[:, 1] = v) needs aliasing that prims do not have
-        # (each prim's result owns its storage): trace again with the program functionalized, so
-        # the graph computes each written base anew (and writes an input back at the end). An
-        # in-place view op (x.t_()) becomes its out-of-place view there.
-        try:
-            with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing():
-                gm = make_fx(torch.func.functionalize(fn, remove="mutations"), decomposition_table=table,
-                             tracing_mode=mode, _allow_non_fake_inputs=True)(*inputs)
-        except RuntimeError as e:
-            if "functionaliz" not in str(e):
-                raise
-            # Every op the program needs and lacks: those the first trace kept, and those torch
-            # could not functionalize (an in-place op without a decomposition, e.g. fill_diagonal_).
-            refused = re.findall(r"alias annotations: (\w+::[\w.]+)\(", str(e))
-            error = DecompositionError(
-                [*undecomposed, *refused] or [f"primkit.{v}" for v in views], f"trace({name}): ",
-                "have no decomposition to prims (the program writes through a view, and torch could not "
-                "functionalize it while these remain)")
-            error.add_note(f"torch's functionalization said: {e}")
-            raise error from e
-        views, resized = _writes_through_views(gm), _metadata_mutations(gm)
-        if views:
-            raise DecompositionError([f"primkit.{v}" for v in views], f"trace({name}): ",
-                                     "are still written through after functionalization")
-        if resized:
-            raise DecompositionError(resized, f"trace({name}): ",
-                                     "change an input's sizes or strides in place, which a graph of prims cannot "
-                                     "do (prims are functional); apply the op out of place (t() rather than t_())")
+    if views:
+        raise DecompositionError([f"primkit.{v}" for v in views], f"trace({name}): ",
+                                 "are still written through after functionalization")
     _items_as_prims(gm)
     if isinstance(program, torch.nn.Module):
         _mark_module_state(gm, program)
@@ -294,9 +405,10 @@ def tracing():
     fake mode hands it FakeTensors, which it recognizes; AOTAutograd (``aot_function``,
     ``aot_module``) and ``torch.func.functionalize`` hand it functional tensors over fake ones,
     which it does not, so the read is data-dependent control flow and the trace fails. ``trace``
-    runs inside this context (it functionalizes a program that writes into views: BART's
-    ``shift_tokens_right``). Inside this context ``is_compiling()`` is
-    true (the flag torch.compile holds over its compile session and torch.export over its trace),
+    runs inside this context, since it functionalizes every program from the start (as
+    torch.export does, which holds the same flag over its non-strict trace). Inside this context
+    ``is_compiling()`` is true (the flag torch.compile holds over its compile session and
+    torch.export over its trace),
     so a library takes the path it takes under torch.compile (transformers always builds the
     explicit mask, whose values are eager's)::
 

@@ -223,6 +223,32 @@ def _real_kernel(prim):
     return kernel
 
 
+def _functionalized_copy_to(prim):
+    """copy_to under functionalization (torch.export, AOTAutograd, ``trace``): dst's value becomes
+    src's. A decomposition that runs above functionalization (a CompositeImplicitAutograd entry,
+    batch norm's update of its running statistics) writes with copy_to into functional tensors."""
+    functionalize = torch._C.DispatchKeySet(torch._C.DispatchKey.Functionalize)
+
+    def kernel(dst, src):
+        if not torch._is_functional_tensor(dst):
+            if torch._is_functional_tensor(src):   # torch's words for its own in-place ops
+                raise RuntimeError("copy_to: mutating a non-functional tensor with a functional tensor is not "
+                                   "allowed: dst is not one of the functionalized program's tensors")
+            with torch._C._ExcludeDispatchKeyGuard(functionalize):
+                return prim_op(dst, src)
+        if torch._is_functional_tensor(src):
+            torch._sync(src)
+            src = torch._from_functional_tensor(src)
+        torch._sync(dst)
+        run_meta(prim, (torch._from_functional_tensor(dst), src), {})
+        torch._functionalize_replace(dst, src)
+        torch._functionalize_commit_update(dst)
+        torch._functionalize_sync(dst)
+        return dst
+    prim_op = getattr(getattr(torch.ops, NAMESPACE), prim.name).default
+    return kernel
+
+
 def library():
     """The torch.library.Library holding the prims (for registrations made after import)."""
     return _LIB
@@ -238,6 +264,8 @@ def register_all(catalog) -> tuple[PrimDef, ...]:
             _LIB.define(prim.schema, tags=tuple(t for tag in sorted(prim.tags) for t in TORCH_TAGS.get(tag, ())))
             _LIB.impl(prim.name, _real_kernel(prim), "CompositeExplicitAutograd")
             torch.library.register_fake(f"{NAMESPACE}::{prim.name}", _fake_kernel(prim), lib=_LIB)
+            if prim.name == "copy_to":   # the one mutating prim
+                _LIB.impl(prim.name, _functionalized_copy_to(prim), "Functionalize")
         autograd.register_all(catalog, _LIB)    # after every define: formulas call other prims
     ns = getattr(torch.ops, NAMESPACE)
     return tuple(replace(p, op=getattr(ns, p.name).default) for p in catalog)

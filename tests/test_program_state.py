@@ -78,6 +78,42 @@ def test_in_place_input_write_reaches_the_input():
     torch.testing.assert_close(a, torch.full((3,), 3.0))
 
 
+def test_a_write_through_a_view_is_traced_in_one_pass():
+    # trace functionalizes from the start: the program runs once, and the write into a view of
+    # an argument (and into a view of a buffer) reaches its base.
+    runs = []
+
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("seen", torch.zeros(2, 4))
+
+        def forward(self, x):
+            runs.append(1)
+            x[0].mul_(2)
+            self.seen[1] = x[0]
+            return x.sum(0)
+    m, eager = M(), M()
+    gm = trace(m, torch.randn(2, 4))
+    assert len(runs) == 1
+    a = torch.randn(2, 4)
+    b = a.clone()
+    torch.testing.assert_close(gm(a), eager(b))
+    torch.testing.assert_close(a, b)
+    torch.testing.assert_close(m.seen, eager.seen)
+
+
+def test_a_write_into_a_closure_tensor_is_refused():
+    total = torch.zeros(3)
+
+    def accumulate(x):
+        total.add_(x)
+        return x * 2
+    with pytest.raises(TypeError, match=r"writes into a tensor that is neither one of its arguments nor a parameter "
+                                        r"or buffer of the traced module"):
+        trace(accumulate, torch.ones(3))
+
+
 # ----------------------------------------------------------------------------- arguments
 
 

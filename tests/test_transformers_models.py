@@ -1,8 +1,9 @@
 """Real architectures from `transformers` (GPT-2, BERT and ResNet, with both attention
 implementations where they have two, and the training zoo's Llama, Mistral, Qwen2, Phi, Gemma,
-Falcon, GPT-NeoX, OPT, BLOOM, T5, BART and ViT) trace to prim-only graphs three ways (``trace``,
-``make_fx`` with the table, ``torch.export(...).run_decompositions``), and the graphs equal eager,
-the cache's keys and values included (every decoder returns its cache: use_cache is on by default).
+Falcon, GPT-NeoX, OPT, BLOOM, ViT and the encoder-decoders T5, BART, Marian, Pegasus and Whisper)
+trace to prim-only graphs three ways (``trace``, ``make_fx`` with the table,
+``torch.export(...).run_decompositions``), and the graphs equal eager, the cache's keys and values
+included (every decoder returns its cache: use_cache is on by default).
 
 Models are built from small configs with random weights (no downloads), in eval mode, every other
 config field at its default. float32 runs

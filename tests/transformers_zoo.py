@@ -95,6 +95,44 @@ def bart(labels=True):   # encoder-decoder, learned positions, labels shifted in
     return transformers.BartForConditionalGeneration(config), tokens(labels)
 
 
+# The seq2seq sizes of BART and the models built like it (Marian, Pegasus, Whisper's decoder).
+SEQ2SEQ_SIZES = dict(vocab_size=VOCAB, d_model=HIDDEN, encoder_layers=LAYERS, decoder_layers=LAYERS,
+                     encoder_attention_heads=HEADS, decoder_attention_heads=HEADS, encoder_ffn_dim=FFN,
+                     decoder_ffn_dim=FFN)
+
+
+def seq2seq_tokens(labels, decoder_start):
+    """tokens(labels); without labels (from which the model makes its decoder's inputs, shifting
+    them right behind the decoder's start token), the decoder's inputs shifted so."""
+    inputs = tokens(labels)
+    if labels:
+        return inputs
+    start = torch.full((BATCH, 1), decoder_start, dtype=torch.long)
+    return {**inputs, "decoder_input_ids": torch.cat([start, inputs["input_ids"][:, :-1]], dim=1)}
+
+
+def marian(labels=True):   # BART's layout, sinusoidal positions; the pad token (the decoder's start) is the last token
+    config = transformers.MarianConfig(**SEQ2SEQ_SIZES, max_position_embeddings=16, pad_token_id=VOCAB - 1,
+                                       decoder_start_token_id=VOCAB - 1)
+    return transformers.MarianMTModel(config), seq2seq_tokens(labels, VOCAB - 1)
+
+
+def pegasus(labels=True):   # pre-norm encoder-decoder, sinusoidal positions, the pad token starts the decoder
+    config = transformers.PegasusConfig(**SEQ2SEQ_SIZES, max_position_embeddings=16)
+    return transformers.PegasusForConditionalGeneration(config), seq2seq_tokens(labels, config.decoder_start_token_id)
+
+
+def whisper(labels=True):   # speech encoder (two convolutions over 8 mel bins, 32 frames), text decoder
+    # The special tokens are the last of the (small) vocabulary, as in Whisper's own.
+    config = transformers.WhisperConfig(**SEQ2SEQ_SIZES, num_mel_bins=8, max_source_positions=16,
+                                        max_target_positions=16, pad_token_id=VOCAB - 3, bos_token_id=VOCAB - 3,
+                                        eos_token_id=VOCAB - 3, decoder_start_token_id=VOCAB - 2,
+                                        begin_suppress_tokens=None)
+    text = seq2seq_tokens(labels, VOCAB - 2)
+    text = {"labels": text["labels"]} if labels else {"decoder_input_ids": text["decoder_input_ids"]}
+    return transformers.WhisperForConditionalGeneration(config), {"input_features": torch.randn(BATCH, 8, 32), **text}
+
+
 def vit(labels=True):   # 16x16 patches of a 32x32 image, a class token, a classifier
     config = transformers.ViTConfig(hidden_size=HIDDEN, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
                                     intermediate_size=FFN, image_size=32)
@@ -102,4 +140,5 @@ def vit(labels=True):   # 16x16 patches of a 32x32 image, a class token, a class
     return transformers.ViTForImageClassification(config), {**inputs, "labels": torch.tensor([0, 1])} if labels else inputs
 
 
-MODELS = [gpt2, llama, mistral, qwen2, phi, gemma, falcon, gpt_neox, opt, bloom, bert, t5, bart, vit]
+MODELS = [gpt2, llama, mistral, qwen2, phi, gemma, falcon, gpt_neox, opt, bloom, bert, t5, bart, marian, pegasus,
+          whisper, vit]

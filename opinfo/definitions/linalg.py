@@ -231,8 +231,6 @@ LA = torch.linalg
 # eager's CompositeImplicit out= form hands the _ex kernel an empty scratch tensor (info, LU,
 # pivots) to resize; primkit does not resize out= tensors.
 RESIZED_SCRATCH = "eager's out= form passes an empty scratch tensor for the kernel to resize; primkit does not resize"
-ALIASED_OUT = ("eager's CompositeImplicit out= form calls mm.out on out and relies on the alias; the decomposed "
-               "mm.out returns a new tensor (copy_to)")
 C64 = frozenset({torch.complex64})
 
 
@@ -356,7 +354,7 @@ ENTRIES += [
     _linalg("linalg.cond", LA.cond, ("aten::linalg_cond", "aten::linalg_cond.p_str"),
             _matrices(kwargs=({}, {"p": "fro"}, {"p": 1}, {"p": "nuc"}, {"p": -2})), tolerances=LU_TOLERANCES),
     _linalg("linalg.multi_dot", LA.multi_dot, ("aten::linalg_multi_dot", "aten::linalg_multi_dot.out"),
-            _multi_dot_samples, supports_out=True, tolerances=LU_TOLERANCES, xfails=[XFail("out", ALIASED_OUT, raises=AssertionError)]),
+            _multi_dot_samples, supports_out=True, tolerances=LU_TOLERANCES),
     _linalg("chain_matmul", lambda ms: torch.chain_matmul(*ms), ("aten::chain_matmul",),
             lambda op, device, dtype: (SampleInput([make(s, device, dtype) for s in shapes], name=f"{shapes}")
                                        for shapes in ([(3, 4), (4, 5)], [(3, 4), (4, 5), (5, 2)])),

@@ -502,7 +502,7 @@ def with_outs(overload):
         strides, step = [0] * len(shape), 1
         for d in reversed(order):
             strides[d], step = step, step * max(shape[d], 1)
-        # a fresh tensor, not a permuted view: a write into a view makes trace functionalize the program
+        # a fresh tensor, not a permuted view (out= tensors are fresh tensors, as eager's callers pass them)
         return torch.empty_strided(shape, strides, dtype=dtype, device=device).fill_(
             math.nan if dtype.is_floating_point else 1)
 

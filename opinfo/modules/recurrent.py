@@ -27,13 +27,6 @@ def _cell(cls, n_states, xfails=()):
     ), family="recurrent", xfails=xfails)
 
 
-def _written_through_view(cls):
-    # (gru_cell, lstm_cell: CompositeImplicitAutograd kernels; under autograd they are not taken)
-    return (xfail("eval", DecompositionError, f"{cls}: the cell's inference kernel writes in place (add_, "
-                  "sigmoid_, mul_) into the chunks of aten::unsafe_split, which functionalization does not track "
-                  "as views; trace refuses the writes through primkit.slice that remain"),)
-
-
 MODULES = [
     _rnn(nn.RNN, variant("relu_no_bias", 3, 4, nonlinearity="relu", bias=False,
                          forwards=[fwd("with_state", f(3, 2, 3), f(1, 2, 4))])),
@@ -42,6 +35,7 @@ MODULES = [
         xfail("eval", DecompositionError, "float32 LSTM inference on CPU runs aten::mkldnn_rnn_layer, which has "
               "no decomposition", dtypes=[torch.float32], variants=["default", "2layers_bidirectional_batch_first"]),)),
     _rnn(nn.GRU, state=f(1, 2, 4)),
-    _cell(nn.RNNCell, 1), _cell(nn.LSTMCell, 2, _written_through_view("LSTMCell")),
-    _cell(nn.GRUCell, 1, _written_through_view("GRUCell")),
+    # LSTMCell and GRUCell's inference kernels write in place into the chunks of aten::unsafe_split,
+    # which trace's functionalization computes anew.
+    _cell(nn.RNNCell, 1), _cell(nn.LSTMCell, 2), _cell(nn.GRUCell, 1),
 ]
