@@ -12,6 +12,7 @@ import torch
 
 from primkit import decompositions
 from primkit.decompositions import DecompositionError, trace
+from primkit.decompositions.eager import through_prims
 
 
 def _masked_assign(x):
@@ -171,9 +172,13 @@ HOST_VALUE_PROGRAMS = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=DecompositionError,
-                   reason="the program turns data into a Python bool (allclose, equal) or branches on it "
-                          "(gaussian_nll_loss's var check): data-dependent control flow, which no graph holds")
 @pytest.mark.parametrize("name", list(HOST_VALUE_PROGRAMS))
-def test_host_value_programs(name):
-    trace(HOST_VALUE_PROGRAMS[name], torch.randn(8))
+def test_host_value_programs_point_to_the_eager_mode(name):
+    # what trace does with data-dependent control flow (issue 20, item 4): it refuses, naming the read and
+    # the program's line, and points to through_prims, under which the program runs equal to eager
+    program, x = HOST_VALUE_PROGRAMS[name], torch.randn(8)
+    with pytest.raises(DecompositionError, match=r"(?s)test_unbacked\.py:\d+.*through_prims.*_local_scalar_dense"):
+        trace(program, x)
+    with through_prims():
+        through = program(x)
+    torch.testing.assert_close(through, program(x))
