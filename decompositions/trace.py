@@ -345,12 +345,17 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             with order.watching(tensors), _EntriesFirst(table):
                 out = (torch.func.functional_call(program, {n: state_values[i] for n, i in where.items()}, a, k)
                        if state else program(*a, **k))
-            out = pytree.tree_map_only(FunctionalTensor, FunctionalTensor.from_functional, out)
+            # an argument the program returns (x.relu_(), an out= tensor) is returned as itself, after the
+            # epilogue's write, in its own layout (not as the value written into it)
+            returned_args = {id(w): v for v, w in zip(values, wrapped) if isinstance(v, torch.Tensor)}
+            out = pytree.tree_map_only(FunctionalTensor, lambda t: t if id(t) in returned_args
+                                       else FunctionalTensor.from_functional(t), out)
             for value, functional_value in zip(values, wrapped):
                 if isinstance(value, torch.Tensor):
                     torch._sync(functional_value)
                     if torch._functionalize_has_data_mutation(functional_value.elem):
                         value.copy_(functional_value.from_functional())   # the epilogue
+            out = pytree.tree_map_only(FunctionalTensor, lambda t: returned_args[id(t)], out)
         return out
 
     traced_state = _static_fakes(state) if dynamic else state
