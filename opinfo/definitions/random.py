@@ -17,7 +17,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
+from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
 from primkit.opinfo.samples import layouts, make
 from primkit.opinfo.dtypes import FLOATING
 
@@ -302,10 +302,7 @@ ENTRIES = [
                                                                        {"device": device}, name="p=0.3")]),
     entry("Tensor.bernoulli_", checker(lambda g, t, device: t.bernoulli_(0.7, generator=g),
                                        lambda x: (x == 0) | (x == 1), 0.7, 0.21),
-          ("aten::bernoulli_.float",), _tensor_samples(),
-          xfails=(XFail("strides", "the draw clones the result of an in-place bernoulli_ (eager keeps its input's "
-                                   "layout, a transposed one too); primkit's value comes dense from the bernoulli prim",
-                                   raises=AssertionError),)),
+          ("aten::bernoulli_.float",), _tensor_samples()),
     entry("Tensor.exponential_", checker(lambda g, t, device: t.exponential_(2.0, generator=g),
                                          lambda x: (x >= 0) & torch.isfinite(x), 0.5, 0.25),
           ("aten::exponential_",), _tensor_samples()),
