@@ -17,14 +17,24 @@ _example = lambda dtype: [(torch.ones(4, 3, dtype=dtype), 0), (torch.ones(0, 3, 
                           (torch.ones((), dtype=dtype), 0)]
 
 
-def _prefixes(a, dim):
-    """(x, mask): x[..., i, j, ...] = a[..., j, ...] with j a new dim after dim, and mask = j <= i."""
-    n = a.shape[dim]
+def _rows(a, dim):
+    """x[..., i, j, ...] = a[..., j, ...], with j a new dim after dim."""
     shape = list(a.shape)
-    shape.insert(dim + 1, n)
-    x = P.broadcast_in_dim(a, shape, [k if k < dim else k + 1 for k in range(a.dim())])
+    shape.insert(dim + 1, a.shape[dim])
+    return P.broadcast_in_dim(a, shape, [k if k < dim else k + 1 for k in range(a.dim())])
+
+
+def _per_row(v, like, dim):
+    """v (one value per prefix i) spread along the new dim j of ``like`` (a ``_rows`` tensor)."""
+    return P.broadcast_in_dim(v, list(like.shape), [k for k in range(like.dim()) if k != dim + 1])
+
+
+def _prefixes(a, dim):
+    """(x, mask): x = _rows(a, dim), and mask = j <= i."""
+    n = a.shape[dim]
+    x = _rows(a, dim)
     i, j = P.broadcast_in_dim(iota(n, a), [n, n], [0]), P.broadcast_in_dim(iota(n, a), [n, n], [1])
-    return x, P.broadcast_in_dim(P.le(j, i), shape, [dim, dim + 1])
+    return x, P.broadcast_in_dim(P.le(j, i), list(x.shape), [dim, dim + 1])
 
 
 def _scan(reduce_prefixes):
@@ -86,11 +96,11 @@ def _complex_logcumsumexp(a, dim):
     in order: a multiple of pi / 4 or nan): a known difference, as for complex logaddexp."""
     xr, xi = P.real(a), P.imag(a)
     x_r, mask = _prefixes(xr, dim)
-    x_i, _ = _prefixes(xi, dim)
+    x_i = _rows(xi, dim)
     j = dim + 1
     big = P.amax(P.where(mask, x_r, splat(-math.inf, x_r)), [j])          # the prefix's largest real part
     term = P.logical_and(mask, P.lt(splat(-math.inf, x_r), x_r))           # -inf terms add nothing
-    scale = P.exp(P.sub(x_r, P.broadcast_in_dim(big, list(x_r.shape), [k for k in range(x_r.dim()) if k != j])))
+    scale = P.exp(P.sub(x_r, _per_row(big, x_r, dim)))
     zero = splat(0, x_r)
     cr = P.sum(P.where(term, P.mul(scale, P.cos(x_i)), zero), [j])
     ci = P.sum(P.where(term, P.mul(scale, P.sin(x_i)), zero), [j])
@@ -106,9 +116,8 @@ def _complex_logcumsumexp(a, dim):
     base = P.sub(P.round(P.div(P.sub(xi, p), two_pi)), turns)
     index = P.broadcast_in_dim(iota(n, xr), list(xr.shape), [dim])
     last = P.amax(_masked(P.where(anchor, index, splat(-1, index)), dim, -1), [j])   # A[k]
-    at_last = P.eq(_prefixes(index, dim)[0], P.broadcast_in_dim(last, list(x_r.shape),
-                                                                [k for k in range(x_r.dim()) if k != j]))
-    base_at_last = P.sum(P.where(at_last, _prefixes(base, dim)[0], zero), [j])
+    at_last = P.eq(_rows(index, dim), _per_row(last, x_r, dim))
+    base_at_last = P.sum(P.where(at_last, _rows(base, dim), zero), [j])
     imag = P.add(p, P.mul(two_pi, P.add(base_at_last, turns)))
     # special values
     bad = P.logical_or(isnan(x_r), isnan(x_i))
@@ -140,7 +149,7 @@ def _cumulative_extreme(name, extreme, identity):
     def lowered(a, dim):
         x, mask = _prefixes(a, dim)
         values = extreme(P.where(mask, x, splat(identity(a.dtype), x)), [dim + 1])
-        v = P.broadcast_in_dim(values, list(x.shape), [k for k in range(x.dim()) if k != dim + 1])
+        v = _per_row(values, x, dim)
         hit = P.eq(x, v)
         if a.dtype.is_floating_point:
             hit = P.logical_or(hit, P.logical_and(isnan(x), isnan(v)))
