@@ -104,9 +104,7 @@ def _read_attributes_after_writes(g):
             else:
                 first[node.target] = node
         elif node.op == "call_function" and node.target is P.copy_to.default:
-            dst = node.args[0]
-            while dst.op == "call_function" and dst.target is P.copy_to.default:
-                dst = dst.args[0]
+            dst = _written_root(node)
             if dst.op == "get_attr":
                 latest[dst.target] = node
 
@@ -431,12 +429,17 @@ def has_inplace_writes(gm) -> bool:
     return any(n.target is P.copy_to.default for n in nodes[:tail])
 
 
-def _writes_persistent(write) -> bool:
-    """Whether a copy_to's destination (through chained copy_tos) is a graph input or module state."""
+def _written_root(write):
+    """The tensor a copy_to writes, through chained copy_tos (copy_to(copy_to(x, a), b) writes x)."""
     dst = write.args[0]
     while dst.op == "call_function" and dst.target is P.copy_to.default:
         dst = dst.args[0]
-    return dst.op in ("placeholder", "get_attr")
+    return dst
+
+
+def _writes_persistent(write) -> bool:
+    """Whether a copy_to writes a graph input or module state."""
+    return _written_root(write).op in ("placeholder", "get_attr")
 
 
 def eliminate_common_subexpressions(gm, constants: dict | None = None):
