@@ -39,3 +39,13 @@ def pytest_report_header(config):
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
+
+
+@pytest.fixture(scope="session")
+def gloo_pool():
+    """The session's pool of 2 gloo ranks (tests/distributed.py), spawned on its first run and stopped at the
+    end of the session. Its tests are one xdist_group, so one worker holds the only pool."""
+    import distributed
+    pool = distributed.pool()
+    yield pool
+    distributed.close()
