@@ -6,6 +6,9 @@ from typing import Callable, Iterable
 import torch
 
 _REGISTRY: dict[torch._ops.OpOverload, Callable] = {}
+# "namespace::name.overload" -> decomposition, for ops a library defines when the user imports it (FSDP2's
+# torch.ops.fsdp): registered once the op exists, so that importing primkit does not import the library
+_DEFERRED: dict[str, Callable] = {}
 
 
 class DecompositionError(RuntimeError):
@@ -43,11 +46,39 @@ def register(*ops):
     return deco
 
 
+def register_when_defined(*names: str):
+    """Register the decorated function for each op named ``"namespace::name.overload"``, once that op
+    exists: for ops of a library primkit does not import (it defines them when the user's program imports
+    it). ``registered()`` registers those defined by then."""
+    def deco(fn):
+        for name in names:
+            if name in _DEFERRED:
+                raise ValueError(f"{name} has two decompositions: {_DEFERRED[name].__qualname__} and {fn.__qualname__}")
+            _DEFERRED[name] = fn
+        return fn
+    return deco
+
+
+def _register_defined() -> None:
+    for name in list(_DEFERRED):
+        namespace, _, rest = name.partition("::")
+        packet, _, overload = rest.partition(".")
+        try:
+            op = getattr(getattr(getattr(torch.ops, namespace), packet), overload or "default")
+        except (AttributeError, RuntimeError):   # not defined yet
+            continue
+        register(op)(_DEFERRED.pop(name))
+
+
 def entry(op):
     """The registered decomposition of the OpOverload ``op``, or None."""
+    if _DEFERRED:
+        _register_defined()
     return _REGISTRY.get(op)
 
 
 def registered() -> dict:
     """The full registry (read-only use)."""
+    if _DEFERRED:
+        _register_defined()
     return dict(_REGISTRY)

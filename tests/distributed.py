@@ -69,13 +69,44 @@ def _die_with_parent() -> None:
         pass
 
 
-def _picklable(exc: BaseException) -> BaseException:
+class _Portable:
+    """An exception that does not survive pickling as it is (a constructor whose arguments are not its
+    ``args``, as DecompositionError's): its type, message, notes and attributes, rebuilt without calling
+    its constructor."""
+
+    def __init__(self, exc: BaseException):
+        self.cls, self.message = type(exc), str(exc)
+        self.state = {k: v for k, v in vars(exc).items() if _pickles(v)}
+
+    def rebuild(self) -> BaseException:
+        exc = self.cls.__new__(self.cls)
+        exc.args = (self.message,)
+        exc.__dict__.update(self.state)
+        return exc
+
+
+def _pickles(value) -> bool:
     import pickle
     try:
-        pickle.loads(pickle.dumps(exc))
-        return exc
-    except Exception:   # an exception whose constructor takes other arguments than it keeps
-        return RuntimeError(f"{type(exc).__name__}: {exc}")
+        pickle.dumps(value)
+        return True
+    except Exception:
+        return False
+
+
+def _portable(exc: BaseException):
+    """exc, or a _Portable of it where pickling would not give back its type and message."""
+    import pickle
+    try:
+        back = pickle.loads(pickle.dumps(exc))
+        if type(back) is type(exc) and str(back) == str(exc):
+            return exc
+    except Exception:
+        pass
+    try:
+        return pickle.loads(pickle.dumps(_Portable(exc)))   # its type must import in the parent
+    except Exception:
+        return RuntimeError(f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}")
 
 
 def _rank_main(rank: int, world_size: int, store_path: str, conn, parent_pid: int) -> None:
@@ -89,7 +120,7 @@ def _rank_main(rank: int, world_size: int, store_path: str, conn, parent_pid: in
         dist.init_process_group("gloo", init_method=f"file://{store_path}", rank=rank, world_size=world_size,
                                 timeout=datetime.timedelta(seconds=GROUP_TIMEOUT_S))
     except BaseException as exc:
-        conn.send(("error", _picklable(exc), traceback.format_exc()))
+        conn.send(("error", _portable(exc), traceback.format_exc()))
         return
     conn.send(("ready", None, None))
     while True:
@@ -105,7 +136,7 @@ def _rank_main(rank: int, world_size: int, store_path: str, conn, parent_pid: in
             result = fn(*args, **kwargs)
             conn.send(("ok", result, None))
         except BaseException as exc:
-            conn.send(("error", _picklable(exc), traceback.format_exc()))
+            conn.send(("error", _portable(exc), traceback.format_exc()))
     dist.destroy_process_group()
 
 
@@ -208,6 +239,9 @@ class Pool:
                     rank = waiting.pop(obj)
                     try:
                         answers[rank] = obj.recv()
+                        kind, value, text = answers[rank]
+                        if isinstance(value, _Portable):
+                            answers[rank] = (kind, value.rebuild(), text)
                     except (EOFError, OSError):
                         answers[rank] = ("error", RankDied(f"rank {rank} died (exit code "
                                                            f"{self._procs[rank].exitcode})"), "")
@@ -215,8 +249,8 @@ class Pool:
                         deadline = min(deadline, time.monotonic() + GRACE_S)
                 else:
                     rank = sentinels[obj]
-                    if answers[rank] is not None or self._conns[rank].poll():   # it answered, then ended: read the answer next round
-                        continue
+                    if answers[rank] is not None or self._conns[rank].poll():   # it answered, then ended:
+                        continue                                                  # read the answer next round
                     waiting.pop(self._conns[rank], None)
                     answers[rank] = ("error", RankDied(f"rank {rank} died (exit code "
                                                        f"{self._procs[rank].exitcode})"), "")
