@@ -22,7 +22,7 @@ from primkit.decompositions.eager import ThroughPrims, through_prims
 
 # Each module registers its decompositions on import; one module (nn: one package) per op family.
 from primkit.decompositions import (  # noqa: E402,F401
-    aliases, backward, complex, creation, elementwise, fft, indexing, linalg, nn, random, reductions, shape, sorting,
+    aliases, backward, collective, complex, creation, elementwise, fft, indexing, linalg, nn, random, reductions, shape, sorting,
     special,
 )
 
