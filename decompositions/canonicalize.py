@@ -370,17 +370,23 @@ def _constant_key(attr) -> str:
     return f"{tuple(attr.shape)}:{attr.dtype}:{tuple(attr.stride())}:{content}"
 
 
-def _draws(node) -> bool:
-    """A stateful prim: it reads and advances a generator, so its value is not a function of its arguments
-    and its place among the other draws is part of the program."""
+# Tags of prims whose place in the program is part of it, each kind in a sequence of its own: a draw reads
+# and advances a generator (its value is not a function of its arguments); a collective is a communication
+# every rank makes in the same order (two equal calls are two communications, and one nothing reads is
+# still made).
+SEQUENCED_TAGS = {"stateful": "draw", "collective": "collective"}    # tag -> the word in a node's key
+
+
+def _sequence(node) -> str | None:
+    """The sequence (a tag of SEQUENCED_TAGS) the node's prim keeps its place in, or None."""
     prim = _prim(node)
-    return prim is not None and "stateful" in prim.tags
+    return next((t for t in SEQUENCED_TAGS if t in prim.tags), None) if prim is not None else None
 
 
 def structural_keys(gm, constants: dict | None = None) -> dict:
     """node -> its key. ``constants`` (attribute name -> key) keeps the keys of gm's attributes between
     calls on one graph, so that each constant's data is hashed once."""
-    keys, index, draws = {}, 0, 0
+    keys, index, calls = {}, 0, dict.fromkeys(SEQUENCED_TAGS, 0)
     constants = {} if constants is None else constants
     for node in gm.graph.nodes:
         if node.op == "placeholder":
@@ -397,8 +403,10 @@ def structural_keys(gm, constants: dict | None = None) -> dict:
             name = node.target.name() if isinstance(node.target, torch._ops.OpOverload) else \
                 getattr(node.target, "__name__", str(node.target))
             call = f"{name}({_literal(list(node.args), keys)};{_literal(dict(node.kwargs), keys)})"
-            if _draws(node):    # the k-th draw: two equal calls draw different numbers
-                call, draws = f"{call}#draw{draws}", draws + 1
+            sequence = _sequence(node)
+            if sequence:    # the k-th draw (or collective): two equal calls draw different numbers
+                call = f"{call}#{SEQUENCED_TAGS[sequence]}{calls[sequence]}"
+                calls[sequence] += 1
             keys[node] = _digest(call)
         elif node.op == "output":
             keys[node] = _digest("out" + _literal(list(node.args), keys))
@@ -414,7 +422,7 @@ def _digest(text: str) -> str:
 def _pure(node) -> bool:
     prim = _prim(node)
     if prim is not None:
-        return not ({"mutates", "nondeterministic", "random"} & prim.tags)
+        return not ({"mutates", "nondeterministic", "random", "collective"} & prim.tags)
     return node.op == "call_function" and node.target is operator.getitem
 
 
@@ -476,10 +484,11 @@ def canonical_order(gm, constants: dict | None = None):
     position = {n: i for i, n in enumerate(nodes)}
     pending = {n: sum(1 for d in n.all_input_nodes if d in in_body) for n in body}
     users = {n: [u for u in n.users if u in pending] for n in body}
-    draws = [n for n in body if _draws(n)]
-    for before, after in zip(draws, draws[1:]):     # draws keep their order: each advances the generator
-        users[before].append(after)
-        pending[after] += 1
+    for sequence in SEQUENCED_TAGS:     # draws keep their order (each advances the generator), collectives theirs
+        ordered = [n for n in body if _sequence(n) == sequence]
+        for before, after in zip(ordered, ordered[1:]):
+            users[before].append(after)
+            pending[after] += 1
     ready = [(keys[n], position[n], n) for n, c in pending.items() if c == 0]
     heapq.heapify(ready)
     order = []

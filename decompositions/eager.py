@@ -268,8 +268,9 @@ def _values(lazy, args, kwargs):
 # Prims that run at once, after a flush, on values: a write (``copy_to``: a real tensor is always up to date,
 # and the executor's graphs do not write through views as eager does), a draw from torch's generator (draws stay
 # in eager's order, also against the seeds counter-based draws take from it at decomposition time), and a result
-# whose shape depends on values.
-_RUN_NOW = frozenset({"mutates", "stateful", "data_dependent"})
+# whose shape depends on values, and a collective (every rank calls it in program order; it runs as the reference
+# backend runs it, synchronously).
+_RUN_NOW = frozenset({"mutates", "stateful", "data_dependent", "collective"})
 
 
 class _Recorder:

@@ -72,8 +72,11 @@ def compile(gm: fx.GraphModule, *, constants: bool = True, kernels=None) -> fx.G
 def kernel_of(name: str, owned: bool = False):
     """The callable the executor runs for prim ``name``: its reference implementation, results in the
     catalog's ``layout``; with ``owned``, followed by the reference backend's copy of a result that shares
-    an input's storage."""
-    impl = laid_out_impl(prims.get(name))
+    an input's storage. A collective starts torch's functional collective, and ``wait`` waits for it
+    (``prims.reference.collective.ASYNC``), so the compute between them overlaps the communication."""
+    from primkit.prims.reference.collective import ASYNC
+    impl = ASYNC.get(name) if prims.get(name).family == "collective" else None
+    impl = impl or laid_out_impl(prims.get(name))
     if not owned:
         return impl
 
@@ -86,7 +89,7 @@ def kernel_of(name: str, owned: bool = False):
 # Families whose kernels always return a new tensor: a hoisted constant may feed them (a view or a
 # kernel that can return its input, e.g. reshape, would let a graph output alias the constant).
 _ALLOCATING_FAMILIES = {"elementwise_binary", "elementwise_ternary", "linalg", "reductions"}
-_NOT_CONSTANT_TAGS = {"random", "stateful", "nondeterministic", "mutates", "data_dependent"}
+_NOT_CONSTANT_TAGS = {"random", "stateful", "nondeterministic", "mutates", "data_dependent", "collective"}
 
 
 def _constants(graph: fx.Graph, owned: set) -> dict:

@@ -40,7 +40,7 @@ FILE_KEYS = {"family", "doc", "defaults", "prims"}
 ENTRY_KEYS = {"name", "signature", "doc", "dtypes", "meta", "impl", "constraints", "params", "tags", "example",
               "derivative", "layout", "commutative", "domain"}
 REQUIRED = ("name", "signature", "doc", "dtypes", "meta", "impl")
-TAGS = {"view", "mutates", "nondeterministic", "data_dependent", "random", "stateful"}
+TAGS = {"view", "mutates", "nondeterministic", "data_dependent", "random", "stateful", "collective"}
 # `layout`: the output layout registration gives the reference's results (the meta rule states it too):
 # contiguous, or elementwise (torch's elementwise layout for the operands, of at most two tensors);
 # absent, the reference lays its results out itself.

@@ -27,6 +27,10 @@ _LIB = None
 # Catalog tags that torch's passes must see: a stateful prim reads and advances a generator, so
 # AOTAutograd's partitioner never recomputes it in the backward and fx's dead-code pass keeps it.
 TORCH_TAGS = {"stateful": (torch.Tag.nondeterministic_seeded,)}
+# Catalog tags whose prims torch.fx must treat as side-effectful (Node.is_impure: no dead-code pass of fx,
+# AOTAutograd or Inductor removes them, even where nothing reads their value): a collective is a
+# communication every rank must make.
+SIDE_EFFECT_TAGS = {"collective"}
 
 
 def materialize(out, fake_mode=None):
@@ -274,5 +278,8 @@ def register_all(catalog) -> tuple[PrimDef, ...]:
             if prim.name == "copy_to":   # the one mutating prim
                 _LIB.impl(prim.name, _functionalized_copy_to(prim), "Functionalize")
         autograd.register_all(catalog, _LIB)    # after every define: formulas call other prims
+        for prim in catalog:
+            if prim.tags & SIDE_EFFECT_TAGS:
+                torch.fx.node.has_side_effect(getattr(getattr(torch.ops, NAMESPACE), prim.name).default)
     ns = getattr(torch.ops, NAMESPACE)
     return tuple(replace(p, op=getattr(ns, p.name).default) for p in catalog)

@@ -207,9 +207,10 @@ CORE_PRIMS = frozenset({
 every prim outside it lowers, at every dtype it takes, except those of ``OPTIONAL_FAMILIES``, ``OPTIONAL_SPECIAL``,
 ``HOST_PRIMS`` and ``REINTERPRETING_PRIMS``. ``core_gap()`` lists any other prim that does not reach it (none: tested)."""
 
-OPTIONAL_FAMILIES = frozenset({"linalg_decomp", "fft", "sort", "data_dependent", "random"})
+OPTIONAL_FAMILIES = frozenset({"linalg_decomp", "fft", "sort", "data_dependent", "random", "collective"})
 """Families a backend may leave out: linalg factorizations, fft, sorting and selection,
-data-dependent shapes, random draws (the generator's contract is the backend's own)."""
+data-dependent shapes, random draws (the generator's contract is the backend's own), collectives
+(communication between ranks: no computation on one rank expresses it)."""
 
 
 OPTIONAL_SPECIAL = frozenset({

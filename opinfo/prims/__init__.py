@@ -15,13 +15,13 @@ import torch
 from primkit import prims
 from primkit.opinfo.core import OpInfo, XFail
 from primkit.opinfo.dtypes import ALL, COMPLEX
-from primkit.opinfo.prims import (bitcast, complex as complex_, conversion, creation, data_dependent, elementwise, fft,
+from primkit.opinfo.prims import (bitcast, collective, complex as complex_, conversion, creation, data_dependent, elementwise, fft,
                                   indexing, linalg, linalg_decomp, memory, random as random_, reductions, scan, shape,
                                   sort, windowed)
 
 TEST_DTYPES = ALL | COMPLEX
 MODULES = {m.__name__.rsplit(".", 1)[1]: m for m in (
-    bitcast, complex_, conversion, creation, data_dependent, elementwise, fft, indexing, linalg, linalg_decomp, memory,
+    bitcast, collective, complex_, conversion, creation, data_dependent, elementwise, fft, indexing, linalg, linalg_decomp, memory,
     random_, reductions, scan, shape, sort, windowed)}
 
 
