@@ -18,7 +18,8 @@ import torch
 import torch.distributed as dist
 
 import distributed
-from primkit.decompositions import DecompositionError
+import primkit
+from primkit.decompositions import DecompositionError, executor
 
 pytestmark = pytest.mark.xdist_group("distributed")
 
@@ -215,8 +216,6 @@ def _form_cases():
 def _run_cases(programs, x):
     """The programs, one prim graph (primkit.trace), on the reference backend (the graph's prims) and on the
     executor: each path's results, one per program."""
-    import primkit
-    from primkit.decompositions import executor
     rank, group = dist.get_rank(), dist.group.WORLD.group_name
 
     def program(x):
@@ -374,6 +373,7 @@ def _ops(graphs):
 
 
 def _tensor_parallel_mlp():
+    from torch.fx.experimental.proxy_tensor import make_fx
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
     mesh = init_device_mesh("cpu", (2,))
@@ -396,7 +396,19 @@ def _tensor_parallel_mlp():
         torch.testing.assert_close(p.grad.to_local(), q.grad.to_local(), msg=name)
     y_single = single(x_eager)   # and tensor parallelism computes what one device computes
     torch.testing.assert_close(y, y_single)
-    return _ops(graphs)
+    # make_fx with primkit's table (the DTensor parameters are the graph's constants): the forward, prim-only
+    traced = make_fx(lambda x: model(x), decomposition_table=primkit.get_decompositions())(x.detach())
+    torch.testing.assert_close(traced(x.detach()), y_eager)
+    torch.testing.assert_close(executor.compile(traced)(x.detach()), y_eager)
+    return _ops(graphs + [traced])
+
+
+def _tensor_parallel_mlp_traced():
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+    mesh = init_device_mesh("cpu", (2,))
+    model = parallelize_module(FeedForward(), mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
+    return _ops([primkit.trace(model, torch.randn(4, 8))])
 
 
 def _ddp_training():
@@ -477,7 +489,15 @@ def test_tensor_parallel_mlp(gloo_pool):
     """DTensor column- then row-wise: forward and backward graphs of prims, each with its all_reduce."""
     results = gloo_pool.run(_tensor_parallel_mlp, timeout=120)
     assert results[0] == results[1]
-    assert results[0] == [([], ["all_reduce", "wait"]), ([], ["all_reduce", "wait"])]
+    assert results[0] == [([], ["all_reduce", "wait"])] * 3   # compile's forward and backward, make_fx's forward
+
+
+@pytest.mark.xfail(strict=True, raises=NotImplementedError,
+                   reason="primkit.trace runs its entries for CompositeImplicitAutograd ops (linear) above torch's "
+                          "dispatch, so DTensor's __torch_dispatch__ sees prims (primkit.permute), for which DTensor has "
+                          "no sharding strategy; make_fx / AOTAutograd desugar the DTensor first")
+def test_tensor_parallel_mlp_primkit_trace(gloo_pool):
+    gloo_pool.run(_tensor_parallel_mlp_traced)
 
 
 def test_ddp_training(gloo_pool):
