@@ -43,6 +43,12 @@ def group_name(group, op="collective") -> str:
     return name
 
 
+if torch.distributed.is_available():
+    # defines the Python parts of the functional collectives (_wrap_tensor_autograd, the ProcessGroup
+    # argument handling) that traced programs hold; 15 ms
+    import torch.distributed._functional_collectives  # noqa: F401
+
+
 def _ops(namespace, op):
     """torch.ops.<namespace>, or None where this torch lacks its op ``op`` (built without distributed)."""
     ns = getattr(torch.ops, namespace)
@@ -80,6 +86,12 @@ def broadcast(input, src, group_name_):
 
 def wait_tensor(tensor):
     return P.wait(tensor)
+
+
+def _wrap_tensor_autograd(input):
+    """A collective's pending result wrapped as an AsyncCollectiveTensor, which waits when first used:
+    waited here."""
+    return P.wait(input)
 
 
 def _group_size(name):
@@ -154,7 +166,8 @@ def shard_dim_alltoall(input, gather_dim, shard_dim, group_name_):
 if C is not None:
     for _fn in (all_reduce, all_gather_into_tensor, reduce_scatter_tensor, all_to_all_single, broadcast, wait_tensor,
                 all_reduce_coalesced, all_gather_into_tensor_coalesced, reduce_scatter_tensor_coalesced,
-                all_reduce_, broadcast_, all_reduce_coalesced_):
+                all_reduce_, broadcast_, all_reduce_coalesced_) + ((_wrap_tensor_autograd,) if hasattr(
+                    C, "_wrap_tensor_autograd") else ()):
         register(getattr(C, _fn.__name__).default)(_fn)
     register(C.all_gather_into_tensor_out.default)(
         into_out(_waited(all_gather_into_tensor), C.all_gather_into_tensor_out.default))

@@ -34,14 +34,23 @@ from primkit.decompositions.trace import SYM_OPS, is_allowed_target
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
 
 
+# Ops outside aten the report counts: torch's functional collectives (the ops DTensor, DDP and fully_shard
+# programs trace to) and DTensor's shard_dim_alltoall.
+COUNTED_OUTSIDE_ATEN = ("_c10d_functional::", "_c10d_functional_autograd::", "_dtensor::shard_dim_alltoall")
+
+
 def aten_overload_names() -> list[str]:
-    return sorted(n for n in torch._C._dispatch_get_all_op_names() if n.startswith("aten::"))
+    """The overloads the report counts: every aten overload, and those of ``COUNTED_OUTSIDE_ATEN``."""
+    return sorted(n for n in torch._C._dispatch_get_all_op_names()
+                  if n.startswith("aten::") or n.startswith(COUNTED_OUTSIDE_ATEN))
 
 
 def resolve(name: str):
-    """'aten::add.Tensor' -> the OpOverload, or None when Python cannot reach it."""
+    """'aten::add.Tensor' (or '_c10d_functional::all_reduce') -> the OpOverload, or None when Python
+    cannot reach it."""
     qual, _, overload = name.partition(".")
-    packet = getattr(torch.ops.aten, qual.split("::")[1], None)
+    namespace, _, opname = qual.partition("::")
+    packet = getattr(getattr(torch.ops, namespace), opname, None)
     if packet is None:
         return None
     try:
@@ -372,6 +381,8 @@ MISSING_GROUPS = (
     ("fused", re.compile(r"^_fused|^_amp_|^_addmm_activation|_add_relu|^_thnn_fused")),
     ("recurrent", re.compile(r"lstm|gru|rnn|packed_sequence|padded_sequence")),
     ("random", re.compile(r"poisson|binomial|gamma|dirichlet|sobol|philox|normal|rand")),
+    # decompositions/collective.NOT_DECOMPOSED says why
+    ("point-to-point", re.compile(r"isend|irecv|p2p")),
 )
 
 
@@ -545,7 +556,7 @@ def to_markdown(report) -> str:
     status = s["status"]
     lines = [
         f"# primkit op coverage (torch {report['torch_version']})", "",
-        f"{s['catalog_prims']} prims in the catalog. {s['overloads']} ATen overloads: "
+        f"{s['catalog_prims']} prims in the catalog. {s['overloads']} overloads (ATen, and torch's functional collectives): "
         f"{status.get('prims', 0)} decompose to prims ({s['reach_prims_tested']} of them tested by an OpInfo "
         f"entry, {s.get('reach_prims_traced', '?')} seen reaching prims in a traced sample, {s.get('assumed', '?')} "
         f"assumed from the table), {status.get('partial', 0)} partially, {status.get('missing', 0)} missing, "

@@ -50,7 +50,8 @@ def all_reduce_back(grad, a, result, op, group):
     if op == "avg":     # the gradients' sum over the group size: their average (all_reduce knows no size)
         return _waited(ops.all_reduce(grad, "avg", group))
     g_sum = _waited(ops.all_reduce(grad, "sum", group))
-    return _reduction_back(op, g_sum, a, _waited(result), group, None)
+    y = _waited(result) if op in ("min", "max", "product") else None
+    return _reduction_back(op, g_sum, a, y, group, None)
 
 
 def all_gather_back(grad, group_size, group):
