@@ -525,3 +525,28 @@ def test_fsdp2_training_permissive(gloo_pool):
     results = gloo_pool.run(_fsdp2_training, "permissive", timeout=120)
     assert results[0] == results[1]
     assert results[0] == ([], {"c10d::_allgather_base_": 9, "c10d::_reduce_scatter_base_": 6})
+
+
+def _readme_example():
+    import io
+    import pathlib
+    import re
+    readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+    section = readme.read_text().split("## Distributed programs", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    code = code.replace('dist.init_process_group("gloo")\n', "")   # the pool's ranks are in their group already
+    out, namespace = io.StringIO(), {}
+    config = torch._dynamo.config
+    with config.patch(optimize_ddp=config.optimize_ddp, compiled_autograd=config.compiled_autograd), \
+            _primkit_graphs() as graphs, contextlib.redirect_stdout(out):   # the example's settings end with it
+        exec(compile(code, "README.md", "exec"), namespace)
+        namespace["step"](namespace["x"], torch.zeros(4, 8))
+    return out.getvalue().splitlines(), _ops(graphs)
+
+
+def test_readme_example_runs_as_written(gloo_pool):
+    results = gloo_pool.run(_readme_example, timeout=120)
+    assert results[0] == results[1]
+    printed, graphs = results[0]
+    assert printed == ["['primkit::all_reduce', 'primkit::wait']"]
+    assert all(set(ops) <= {"aten::copy_"} for ops, _ in graphs) and ["all_reduce", "wait"] in [c for _, c in graphs]
