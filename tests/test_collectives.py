@@ -368,3 +368,18 @@ def test_group_size_must_match_the_registered_group(group):
     with FakeTensorMode():      # a trace on a rank checks it too
         with pytest.raises(PrimConstraintError, match="all_gather: C4:"):
             P.all_gather(torch.empty(3), 2, group)
+
+
+def test_compiled_training_step_through_prims_equals_eager(group):
+    """torch.compile(backend="primkit") of a step with a functional all_reduce: forward and backward
+    through the collective prims on the executor, the gradient equal to eager's."""
+    import torch.distributed._functional_collectives as funcol
+
+    def step(x, w):
+        return (funcol.all_reduce(x @ w, "sum", group).sin() * 2).sum()
+    x, w = torch.randn(4, 3), torch.randn(3, 5, requires_grad=True)
+    torch.compile(step, backend="primkit")(x, w).backward()
+    compiled = w.grad
+    w.grad = None
+    step(x, w).backward()
+    torch.testing.assert_close(compiled, w.grad)
