@@ -134,13 +134,15 @@ def _reduce_ops(dtype):
 
 def _matrix_cases(dtype):
     """(label, prim, oracle arguments, program) for every collective x reduce op on one operand: each program
-    calls torch's functional collective (as DTensor and DDP graphs hold them) and waits."""
-    c = torch.ops._c10d_functional
+    calls torch's functional collective (as DTensor and DDP graphs hold them), or for reduce, which torch has
+    none of, the prim, and waits."""
+    c, P = torch.ops._c10d_functional, torch.ops.primkit
     cases = []
     for op in _reduce_ops(dtype):
         cases.append((f"all_reduce {op}", "all_reduce", (op,), lambda x, r, g, op=op: c.all_reduce(x, op, g)))
         cases.append((f"reduce_scatter {op}", "reduce_scatter", (op,),
                       lambda x, r, g, op=op: c.reduce_scatter_tensor(x, op, WORLD, g)))
+        cases.append((f"reduce {op} to 1", "reduce", (op, 1), lambda x, r, g, op=op: P.reduce(x, op, 1, WORLD, g)))
     cases.append(("all_gather", "all_gather", (), lambda x, r, g: c.all_gather_into_tensor(x, WORLD, g)))
     for src in range(WORLD):
         cases.append((f"broadcast from {src}", "broadcast", (src,), lambda x, r, g, src=src: c.broadcast(x, src, g)))
@@ -271,6 +273,34 @@ def test_collective_forms(gloo_pool):
     _assert_ranks_match(results, [expected(inputs) for _, expected, _ in cases], [label for label, *_ in cases])
 
 
+def _constraint_errors():
+    """What gloo refuses (an all_gather of a 0-d tensor, a reduce_scatter of 3 rows over 2 ranks) and what
+    would hang (a group size that is not the group's), each raised by the prim on every rank before any
+    communication; then the group still works."""
+    from primkit.prims.errors import PrimConstraintError
+    P, group = torch.ops.primkit, dist.group.WORLD.group_name
+    calls = {"all_gather: C2": lambda: P.all_gather(torch.tensor(1.0), WORLD, group),
+             "reduce_scatter: C5": lambda: P.reduce_scatter(torch.ones(3, 2), "sum", WORLD, group),
+             "all_gather: C4": lambda: P.all_gather(torch.ones(2), 3, group),
+             "broadcast: C2": lambda: P.broadcast(torch.ones(2), WORLD, WORLD, group),
+             "all_to_all: C6": lambda: P.all_to_all(torch.ones(4), [2, 2], [3, 1], group)}
+    raised = {}
+    for cid, call in calls.items():
+        try:
+            call()
+        except PrimConstraintError as e:
+            raised[cid] = str(e).startswith(cid)
+    return raised, P.wait(P.all_reduce(torch.ones(2), "sum", group)).tolist()
+
+
+def test_constraint_errors_raise_on_every_rank(gloo_pool):
+    results = gloo_pool.run(_constraint_errors)
+    for raised, after in results:
+        assert raised == dict.fromkeys(["all_gather: C2", "reduce_scatter: C5", "all_gather: C4", "broadcast: C2",
+                                        "all_to_all: C6"], True)
+        assert after == [2.0, 2.0]
+
+
 def _gradient_cases():
     """(label, prim, oracle arguments, program) whose gradients AOTAutograd takes: the prims where torch's functional
     collective has no (right) gradient (all_reduce: none; broadcast: the identity), torch's differentiable
@@ -315,7 +345,7 @@ def test_collective_gradients(gloo_pool):
     to the oracle's gradients; broadcast's is a reduce to its source, not torch's identity."""
     from primkit.opinfo.prims.collective import oracle
     cases = _gradient_cases()
-    results = gloo_pool.run(_collective_gradients, timeout=120)
+    results = gloo_pool.run(_collective_gradients)
     expected = []
     for i, (label, prim, args, _) in enumerate(cases):
         inputs = [_operand(rank, torch.float64, salt=i).requires_grad_() for rank in range(WORLD)]
@@ -487,7 +517,7 @@ def prims_family(name):
 
 def test_tensor_parallel_mlp(gloo_pool):
     """DTensor column- then row-wise: forward and backward graphs of prims, each with its all_reduce."""
-    results = gloo_pool.run(_tensor_parallel_mlp, timeout=120)
+    results = gloo_pool.run(_tensor_parallel_mlp)
     assert results[0] == results[1]
     assert results[0] == [([], ["all_reduce", "wait"])] * 3   # compile's forward and backward, make_fx's forward
 
@@ -503,7 +533,7 @@ def test_tensor_parallel_mlp_primkit_trace(gloo_pool):
 def test_ddp_training(gloo_pool):
     """Three DDP steps: the forward graph, and the compiled-autograd backward with its all_reduces, of
     prims (aten.copy_ writes the reduced gradient into param.grad: AOTAutograd's input mutation epilogue)."""
-    results = gloo_pool.run(_ddp_training, timeout=180)
+    results = gloo_pool.run(_ddp_training)
     assert results[0] == results[1]
     non_prims = {op for ops, _ in results[0] for op in ops}
     assert non_prims <= {"aten::copy_"}, non_prims
@@ -515,14 +545,14 @@ def test_ddp_training(gloo_pool):
                           "which return a Work), not the functional ones; they have no decomposition yet")
 def test_fsdp2_training(gloo_pool):
     """Three fully_shard steps through primkit's eager mode (strict): FSDP2's all_gather and reduce_scatter as prims."""
-    results = gloo_pool.run(_fsdp2_training, "strict", timeout=120)
+    results = gloo_pool.run(_fsdp2_training, "strict")
     assert results[0] == results[1] == (["all_gather", "reduce_scatter", "wait"], {})
 
 
 def test_fsdp2_training_permissive(gloo_pool):
     """The same steps, FSDP2's c10d collectives on eager's kernels (permissive mode), every other op through prims
     (FSDP2's own copy ops included), equal to eager: what remains is the two c10d ops."""
-    results = gloo_pool.run(_fsdp2_training, "permissive", timeout=120)
+    results = gloo_pool.run(_fsdp2_training, "permissive")
     assert results[0] == results[1]
     assert results[0] == ([], {"c10d::_allgather_base_": 9, "c10d::_reduce_scatter_base_": 6})
 
@@ -545,7 +575,7 @@ def _readme_example():
 
 
 def test_readme_example_runs_as_written(gloo_pool):
-    results = gloo_pool.run(_readme_example, timeout=120)
+    results = gloo_pool.run(_readme_example)
     assert results[0] == results[1]
     printed, graphs = results[0]
     assert printed == ["['primkit::all_reduce', 'primkit::wait']"]
