@@ -52,8 +52,9 @@ def register_when_defined(*names: str):
     it). ``registered()`` registers those defined by then."""
     def deco(fn):
         for name in names:
-            if name in _DEFERRED:
-                raise ValueError(f"{name} has two decompositions: {_DEFERRED[name].__qualname__} and {fn.__qualname__}")
+            first = _DEFERRED.get(name) or next((f for op, f in _REGISTRY.items() if op.name() == name), None)
+            if first is not None:
+                raise ValueError(f"{name} has two decompositions: {first.__qualname__} and {fn.__qualname__}")
             _DEFERRED[name] = fn
         return fn
     return deco

@@ -515,6 +515,44 @@ def prims_family(name):
     return prims.get(name).family
 
 
+def _fsdp_op_calls():
+    """FSDP2's own ops as it calls them around its collectives: name -> (its operands, a call that writes into
+    fresh tensors and returns what it wrote or gave)."""
+    fsdp = torch.ops.fsdp
+
+    def copy_in(a, b):
+        output = torch.zeros(16)
+        return list(fsdp.all_gather_copy_in([a, b], output, [3, 5], 8, 1)) + [output]
+
+    def split_copy(a):
+        out = [torch.empty(3), torch.empty(5, 2), torch.empty(1)]
+        fsdp.split_with_sizes_copy(a, [3, 10, 1], out=[o.view(-1) for o in out])
+        return out
+
+    def chunk_cat(a, b):
+        out = torch.empty(2, 9)
+        fsdp.chunk_cat([a, b], 0, 2, out=out)
+        return [out]
+    return {"all_gather_copy_in": ((torch.randn(3), torch.randn(5)), copy_in),
+            "split_with_sizes_copy": ((torch.randn(14),), split_copy),
+            "chunk_cat": ((torch.randn(4, 3), torch.randn(2, 3)), chunk_cat)}
+
+
+@pytest.mark.parametrize("name", ["all_gather_copy_in", "split_with_sizes_copy", "chunk_cat"])
+def test_fsdp_ops_through_prims(name):
+    """FSDP2's copy ops (torch.ops.fsdp) through primkit's eager mode (strict) equal their own kernels; their
+    decompositions register once FSDP2 is imported."""
+    import torch.distributed.fsdp  # noqa: F401  (defines torch.ops.fsdp)
+    from primkit.decompositions.eager import through_prims
+    args, call = _fsdp_op_calls()[name]
+    expected = call(*args)
+    with through_prims() as run:
+        actual = call(*args)
+    assert run.prims and not run.undecomposed
+    for a, e in zip(actual, expected, strict=True):
+        torch.testing.assert_close(a, e, rtol=0, atol=0)
+
+
 def test_tensor_parallel_mlp(gloo_pool):
     """DTensor column- then row-wise: forward and backward graphs of prims, each with its all_reduce."""
     results = gloo_pool.run(_tensor_parallel_mlp)

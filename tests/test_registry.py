@@ -125,3 +125,26 @@ def test_data_dependent_control_flow_names_the_op_and_the_line():
                                                  r"it at .*test_registry.py:\d+ in program \(if x.sum\(\) > 0:") as info:
         trace(program, torch.rand(3))
     assert info.value.missing == ["aten::_local_scalar_dense"]
+
+
+def test_an_op_a_library_defines_later_registers_once_defined(monkeypatch):
+    """register_when_defined: a decomposition of an op that does not exist yet (FSDP2's torch.ops.fsdp, defined when
+    a program imports FSDP2) enters the table once the op exists; a second one for the same name is refused."""
+    from primkit.decompositions import registry
+    from primkit.decompositions.registry import register_when_defined
+    for name in ("_REGISTRY", "_DEFERRED"):   # the test's op leaves the registry with the test
+        monkeypatch.setattr(registry, name, dict(getattr(registry, name)))
+
+    @register_when_defined("primkit_test_later::twice")
+    def twice(x):
+        return torch.ops.aten.add.Tensor(x, x)
+    assert not any(op.namespace == "primkit_test_later" for op in get_decompositions())
+    lib = torch.library.Library("primkit_test_later", "DEF")
+    lib.define("twice(Tensor x) -> Tensor")
+    lib.impl("twice", lambda x: x * 2, "CompositeExplicitAutograd")
+    op = torch.ops.primkit_test_later.twice.default
+    assert get_decompositions()[op] is twice
+    gm = trace(op, torch.arange(3.0))
+    assert torch.equal(gm(torch.arange(3.0)), torch.tensor([0.0, 2.0, 4.0]))
+    with pytest.raises(ValueError, match="primkit_test_later::twice has two decompositions"):
+        register_when_defined("primkit_test_later::twice")(twice)
