@@ -114,6 +114,7 @@ def _programs(g):
         "shard_dim_alltoall": (lambda x: torch.ops._dtensor.shard_dim_alltoall(x, 0, 1, g), (x,)),
         "shard_dim_alltoall same dim": (lambda x: torch.ops._dtensor.shard_dim_alltoall(x, 1, 1, g), (x,)),
         "process group argument": (lambda x: C.wait_tensor(C.all_reduce(x, "sum", torch.distributed.group.WORLD)), (x,)),
+        "_wrap_tensor_autograd": (lambda x: C._wrap_tensor_autograd(C.all_reduce(x, "sum", g)) * 2, (x,)),
     }
 
 
@@ -125,8 +126,7 @@ def test_decomposition_is_prim_only_and_runs_as_eager(name, group):
     fn, args = _programs(group)[name]
     gm = make_fx(fn, decomposition_table=decompositions.get_decompositions(), tracing_mode="fake")(*args)
     assert decompositions.non_prim_ops(gm) == []
-    if not name.startswith("shard_dim_alltoall same"):
-        assert _collectives(gm), gm.code
+    assert _collectives(gm), gm.code
     for got, want in zip(torch.utils._pytree.tree_leaves(gm(*[a.clone() for a in args])),
                          torch.utils._pytree.tree_leaves(fn(*[a.clone() for a in args]))):
         torch.testing.assert_close(got, want)
