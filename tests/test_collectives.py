@@ -383,3 +383,30 @@ def test_compiled_training_step_through_prims_equals_eager(group):
     w.grad = None
     step(x, w).backward()
     torch.testing.assert_close(compiled, w.grad)
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_through_prims_runs_collectives(lazy, group):
+    """The eager mode runs a program's functional collectives through the prims; the lazy mode runs each
+    collective at once, in program order (tag collective), and the compute around it lazily."""
+    from primkit.decompositions import through_prims
+
+    def f(x):
+        y = C.all_gather_into_tensor(torch.sin(x), 1, group)
+        return torch.cos(C.wait_tensor(y)) + C.wait_tensor(C.all_reduce(x, "max", group))
+    x = torch.randn(4, 3)
+    with torch.no_grad(), through_prims(lazy=lazy) as mode:
+        got = f(x)
+    torch.testing.assert_close(got, f(x))
+    if lazy:
+        assert mode.lazy.flushes >= 2     # the compute before the first collective, and after
+
+
+def test_dynamic_shapes_trace(group):
+    """A trace with dynamic shapes: all_gather's dim 0 is group_size times the symbolic size."""
+    def f(x):
+        return C.wait_tensor(C.all_gather_into_tensor(x, 1, group)) * 2
+    gm = decompositions.trace(f, torch.randn(4, 3), dynamic=True)
+    for n in (2, 7):
+        x = torch.randn(n, 3)
+        torch.testing.assert_close(gm(x), f(x))
