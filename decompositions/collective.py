@@ -140,17 +140,14 @@ def all_reduce_coalesced_(inputs, reduce_op, group_name_):
 # --- _dtensor::shard_dim_alltoall: a gather along one dim and a scatter along another ----------------
 
 def shard_dim_alltoall(input, gather_dim, shard_dim, group_name_):
-    """The ranks' inputs concatenated along gather_dim (rank order), then rank r's chunk r of
-    size(shard_dim) // n along shard_dim. As one all_to_all: rank s sends its chunk r (along shard_dim)
-    to rank r, and rank r concatenates what it receives along gather_dim. With gather_dim == shard_dim
-    rank r's chunk is its own input: nothing moves."""
+    """Rank r's result: chunk r (of size(shard_dim) // n, along shard_dim) of every rank's input,
+    concatenated along gather_dim in rank order (gather_dim == shard_dim included, as torch runs it). One
+    all_to_all: rank s sends its chunk r, flattened, to rank r."""
     aten = torch.ops.aten
     name = group_name(group_name_, "shard_dim_alltoall")
     n = _group_size(name)
     ndim = input.dim()
     gather_dim, shard_dim = gather_dim % ndim, shard_dim % ndim
-    if gather_dim == shard_dim:
-        return aten.clone(input, memory_format=torch.contiguous_format)
     chunk = input.shape[shard_dim] // n
     pieces = [aten.narrow(input, shard_dim, r * chunk, chunk) for r in range(n)]
     piece_shape = list(pieces[0].shape)

@@ -114,6 +114,7 @@ def _programs(g):
         "shard_dim_alltoall": (lambda x: torch.ops._dtensor.shard_dim_alltoall(x, 0, 1, g), (x,)),
         "shard_dim_alltoall same dim": (lambda x: torch.ops._dtensor.shard_dim_alltoall(x, 1, 1, g), (x,)),
         "process group argument": (lambda x: C.wait_tensor(C.all_reduce(x, "sum", torch.distributed.group.WORLD)), (x,)),
+        "_wrap_tensor_autograd": (lambda x: C._wrap_tensor_autograd(C.all_reduce(x, "sum", g)) * 2, (x,)),
     }
 
 
@@ -125,8 +126,7 @@ def test_decomposition_is_prim_only_and_runs_as_eager(name, group):
     fn, args = _programs(group)[name]
     gm = make_fx(fn, decomposition_table=decompositions.get_decompositions(), tracing_mode="fake")(*args)
     assert decompositions.non_prim_ops(gm) == []
-    if not name.startswith("shard_dim_alltoall same"):
-        assert _collectives(gm), gm.code
+    assert _collectives(gm), gm.code
     for got, want in zip(torch.utils._pytree.tree_leaves(gm(*[a.clone() for a in args])),
                          torch.utils._pytree.tree_leaves(fn(*[a.clone() for a in args]))):
         torch.testing.assert_close(got, want)
@@ -383,3 +383,30 @@ def test_compiled_training_step_through_prims_equals_eager(group):
     w.grad = None
     step(x, w).backward()
     torch.testing.assert_close(compiled, w.grad)
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_through_prims_runs_collectives(lazy, group):
+    """The eager mode runs a program's functional collectives through the prims; the lazy mode runs each
+    collective at once, in program order (tag collective), and the compute around it lazily."""
+    from primkit.decompositions import through_prims
+
+    def f(x):
+        y = C.all_gather_into_tensor(torch.sin(x), 1, group)
+        return torch.cos(C.wait_tensor(y)) + C.wait_tensor(C.all_reduce(x, "max", group))
+    x = torch.randn(4, 3)
+    with torch.no_grad(), through_prims(lazy=lazy) as mode:
+        got = f(x)
+    torch.testing.assert_close(got, f(x))
+    if lazy:
+        assert mode.lazy.flushes >= 2     # the compute before the first collective, and after
+
+
+def test_dynamic_shapes_trace(group):
+    """A trace with dynamic shapes: all_gather's dim 0 is group_size times the symbolic size."""
+    def f(x):
+        return C.wait_tensor(C.all_gather_into_tensor(x, 1, group)) * 2
+    gm = decompositions.trace(f, torch.randn(4, 3), dynamic=True)
+    for n in (2, 7):
+        x = torch.randn(n, 3)
+        torch.testing.assert_close(gm(x), f(x))

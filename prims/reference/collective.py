@@ -60,7 +60,9 @@ def all_to_all(a, output_splits, input_splits, group):
     import torch.distributed as dist
     pg = process_group(group)
     out = a.new_empty((sum(output_splits), *a.shape[1:]))
-    dist.all_to_all_single(out, a.contiguous(), list(output_splits), list(input_splits), group=pg)
+    # gloo's alltoall takes no complex dtype: the rows of a complex tensor are those of its real view
+    real = (lambda t: torch.view_as_real(t)) if a.is_complex() else (lambda t: t)
+    dist.all_to_all_single(real(out), real(a.contiguous()), list(output_splits), list(input_splits), group=pg)
     return out
 
 
@@ -106,6 +108,8 @@ def start_reduce_scatter(a, op, group_size, group):
 
 
 def start_all_to_all(a, output_splits, input_splits, group):
+    if a.is_complex():      # synchronously, on the real view (all_to_all's comment); its wait has nothing to wait for
+        return all_to_all(a, output_splits, input_splits, group)
     return _functional().all_to_all_single(a.contiguous(), list(output_splits), list(input_splits), group)
 
 
