@@ -243,16 +243,7 @@ def _assert_ranks_match(results, expected, labels):
                                            msg=lambda m: f"{label}, rank {rank}, {path}: {m}")
 
 
-# torch's functional collectives on gloo refuse complex tensors, where c10d's dist.* calls view them as real:
-# the executor's kernels (which start the functional collective) pass them through, the reference does not
-_COMPLEX_ON_THE_EXECUTOR = pytest.mark.xfail(
-    strict=True, raises=RuntimeError,
-    reason="executor: torch.ops._c10d_functional.* on gloo raise 'Invalid scalar type' for complex tensors "
-           "(the collective family's executor kernels do not view them as real, as dist.* does)")
-
-
-@pytest.mark.parametrize("dtype_name", [pytest.param(d, marks=_COMPLEX_ON_THE_EXECUTOR) if "complex" in d else d
-                                        for d in DTYPES])
+@pytest.mark.parametrize("dtype_name", DTYPES)
 def test_collectives(gloo_pool, dtype_name):
     """Every collective x reduce op on 2 ranks, from torch's functional collectives through prims, on the
     reference backend and the executor, equal to the oracle's per-rank results."""
