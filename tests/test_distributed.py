@@ -80,6 +80,46 @@ def test_hang_is_reported_and_the_pool_recovers(gloo_pool):
             os.kill(pid, 0)
 
 
+_ORPHAN_PARENT = """
+import os, sys, time
+sys.path.insert(0, {tests!r})
+import distributed
+if __name__ == "__main__":
+    print(*distributed.Pool().run(os.getpid), flush=True)
+    time.sleep(600)
+"""
+
+
+def _alive(pid):
+    """Whether process pid runs (a zombie, ended but not reaped by its new parent, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc (Linux)")
+def test_ranks_end_with_their_parent(tmp_path):
+    """A parent killed outright (no finalizer runs) takes its ranks with it."""
+    import signal
+    import subprocess
+    import sys
+    script = tmp_path / "parent.py"
+    script.write_text(_ORPHAN_PARENT.format(tests=os.path.dirname(os.path.abspath(__file__))))
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(p) for p in parent.stdout.readline().split()]
+        assert len(pids) == 2 and all(_alive(p) for p in pids)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids)
+
+
 def _decomposition_error():
     from primkit.decompositions import DecompositionError
     raise DecompositionError(["aten::frobnicate"], f"rank {dist.get_rank()}: ")
