@@ -37,7 +37,7 @@ import traceback
 WORLD_SIZE = 2
 GROUP_TIMEOUT_S = 30     # a collective whose peer never comes raises after this
 RUN_TIMEOUT_S = 55       # the parent's deadline for one run, start to last rank's answer
-GRACE_S = 5              # after one rank raised, how long the others get to answer
+GRACE_S = 2              # after one rank raised, how long the others get to answer
 START_TIMEOUT_S = 120    # spawning a rank imports torch and primkit: seconds on a busy 2-core machine
 
 
@@ -177,16 +177,18 @@ class Pool:
             self.close()
             self._raise(errors)
 
-    def close(self) -> None:
-        """Stop the ranks: ask, then terminate, then kill."""
-        for conn in self._conns:
-            try:
-                conn.send(None)
-            except (OSError, ValueError):
-                pass
-        deadline = time.monotonic() + 5
-        for proc in self._procs:
-            proc.join(max(0.0, deadline - time.monotonic()))
+    def close(self, graceful: bool = True) -> None:
+        """Stop the ranks: ask (``graceful``: ranks that are not stuck end their group and exit), then
+        terminate, then kill."""
+        if graceful:
+            for conn in self._conns:
+                try:
+                    conn.send(None)
+                except (OSError, ValueError):
+                    pass
+            deadline = time.monotonic() + 2
+            for proc in self._procs:
+                proc.join(max(0.0, deadline - time.monotonic()))
         for proc in self._procs:
             if proc.is_alive():
                 proc.terminate()
@@ -218,7 +220,7 @@ class Pool:
             return [a[1] for a in answers]
         # a hang, a death, a distributed error, or ranks that disagree leave the group unusable
         if len(errors) < self.world_size or any(_is_collateral(a[1]) for _, a in errors):
-            self.close()
+            self.close(graceful=False)
         self._raise(errors)
 
     def _collect(self, timeout: float) -> list:
