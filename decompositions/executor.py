@@ -53,6 +53,8 @@ def compile(gm: fx.GraphModule, *, constants: bool = True, kernels=None) -> fx.G
             prim = prims.get(node.target._opname)
             args, kwargs = _schema_call(node.target, new.args, new.kwargs)
             new.target = kernels(prim.name, node in owned)
+            if prim.family == "collective" and not _read_through_wait(node):
+                new.target = _completed(prim.name)
             new.args, new.kwargs = args, kwargs
         env[node] = new
     # gm's attributes by reference (module state is read at each call), and the constants
@@ -84,6 +86,26 @@ def kernel_of(name: str, owned: bool = False):
         return unalias(impl(*args, **kwargs), args, kwargs)
     kernel.__name__ = kernel.__qualname__ = f"{name}_owned"
     return kernel
+
+
+def _read_through_wait(node) -> bool:
+    """Whether every reader of a collective's result is a ``wait`` (a graph read it without one, or
+    returns it: its value is needed where it is made)."""
+    return all(prims.is_prim(u.target) and u.target._opname == "wait" for u in node.users)
+
+
+@functools.lru_cache(maxsize=None)
+def _completed(name: str):
+    """The collective's kernel, waited at once: for a result read without a ``wait``."""
+    from primkit.prims.reference.collective import ASYNC
+    start, wait = ASYNC.get(name), ASYNC["wait"]
+    if start is None or name == "wait":
+        return kernel_of(name)
+
+    def completed(*args, **kwargs):
+        return wait(start(*args, **kwargs))
+    completed.__name__ = completed.__qualname__ = f"{name}_completed"
+    return completed
 
 
 # Families whose kernels always return a new tensor: a hoisted constant may feed them (a view or a

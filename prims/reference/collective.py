@@ -118,7 +118,8 @@ def start_broadcast(a, src, group_size, group):
 
 
 def wait_tensor(a):
-    return _functional().wait_tensor(a)
+    # a collective's result is contiguous already (no copy); wait of another value gives wait's layout
+    return _functional().wait_tensor(a).contiguous()
 
 
 # prim -> the executor's kernel; reduce has no functional collective in torch and runs synchronously
