@@ -433,17 +433,22 @@ def _ops(graphs):
     return [(non_prim_ops(g), collectives(g)) for g in graphs]
 
 
-def _tensor_parallel_mlp():
-    from torch.fx.experimental.proxy_tensor import make_fx
+def _tensor_parallel_mlp(sequence_parallel):
+    """The MLP column- then row-wise; with sequence parallelism its input and output are sharded by rows (the
+    layer gathers them and scatters its result: all_gather and reduce_scatter), else replicated (all_reduce)."""
     from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Shard
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
-    mesh = init_device_mesh("cpu", (2,))
-    plan = {"up": ColwiseParallel(), "down": RowwiseParallel()}
+    from torch.fx.experimental.proxy_tensor import make_fx
+    mesh, rank = init_device_mesh("cpu", (WORLD,)), dist.get_rank()
+    plan = {"up": ColwiseParallel(input_layouts=Shard(0)), "down": RowwiseParallel(output_layouts=Shard(0))} \
+        if sequence_parallel else {"up": ColwiseParallel(), "down": RowwiseParallel()}
     torch.manual_seed(0)
     single = FeedForward()
     eager = parallelize_module(copy.deepcopy(single), mesh, plan)
     model = parallelize_module(copy.deepcopy(single), mesh, plan)
-    x = torch.randn(4, 8, requires_grad=True)   # one seed: every rank holds the same (replicated) input
+    full = torch.randn(8, 8)   # one seed: every rank holds the same batch, and its own rows of it
+    x = (full.chunk(WORLD)[rank] if sequence_parallel else full).clone().requires_grad_()
     with _primkit_graphs() as graphs:
         compiled = torch.compile(model, backend="primkit")
         y = compiled(x)
@@ -455,8 +460,8 @@ def _tensor_parallel_mlp():
     torch.testing.assert_close(x.grad, x_eager.grad)
     for (name, p), q in zip(model.named_parameters(), eager.parameters()):
         torch.testing.assert_close(p.grad.to_local(), q.grad.to_local(), msg=name)
-    y_single = single(x_eager)   # and tensor parallelism computes what one device computes
-    torch.testing.assert_close(y, y_single)
+    y_single = single(full)   # and tensor parallelism computes what one device computes
+    torch.testing.assert_close(y, y_single.chunk(WORLD)[rank] if sequence_parallel else y_single)
     # make_fx with primkit's table (the DTensor parameters are the graph's constants): the forward, prim-only
     traced = make_fx(lambda x: model(x), decomposition_table=primkit.get_decompositions())(x.detach())
     torch.testing.assert_close(traced(x.detach()), y_eager)
@@ -584,11 +589,14 @@ def test_fsdp_ops_through_prims(name):
         torch.testing.assert_close(a, e, rtol=0, atol=0)
 
 
-def test_tensor_parallel_mlp(gloo_pool):
-    """DTensor column- then row-wise: forward and backward graphs of prims, each with its all_reduce."""
-    results = gloo_pool.run(_tensor_parallel_mlp)
+@pytest.mark.parametrize("sequence_parallel", [False, True], ids=["replicated", "sequence_parallel"])
+def test_tensor_parallel_mlp(gloo_pool, sequence_parallel):
+    """DTensor column- then row-wise through torch.compile(backend="primkit") (forward and backward) and make_fx
+    (forward): graphs of prims, equal to eager DTensor and to one device."""
+    results = gloo_pool.run(_tensor_parallel_mlp, sequence_parallel)
     assert results[0] == results[1]
-    assert results[0] == [([], ["all_reduce", "wait"])] * 3   # compile's forward and backward, make_fx's forward
+    collectives = ["all_gather", "reduce_scatter", "wait"] if sequence_parallel else ["all_reduce", "wait"]
+    assert results[0] == [([], collectives)] * 3   # compile's forward and backward, make_fx's forward
 
 
 @pytest.mark.xfail(strict=True, raises=NotImplementedError,
