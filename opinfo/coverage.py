@@ -26,9 +26,12 @@ import time
 import warnings
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import ShapeEnv
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from primkit import decompositions, prims
-from primkit.decompositions.composite import composites
+from primkit.decompositions.composite import composites, is_composite
 from primkit.decompositions.trace import SYM_OPS, is_allowed_target
 
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
@@ -98,48 +101,82 @@ def family_of(fn) -> str:
     return module.split(".")[2] if module.startswith("primkit.decompositions.") else "other"
 
 
-class _Recorder:
-    """The table, each entry wrapped so that a call at top level (not nested inside another
-    decomposition) records the graph nodes it creates: ``seen[overload]`` grows by the prims among
-    them and the non-prim ops they leave. Built once per process; ``seen`` is set per entry."""
+class _Recorder(TorchDispatchMode):
+    """Records, per overload called at top level (not nested inside another decomposition), the prims
+    it reaches and the non-prim ops it leaves, while samples run through the table on fake tensors.
+
+    This is make_fx's dispatch without its graph: a table entry runs with the mode still active, so the
+    ops it calls decompose in turn; an op torch would have expanded above autograd (a
+    CompositeImplicitAutograd op reached inside an entry) runs its composite; the table's entries for
+    such ops run through ``composites``; whatever else reaches the mode is left as it is (a graph node,
+    under make_fx). Building no graph halves the report's time; tests/test_coverage.py checks that the
+    prims recorded are those of make_fx's graph. Built once per process (wrapping the table costs more
+    than running a small entry)."""
 
     def __init__(self, table):
-        self.seen: dict = {}
-        self.depth = 0
+        super().__init__()
+        self.seen: dict = {}       # overload -> (prims reached, non-prim ops left), for the run in progress
+        self.top = None            # the top-level overload whose entry runs now
+        self.running = False       # the wrapped entries record only inside ``run``
         self.table = {op: self._wrap(op, fn) for op, fn in table.items()}
 
     def _wrap(self, op, fn):
-        from torch.fx.experimental.proxy_tensor import get_proxy_mode
+        name = op.name()
 
         def recorded(*args, **kwargs):
-            mode = get_proxy_mode()
-            if mode is None:      # an eager call (a sample's preparation) inside composites(): nothing to record
+            if not self.running or self.top is not None:
                 return fn(*args, **kwargs)
-            top = self.depth == 0
-            graph = mode.tracer.graph if top else None
-            before = len(graph.nodes) if top else 0
-            self.depth += 1
+            self.seen.setdefault(name, (set(), set()))
+            self.top = name
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.depth -= 1
-                if top:
-                    self._record(op, list(graph.nodes)[before:])
+                self.top = None
         return recorded
 
-    def _record(self, op, nodes):
-        reached, missing = self.seen.setdefault(op.name(), (set(), set()))
-        for node in nodes:
-            if node.op != "call_function":
-                continue
-            if prims.is_prim(node.target):
-                reached.add(node.target._opname)
-            elif not is_allowed_target(node.target):
-                t = node.target
-                missing.add(t.name() if isinstance(t, torch._ops.OpOverload) else str(t))
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.ops.prim.device.default:
+            return func(*args, **kwargs)
+        if prims.is_prim(func):
+            if self.top is not None:
+                self.seen[self.top][0].add(func._opname)
+            return func(*args, **kwargs)
+        fn = self.table.get(func)
+        if fn is None and func not in _SHAPE_QUERIES and is_composite(func):
+            fn = func.decompose
+        if fn is not None:
+            with self:
+                out = fn(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
+        if not is_allowed_target(func):
+            name = func.name()
+            self.seen.setdefault(name, (set(), set()))
+            if self.top is not None:
+                self.seen[self.top][1].add(name)
+        return func(*args, **kwargs)
+
+    def run(self, fn, tensors) -> dict:
+        """Call ``fn`` on fake copies of ``tensors`` (a fake mode like make_fx's: static shapes, a shape
+        environment for data-dependent sizes); what it recorded, or the exception it raised (a call that
+        fails records nothing)."""
+        mode = FakeTensorMode(allow_fallback_kernels=True, shape_env=ShapeEnv(), static_shapes=True)
+        fakes = [mode.from_tensor(t) for t in tensors]
+        self.seen, self.top, self.running = {}, None, True
+        try:
+            with torch.no_grad(), composites(self.table), mode, self:
+                fn(*fakes)
+            return self.seen
+        finally:
+            self.seen, self.top, self.running = {}, None, False
 
 
-MAX_SAMPLES = 4   # traced per entry: enough to see the prims, bounded so a report stays < 60 s
+# make_fx leaves these to the tensor even where they are CompositeImplicitAutograd
+_SHAPE_QUERIES = (torch.ops.aten.size.default, torch.ops.aten.stride.default, torch.ops.aten.storage_offset.default)
+
+
+MAX_SAMPLES = 4   # run per entry: enough to see the prims (fewer samples lose some), bounded for the report's time
 
 
 def trace_entry(entry, recorder: _Recorder):
@@ -148,7 +185,7 @@ def trace_entry(entry, recorder: _Recorder):
     in-place and out= forms are traced once each, so their overloads are seen too."""
     from primkit.opinfo.harness import clone_sample
     dtypes = sorted(entry.supported_dtypes("cpu"), key=lambda d: (d != torch.float32, str(d)))
-    recorder.seen = seen = {}
+    seen: dict = {}
     if not dtypes:
         return seen, 0
     # torch's warnings about the sampled ops (stft, cross, frobenius_norm, ...) are not the report's,
@@ -161,7 +198,7 @@ def trace_entry(entry, recorder: _Recorder):
             calls.append((entry.inplace, clone_sample(samples[-1]), False))
         if samples and entry.supports_out:
             calls.append((entry.op, samples[-1], True))
-        _trace_calls(calls, recorder.table, seen)
+        _trace_calls(calls, recorder, seen)
     return seen, len(samples)
 
 
@@ -184,9 +221,9 @@ def _quiet_stderr():
         os.close(saved)
 
 
-def _trace_calls(calls, recording, seen):
-    """Trace the calls together (one make_fx: a trace's fixed cost paid once), or, if that fails,
-    each alone (a call that does not trace is left out; the tests report why)."""
+def _trace_calls(calls, recorder: _Recorder, seen):
+    """Run the calls together (one fake mode and one pass: a run's fixed cost paid once), or, if that
+    fails, each alone (a call that fails is left out; the tests report why)."""
     from primkit.opinfo.harness import as_function, joint_call
     prepared = []
     for op, sample, with_out in calls:
@@ -202,29 +239,16 @@ def _trace_calls(calls, recording, seen):
     if not prepared:
         return
     try:
-        graphs = [_make_fx(*joint_call(prepared), recording)]
+        runs = [recorder.run(*joint_call(prepared))]
     except Exception:
-        graphs = []
+        runs = []
         for fn, tensors in prepared:
             try:
-                graphs.append(_make_fx(fn, tensors, recording))
+                runs.append(recorder.run(fn, tensors))
             except Exception:
                 continue
-    # A non-prim op the trace left at top level is an op without a decomposition.
-    for gm in graphs:
-        for node in gm.graph.nodes:
-            if node.op == "call_function" and not is_allowed_target(node.target) and \
-                    isinstance(node.target, torch._ops.OpOverload):
-                seen.setdefault(node.target.name(), (set(), set()))
-
-
-def _make_fx(fn, tensors, recording):
-    from torch.fx.experimental.proxy_tensor import make_fx
-    # the table's entries for CompositeImplicitAutograd ops, as trace runs them (only around the
-    # trace: a sample's eager preparation must run torch's kernels, which the prims' reference
-    # kernels call in turn)
-    with torch.no_grad(), composites(recording):
-        return make_fx(fn, decomposition_table=recording, tracing_mode="fake")(*tensors)
+    for run in runs:
+        _merge_reach(seen, run)
 
 
 def analyze_entries(entries, jobs: int = 1, progress=None, meanwhile=None) -> tuple[dict, dict, dict]:
