@@ -6,7 +6,7 @@ from __future__ import annotations
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
 from primkit.prims.meta.common import check_dtype, contiguous_meta, shape_str
-from primkit.prims.meta.rules import meta_rule
+from primkit.prims.meta.rules import TensorMeta, meta_rule
 
 
 def reduce_ops_table(value):
@@ -138,4 +138,4 @@ def reduce(prim, a, op, dst, group_size, group):
 @meta_rule("wait", constraints=("C1",))
 def wait(prim, a):
     check_dtype(prim, "C1", a, prim.dtypes)
-    return _like(a)
+    return TensorMeta(tuple(a.shape), tuple(a.stride()), a.dtype, a.device)     # a's layout: wait returns a

@@ -1,6 +1,6 @@
 """Reference implementations of the collective family: each collective runs synchronously through
 torch.distributed's c10d calls on the process group registered under the name ``group``, into a
-fresh contiguous tensor; ``wait`` is the identity (the registered kernel copies its result, which
+fresh contiguous tensor; ``wait`` is the identity (its operand's layout) (the registered kernel copies its result, which
 may not alias its input). The executor's asynchronous kernels (torch's functional collectives, then
 ``wait_tensor`` at the ``wait`` node) are ``ASYNC`` here."""
 from __future__ import annotations
@@ -118,8 +118,7 @@ def start_broadcast(a, src, group_size, group):
 
 
 def wait_tensor(a):
-    # a collective's result is contiguous already (no copy); wait of another value gives wait's layout
-    return _functional().wait_tensor(a).contiguous()
+    return _functional().wait_tensor(a)
 
 
 # prim -> the executor's kernel; reduce has no functional collective in torch and runs synchronously
