@@ -22,8 +22,8 @@ from primkit.decompositions.eager import ThroughPrims, through_prims
 
 # Each module registers its decompositions on import; one module (nn: one package) per op family.
 from primkit.decompositions import (  # noqa: E402,F401
-    aliases, backward, collective, complex, creation, elementwise, fft, fsdp, indexing, linalg, nn, random, reductions,
-    shape, sorting, special,
+    aliases, backward, c10d, collective, complex, creation, elementwise, fft, fsdp, indexing, linalg, nn, random,
+    reductions, shape, sorting, special,
 )
 
 __all__ = ["get_decompositions", "trace", "DecompositionError", "register", "registered",

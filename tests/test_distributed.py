@@ -19,7 +19,7 @@ import torch.distributed as dist
 
 import distributed
 import primkit
-from primkit.decompositions import DecompositionError, executor
+from primkit.decompositions import executor
 
 pytestmark = pytest.mark.xdist_group("distributed")
 
@@ -617,21 +617,49 @@ def test_ddp_training(gloo_pool):
     assert ["all_reduce", "wait"] in [collectives for _, collectives in results[0]]
 
 
-@pytest.mark.xfail(strict=True, raises=DecompositionError,
-                   reason="FSDP2 calls c10d's collectives directly (c10d::_allgather_base_, c10d::_reduce_scatter_base_, "
-                          "which return a Work), not the functional ones; they have no decomposition yet")
 def test_fsdp2_training(gloo_pool):
-    """Three fully_shard steps through primkit's eager mode (strict): FSDP2's all_gather and reduce_scatter as prims."""
+    """Three fully_shard steps through primkit's eager mode (strict): FSDP2's all_gather and reduce_scatter (c10d
+    ops) and its copy ops (fsdp ops) run as prims, equal to eager."""
     results = gloo_pool.run(_fsdp2_training, "strict")
     assert results[0] == results[1] == (["all_gather", "reduce_scatter", "wait"], {})
 
 
-def test_fsdp2_training_permissive(gloo_pool):
-    """The same steps, FSDP2's c10d collectives on eager's kernels (permissive mode), every other op through prims
-    (FSDP2's own copy ops included), equal to eager: what remains is the two c10d ops."""
-    results = gloo_pool.run(_fsdp2_training, "permissive")
-    assert results[0] == results[1]
-    assert results[0] == ([], {"c10d::_allgather_base_": 9, "c10d::_reduce_scatter_base_": 6})
+def _c10d_calls():
+    """torch.distributed's own calls, as an eager program makes them (in place, into out tensors, async or not),
+    eager and through prims (strict): both results, per call."""
+    from primkit.decompositions.eager import through_prims
+    rank = dist.get_rank()
+    x = _operand(rank, torch.float32)
+
+    def calls():
+        out = {}
+        for op in (dist.ReduceOp.SUM, dist.ReduceOp.MAX, dist.ReduceOp.AVG):
+            y = x.clone()
+            dist.all_reduce(y, op)
+            out[f"all_reduce {op}"] = y
+        for src in range(WORLD):
+            y = x.clone()
+            dist.broadcast(y, src)
+            out[f"broadcast from {src}"] = y
+        gathered = torch.empty(WORLD * 4, 6)
+        dist.all_gather_into_tensor(gathered, x, async_op=True).wait()
+        scattered = torch.empty(2, 6)
+        dist.reduce_scatter_tensor(scattered, x, dist.ReduceOp.AVG)
+        out.update({"all_gather_into_tensor (async)": gathered, "reduce_scatter_tensor avg": scattered})
+        return out
+    expected = calls()
+    with through_prims() as run:
+        actual = calls()
+    return expected, actual, dict(run.undecomposed)
+
+
+def test_c10d_calls_through_prims(gloo_pool):
+    """dist.all_reduce / broadcast / all_gather_into_tensor / reduce_scatter_tensor in primkit's eager mode (strict):
+    the collective prims, equal to torch.distributed's own."""
+    for expected, actual, undecomposed in gloo_pool.run(_c10d_calls):
+        assert undecomposed == {} and expected.keys() == actual.keys()
+        for label in expected:
+            torch.testing.assert_close(actual[label], expected[label], msg=lambda m: f"{label}: {m}")
 
 
 def _readme_example():
@@ -655,5 +683,5 @@ def test_readme_example_runs_as_written(gloo_pool):
     results = gloo_pool.run(_readme_example)
     assert results[0] == results[1]
     printed, graphs = results[0]
-    assert printed == ["['primkit::all_reduce', 'primkit::wait']"]
+    assert printed == ["['primkit::all_reduce', 'primkit::wait']", "['all_gather', 'reduce_scatter']"]
     assert all(set(ops) <= {"aten::copy_"} for ops, _ in graphs) and ["all_reduce", "wait"] in [c for _, c in graphs]
