@@ -600,9 +600,9 @@ def test_tensor_parallel_mlp(gloo_pool, sequence_parallel):
 
 
 @pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                   reason="primkit.trace runs its entries for CompositeImplicitAutograd ops (linear) above torch's "
-                          "dispatch, so DTensor's __torch_dispatch__ sees prims (primkit.permute), for which DTensor has "
-                          "no sharding strategy; make_fx / AOTAutograd desugar the DTensor first")
+                   reason="primkit.trace runs its entries for CompositeImplicitAutograd ops (linear) above "
+                          "torch's dispatch, so DTensor's __torch_dispatch__ sees prims (primkit.permute), for which "
+                          "DTensor has no sharding strategy; make_fx / AOTAutograd desugar the DTensor first")
 def test_tensor_parallel_mlp_primkit_trace(gloo_pool):
     gloo_pool.run(_tensor_parallel_mlp_traced)
 
