@@ -2,14 +2,14 @@
 
     results = pool.run(fn, *args)    # fn(*args) on every rank at once; a list, one result per rank
 
-``fn`` is a module-level function (pickled by name; the ranks import its module, as they import the
-installed primkit), called in each rank's default process group (gloo, CPU, ``world_size`` ranks),
-after ``torch.manual_seed(0)``. What it returns comes back to the parent, one value per rank. Where a
-rank raises, ``run`` raises that rank's exception (its type, with the rank's traceback as its cause),
-so ``pytest.raises`` and strict xfails see the program's own error. The failing rank's error wins: when rank 1 raises and
-rank 0, left alone in a collective, then fails with a timeout or a closed connection, rank 1's error
-is the one reported; the parent does not wait for rank 0's timeout, it gives the ranks a short grace
-and restarts the pool.
+``fn`` is a module-level function (pickled by name; the ranks import its module, as they import the installed
+primkit), called in each rank's default process group (gloo, CPU, ``world_size`` ranks), after
+``torch.manual_seed(0)``. What it returns comes back to the parent, one value per rank. Where a rank raises,
+``run`` raises that rank's exception (its type, with the rank's traceback as its cause), so ``pytest.raises``
+and strict xfails see the program's own error. The failing rank's error wins: when rank 1 raises and rank 0,
+left alone in a collective, then fails with a timeout or a closed connection, rank 1's error is the one
+reported; the parent does not wait for rank 0's timeout, it gives the ranks a short grace and restarts the
+pool.
 
 A rank that hangs fails its test within ``timeout`` seconds (55 by default): the process group's own
 timeout (30 s) ends a collective whose peer never comes, and the parent's deadline ends anything
