@@ -521,18 +521,19 @@ def _rename(gm, placeholders, body):
     return gm
 
 
-def _rename_unique(gm):
-    # fx appends suffixes on clashes; a final recompile makes the code match the names.
-    gm.graph.lint()
-    gm.recompile()
+def canonicalize(gm: fx.GraphModule, *, inplace: bool = False) -> fx.GraphModule:
+    """A canonical copy of a prim graph (see the module doc for the passes); ``inplace=True``
+    rewrites gm itself."""
+    if not inplace:
+        gm = fx.GraphModule(gm, copy.deepcopy(gm.graph))
+    canonicalize_graph(gm)
+    gm.recompile()   # fx appends suffixes on clashes; the code matches the names
     return gm
 
 
-def canonicalize(gm: fx.GraphModule, *, inplace: bool = False) -> fx.GraphModule:
-    """A canonical copy of a prim graph (see the module doc for the passes); ``inplace=True``
-    rewrites gm itself (``trace`` does, on the graph it has just made)."""
-    if not inplace:
-        gm = fx.GraphModule(gm, copy.deepcopy(gm.graph))
+def canonicalize_graph(gm: fx.GraphModule) -> None:
+    """canonicalize(gm, inplace=True) without its final recompile: gm's graph becomes canonical and its
+    code is stale until the caller recompiles it (``trace`` does, once, as it wraps the graph)."""
     for i, node in enumerate(gm.graph.nodes):   # call order, for group_by_module (first stamp wins)
         node.meta.setdefault("call_index", i)
     functional(gm)
@@ -544,7 +545,7 @@ def canonicalize(gm: fx.GraphModule, *, inplace: bool = False) -> fx.GraphModule
     eliminate_common_subexpressions(gm, constants)
     gm.graph.eliminate_dead_code()
     canonical_order(gm, constants)
-    return _rename_unique(gm)
+    gm.graph.lint()
 
 
 def graph_hash(gm: fx.GraphModule) -> str:

@@ -38,14 +38,33 @@ def _executor_compiler(gm: torch.fx.GraphModule, example_inputs):
     return make_boxed_func(executor.compile(gm).forward)
 
 
+def _pad_for_inductor(reference):
+    """pad as aten.constant_pad_nd where it has no interior padding: the same values and layout as the
+    reference implementation (which builds the padded tensor with full and cat, for every case), as one op
+    that Inductor lowers to a masked load and fuses into its readers (max pooling's windows) instead of
+    materializing the padded tensor piece by piece."""
+    def pad(a, padding_value, low, high, interior):
+        if any(interior):
+            return reference(a, padding_value, low, high, interior)
+        return torch.constant_pad_nd(a, [p for d in reversed(range(a.dim())) for p in (low[d], high[d])],
+                                     padding_value)
+    return pad
+
+
+# prim -> what Inductor receives instead of the executor's kernel (equal values and layout)
+_FOR_INDUCTOR = {"pad": _pad_for_inductor}
+
+
 @functools.cache
 def _traceable(name: str, owned: bool):
-    """The executor's kernel for prim ``name``, or, where it reads storage (a data pointer, which a
-    fake tensor has not: e.g. pad's reference implementation), the prim op itself, which stays in
-    the ATen graph as a custom op Inductor calls."""
+    """The executor's kernel for prim ``name`` (or its form for Inductor, _FOR_INDUCTOR), or, where it
+    reads storage (a data pointer, which a fake tensor has not), the prim op itself, which stays in the
+    ATen graph as a custom op Inductor calls."""
     from primkit import prims
     from primkit.decompositions import executor
     kernel, op = executor.kernel_of(name, owned), prims.get(name).op
+    if name in _FOR_INDUCTOR and not owned:
+        kernel = _FOR_INDUCTOR[name](kernel)
 
     def run(*args, **kwargs):
         try:

@@ -21,10 +21,12 @@ import torch
 from primkit.decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, elementwise, into_out, like, register_out, register_overloads,
     register_with_variants, round_to, to_dtype, upcast, wrap_dim, wrap_dims, write_into)
+from primkit.decompositions.nn.common import numel_of
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout
 from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
+from primkit.prims.meta.strides import surely
 
 
 def _shape(t):
@@ -72,11 +74,23 @@ def matmul(a, b):
     if left.shape[-1] != right.shape[-2]:
         raise RuntimeError(f"matmul: contraction sizes differ: {_shape(a)} and {_shape(b)}")
     _check_same_dtype("matmul", a, b)
+    if b.dim() <= 2 and _folds(left):
+        # eager folds a's batch into the rows of one matrix product (mm, not bmm over a broadcast b)
+        out = P.reshape(P.matmul(P.reshape(left, [numel_of(left.shape[:-1]), left.shape[-1]]), right),
+                        list(left.shape[:-1]) + [right.shape[-1]])
+        return P.squeeze(out, [out.dim() - 1]) if b.dim() == 1 else out
     batch = broadcast_shapes(left.shape[:-2], right.shape[:-2])
     out = P.matmul(broadcast_to(left, batch + tuple(left.shape[-2:])),
                    broadcast_to(right, batch + tuple(right.shape[-2:])))
     vector_dims = ([out.dim() - 2] if a.dim() == 1 else []) + ([out.dim() - 1] if b.dim() == 1 else [])
     return P.squeeze(out, vector_dims) if vector_dims else out
+
+
+def _folds(t) -> bool:
+    """Whether eager's matmul folds t (3 or more dims, times a matrix or vector) into one matrix: its
+    dims but the last view as one without a copy (at::native::should_fold)."""
+    shape, strides = t.shape, t.stride()
+    return t.dim() >= 3 and all(surely(strides[i] == strides[i + 1] * shape[i + 1]) for i in range(t.dim() - 2))
 
 
 def linear(x, weight, bias=None):

@@ -20,7 +20,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from primkit import prims
 from primkit.decompositions import backend, guards
-from primkit.decompositions.canonicalize import canonicalize
+from primkit.decompositions.canonicalize import canonicalize_graph
 from primkit.decompositions.composite import composites
 from primkit.decompositions.lowering import prim_set
 from primkit.decompositions.registry import DecompositionError
@@ -108,11 +108,11 @@ def _items_as_prims(gm):
     The read stays ATen while make_fx traces, so that make_fx folds a read of a constant to its value
     (only a read of data reaches the graph); its value is an unbacked SymInt, SymFloat or SymBool, on which
     the program may compute sizes (``torch.zeros(n.item())``) as long as it does not branch on it. (The
-    prim's dtypes are eager's: a complex read is refused by the fake kernel before it reaches a graph.)"""
+    prim's dtypes are eager's: a complex read is refused by the fake kernel before it reaches a graph.)
+    Rewrites the graph only: the caller recompiles gm."""
     for node in gm.graph.nodes:
         if node.op == "call_function" and node.target is torch.ops.aten._local_scalar_dense.default:
             node.target = prims.get("item").op
-    gm.recompile()
 
 
 def _writes_through_views(gm) -> list[str]:
@@ -199,7 +199,8 @@ def _static_fakes(tensors):
 def _state_as_attributes(gm, placeholders, tensors, where) -> None:
     """The graph reads the module's state by reference, as make_fx reads a module's tensors: each
     state placeholder becomes a get_attr of the module's own tensor (named after its path), and
-    the epilogue's write into it (a buffer update) writes the module's buffer."""
+    the epilogue's write into it (a buffer update) writes the module's buffer. Rewrites the graph only:
+    the caller recompiles gm."""
     names = {}
     for name, i in where.items():
         names.setdefault(i, name)
@@ -219,7 +220,6 @@ def _state_as_attributes(gm, placeholders, tensors, where) -> None:
         get.meta.update(node.meta)
         node.replace_all_uses_with(get)
         gm.graph.erase_node(node)
-    gm.recompile()
 
 
 class _WriteOrder(TorchFunctionMode):
@@ -393,7 +393,8 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             raise backend.target_error(name, outside)
         gm.meta["outside_target"] = outside
     if canonical:
-        gm = canonicalize(gm, inplace=True)
+        canonicalize_graph(gm)
+    # gm's code is made once, here (guards.wrap recompiles the graph), after every rewrite above
     traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
     return guards.wrap(gm, guards.CallGuard(name, leaves, spec, traced, dynamic, read_after_write))
 

@@ -157,3 +157,36 @@ def test_primkit_inductor_dropout_with_eager_random_numbers():
     torch.manual_seed(0)
     with inductor_config.patch(fallback_random=True):
         _check_training(MLP().train(), (torch.randn(5, 16),), "primkit_inductor")
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
+def test_pooling_reaches_inductor_as_fusable_ops(layout):
+    # primkit_inductor hands Inductor pad as one constant_pad_nd (a masked load it fuses into the pooling's
+    # maxima) instead of the reference implementation's full + cat; the ATen graph equals eager.
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from primkit.decompositions import get_decompositions
+    from primkit.decompositions.compile import to_aten
+    x = torch.randn(2, 3, 9, 9)
+    if layout == "channels_last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    pool = lambda t: torch.nn.functional.max_pool2d(t, 3, 2, 1)   # noqa: E731
+    with torch.no_grad():
+        gm = make_fx(pool, decomposition_table=get_decompositions())(x)
+        gm.graph.eliminate_dead_code()   # the indices, unused (as AOTAutograd drops them)
+        gm.recompile()
+        aten = to_aten(gm, [x])
+    targets = {n.target for n in aten.graph.nodes if n.op == "call_function"}
+    assert torch.ops.aten.constant_pad_nd.default in targets and torch.ops.aten.cat.default not in targets
+    out, expected = aten(x), pool(x)
+    assert torch.equal(out, expected) and out.stride() == expected.stride()
+
+
+@pytest.mark.parametrize("low, high, interior", [([0, 1, 2], [1, 0, 2], [0, 0, 0]), ([0, -1, 1], [2, -2, 0], [0, 0, 0]),
+                                                 ([0, 1, 0], [0, 1, 0], [0, 1, 0])])
+def test_inductor_pad_equals_the_reference(low, high, interior):
+    from primkit.decompositions import executor
+    from primkit.decompositions.compile import _traceable
+    for a in (torch.randn(2, 5, 6), torch.randn(2, 6, 5).transpose(1, 2)):
+        expected = executor.kernel_of("pad")(a, -1.5, low, high, interior)
+        out = _traceable("pad", False)(a, -1.5, low, high, interior)
+        assert torch.equal(out, expected) and out.stride() == expected.stride()

@@ -3,6 +3,7 @@ the input in eager's layout.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -64,6 +65,12 @@ def _max_pool_layout(a, n):
 
 def pool_windows(x, spatial, kernel, stride, dilation, out, pad_low, fill):
     """x's pooling windows stacked on a new last dim: shape x.shape with spatial sizes -> out, + (K,)."""
+    return P.cat([P.expand_dims(s, [x.dim()]) for s in
+                  pool_slices(x, spatial, kernel, stride, dilation, out, pad_low, fill)], x.dim())
+
+
+def pool_slices(x, spatial, kernel, stride, dilation, out, pad_low, fill):
+    """The K strided slices of padded x that pool_windows stacks, one per kernel offset (row-major)."""
     low, high = [0] * x.dim(), [0] * x.dim()
     for i, d in enumerate(spatial):
         low[d] = pad_low[i]
@@ -76,17 +83,22 @@ def pool_windows(x, spatial, kernel, stride, dilation, out, pad_low, fill):
             starts[d] = offsets[i] * dilation[i]
             limits[d] = starts[d] + (out[i] - 1) * stride[i] + 1
             steps[d] = stride[i]
-        slices.append(P.expand_dims(P.slice(padded, starts, limits, steps), [x.dim()]))
-    return P.cat(slices, x.dim())
+        slices.append(P.slice(padded, starts, limits, steps))
+    return slices
 
 
 def _max_pool(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
     kernel, stride, padding, dilation, out = pool_geometry(name, a, n, kernel_size, stride, padding, dilation,
                                                             ceil_mode)
     x, spatial, restore = _max_pool_layout(a, n)
-    win = pool_windows(x, spatial, kernel, stride, dilation, out, padding, dt.lowest(a.dtype))
+    slices = pool_slices(x, spatial, kernel, stride, dilation, out, padding, dt.lowest(a.dtype))
+    win = P.cat([P.expand_dims(s, [x.dim()]) for s in slices], x.dim())
     last = win.dim() - 1
-    values, position = P.amax(win, [last]), P.argmax(win, last)
+    # the maxima as elementwise maxima of the window's slices (nan propagates, as in amax and eager): one pass
+    # over the input, no stacked copy of every window (which then feeds only the indices, dropped where unused);
+    # contiguous in the working layout, as amax's result
+    values = contiguous(functools.reduce(P.maximum, slices)) if len(slices) > 1 else P.amax(win, [last])
+    position = P.argmax(win, last)
     # Flat input index (h * W + w) of every window position: the same windows over an index grid.
     sizes = [x.shape[d] for d in spatial]
     grid = P.reshape(P.iota(numel_of(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
