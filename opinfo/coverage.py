@@ -37,9 +37,10 @@ from primkit.decompositions.trace import SYM_OPS, is_allowed_target
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
 
 
-# Ops outside aten the report counts: torch's functional collectives (the ops DTensor, DDP and fully_shard
-# programs trace to) and DTensor's shard_dim_alltoall.
-COUNTED_OUTSIDE_ATEN = ("_c10d_functional::", "_c10d_functional_autograd::", "_dtensor::shard_dim_alltoall")
+# Ops outside aten the report counts: torch's functional collectives (the ops DTensor and DDP programs trace
+# to), DTensor's shard_dim_alltoall, and the process group's c10d ops (what fully_shard and dist.* call).
+COUNTED_OUTSIDE_ATEN = ("_c10d_functional::", "_c10d_functional_autograd::", "_dtensor::shard_dim_alltoall",
+                        "c10d::")
 
 
 def aten_overload_names() -> list[str]:
@@ -406,14 +407,19 @@ MISSING_GROUPS = (
     ("recurrent", re.compile(r"lstm|gru|rnn|packed_sequence|padded_sequence")),
     ("random", re.compile(r"poisson|binomial|gamma|dirichlet|sobol|philox|normal|rand")),
     # decompositions/collective.NOT_DECOMPOSED says why
-    ("point-to-point", re.compile(r"isend|irecv|p2p")),
+    ("point-to-point", re.compile(r"isend|irecv|p2p|^send$|^recv")),
 )
+# c10d's other process-group ops without a decomposition (gather_, scatter_, alltoall_, barrier, ...)
+_PROCESS_GROUP = "collective (c10d)"
 
 
 def missing_group(name: str) -> str:
     """The chart's group for an overload whose operator has no decomposition at all."""
-    base = _operator(name).split("::", 1)[-1]
-    return "missing: " + next((g for g, pattern in MISSING_GROUPS if pattern.search(base)), "other")
+    namespace, base = name.partition("::")[0], _operator(name)
+    group = next((g for g, pattern in MISSING_GROUPS if pattern.search(base)), None)
+    if group is None and namespace == "c10d":
+        group = _PROCESS_GROUP
+    return "missing: " + (group or "other")
 
 
 def _families(names, table) -> dict:
@@ -580,7 +586,8 @@ def to_markdown(report) -> str:
     status = s["status"]
     lines = [
         f"# primkit op coverage (torch {report['torch_version']})", "",
-        f"{s['catalog_prims']} prims in the catalog. {s['overloads']} overloads (ATen, and torch's functional collectives): "
+        f"{s['catalog_prims']} prims in the catalog. {s['overloads']} overloads (ATen, and torch's functional and "
+        f"c10d collectives): "
         f"{status.get('prims', 0)} decompose to prims ({s['reach_prims_tested']} of them tested by an OpInfo "
         f"entry, {s.get('reach_prims_traced', '?')} seen reaching prims in a traced sample, {s.get('assumed', '?')} "
         f"assumed from the table), {status.get('partial', 0)} partially, {status.get('missing', 0)} missing, "

@@ -225,7 +225,7 @@ def main(argv=None, prog="primkit coverage") -> int:
 
 def summary_line(out, report) -> str:
     s = report["summary"]
-    return (f"{out}: {s['overloads']} overloads (ATen and functional collectives); "
+    return (f"{out}: {s['overloads']} overloads (ATen and collectives); "
             f"{s['status'].get('prims', 0)} decompose to prims "
             f"({s['reach_prims_tested']} tested, {s.get('reach_prims_traced', '?')} traced), "
             f"{s.get('assumed', '?')} assumed (no traced sample), {s['status'].get('partial', 0)} partial, "
