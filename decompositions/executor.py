@@ -77,8 +77,7 @@ def kernel_of(name: str, owned: bool = False):
     an input's storage. A collective starts torch's functional collective, and ``wait`` waits for it
     (``prims.reference.collective.ASYNC``), so the compute between them overlaps the communication."""
     from primkit.prims.reference.collective import ASYNC
-    impl = ASYNC.get(name) if prims.get(name).family == "collective" else None
-    impl = impl or laid_out_impl(prims.get(name))
+    impl = ASYNC.get(name) or laid_out_impl(prims.get(name))
     if not owned:
         return impl
 

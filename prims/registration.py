@@ -109,8 +109,8 @@ def check_tensor_args(prim: PrimDef, bound) -> None:
 # The fake kernel's meta results, by what the meta rule reads: the prim, and each argument's value or, for a
 # fake tensor, its geometry (sizes, strides, storage offset and size), dtype, device and layout. A rule is
 # a function of those (it cannot read a fake tensor's values), so an equal key gives an equal result. Only
-# static geometry is keyed (a SymInt is not), nothing the rule raised for is stored, and data-dependent
-# prims (a fresh unbacked size per call) are never. Torch's own fake-tensor cache skips ops outside
+# static geometry is keyed (a SymInt is not), nothing the rule raised for is stored, and prims of
+# _UNCACHED_TAGS never are. Torch's own fake-tensor cache skips ops outside
 # aten / prims; a trace calls the same prim on the same geometry many times over.
 _META_CACHE: dict = {}
 _META_CACHE_ENTRIES = 1 << 14
@@ -134,8 +134,13 @@ def _meta_key(value):
     return _UNKEYED
 
 
+# Tags of prims whose meta rule reads more than its arguments: a data-dependent prim makes a fresh unbacked
+# size per call; a collective checks its group size against the group this process registered under the name.
+_UNCACHED_TAGS = {"data_dependent", "collective"}
+
+
 def _fake_kernel(prim):
-    cacheable = "data_dependent" not in prim.tags
+    cacheable = not (prim.tags & _UNCACHED_TAGS)
 
     def fake(*args, **kwargs):
         fake_mode = _fake_mode_of(args)
