@@ -30,7 +30,17 @@ _ATEN_KEY = "primkit.aten_op"   # the key under node.meta["custom"] while tracin
 def stamped(table: dict) -> dict:
     """``table`` with each entry recording, on the nodes it creates, the ATen op called at top level
     (``node.meta["aten_op"]`` after ``take_stamps``); nested decompositions keep the outer op."""
-    return {op: _stamp(op, fn) for op, fn in table.items()}
+    out = {}
+    for op, fn in table.items():
+        made = _STAMPED.get((id(op), fn))
+        if made is None or made[0] is not op:
+            made = _STAMPED[(id(op), fn)] = (op, _stamp(op, fn))
+        out[op] = made[1]
+    return out
+
+
+# (id(op), entry) -> (op, stamped entry): a trace stamps the whole table (two thousand entries) each time
+_STAMPED: dict = {}
 
 
 def _stamp(op, fn):

@@ -63,6 +63,7 @@ def override_keys(op) -> tuple:
 _LOCK = threading.RLock()
 _INSTALLED: set = set()        # (op, key) pairs with a dispatching kernel
 _ACTIVE = threading.local()    # .tables: the calling thread's tables, innermost last
+_SEEN: set = set()             # ids of the ops whose kernels are installed where they need to be
 
 
 def _active_entry(op):
@@ -125,9 +126,11 @@ def composites(table):
     those entries (under make_fx, AOTAutograd and eager alike) in this thread. Nests; other threads
     are unaffected, and so is this thread once the last block exits."""
     for op in table:
-        for key in override_keys(op):
-            if (op, key) not in _INSTALLED:
-                _install(op, key)
+        if id(op) not in _SEEN:
+            for key in override_keys(op):
+                if (op, key) not in _INSTALLED:
+                    _install(op, key)
+            _SEEN.add(id(op))     # OpOverloads live as long as the process
     tables = getattr(_ACTIVE, "tables", ())
     _ACTIVE.tables = (*tables, table)
     try:

@@ -19,7 +19,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from primkit import prims
-from primkit.decompositions import backend, guards
+from primkit.decompositions import backend, direct, guards
 from primkit.decompositions.canonicalize import canonicalize_graph
 from primkit.decompositions.composite import composites
 from primkit.decompositions.lowering import prim_set
@@ -308,6 +308,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     Raises DecompositionError listing every op that has no decomposition to prims.
     """
     report_outside = kwargs.pop("_report_outside", False)   # decompositions.requirements: record, do not raise
+    via = kwargs.pop("_via", "auto")    # tests: "make_fx" or "direct" (raising direct.Unsupported) alone
     if target is not None:
         target = prim_set(target, "trace(target=...)")
     kept = backend.kept_ops(keep)
@@ -315,7 +316,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         table = get_decompositions(target=target)
     else:
         table = decompositions
-    table = backend.stamped({op: f for op, f in table.items() if op not in kept})
+    table = backend.stamped({op: f for op, f in table.items() if op not in kept} if kept else table)
     composite_table = {**table, **backend.kept_composites(kept)}
     program = fn
     name = getattr(fn, "__name__", type(fn).__name__)
@@ -336,15 +337,18 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     where, state = _module_state(program)
     order = _WriteOrder()
 
+    def call(state_values, args):
+        a, k = guards.rebuild(leaves, spec, args)
+        return (torch.func.functional_call(program, {n: state_values[i] for n, i in where.items()}, a, k)
+                if state else program(*a, **k))
+
     def functional(*values):
         with FunctionalTensorMode():
             wrapped = [FunctionalTensor.to_functional(v) if isinstance(v, torch.Tensor) else v for v in values]
             state_values, args = wrapped[:len(state)], wrapped[len(state):]
-            a, k = guards.rebuild(leaves, spec, args)
             tensors = {i: v for i, v in enumerate(args) if isinstance(v, torch.Tensor)}
             with order.watching(tensors), _EntriesFirst(table):
-                out = (torch.func.functional_call(program, {n: state_values[i] for n, i in where.items()}, a, k)
-                       if state else program(*a, **k))
+                out = call(state_values, args)
             # an argument the program returns (x.relu_(), an out= tensor) is returned as itself, after the
             # epilogue's write, in its own layout (not as the value written into it)
             returned_args = {id(w): v for v, w in zip(values, wrapped) if isinstance(v, torch.Tensor)}
@@ -358,17 +362,41 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             out = pytree.tree_map_only(FunctionalTensor, lambda t: returned_args[id(t)], out)
         return out
 
-    traced_state = _static_fakes(state) if dynamic else state
-    try:
-        with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing():
-            gm = make_fx(functional, decomposition_table=table, tracing_mode=mode,
-                         _allow_non_fake_inputs=True)(*traced_state, *inputs)
-    except RuntimeError as e:
-        if "mutating a non-functional tensor" not in str(e):
-            raise
-        raise TypeError(f"trace({name}): the program writes into a tensor that is neither one of its arguments nor a "
-                        f"parameter or buffer of the traced module (a global, a closure's tensor, or the state of a "
-                        f"module that a traced function calls): pass it as an argument, or trace the module") from e
+    # The direct path first (decompositions.direct: one dispatch mode, no functionalization, ten times
+    # faster), where the program allows it; make_fx's functionalized trace where it does not.
+    if via not in ("auto", "direct", "make_fx"):
+        raise ValueError(f"trace({name}): _via must be 'auto', 'direct' or 'make_fx', got {via!r}")
+    gm, path = None, "make_fx"
+    if via == "make_fx":
+        pass
+    elif dynamic or kept:
+        path = f"make_fx: {'dynamic=True' if dynamic else 'keep='}"
+        if via == "direct":
+            raise direct.Unsupported(f"trace({name}): {path[len('make_fx: '):]} takes make_fx's path")
+    else:
+        try:
+            with torch.no_grad(), scopes(), composites(composite_table), tracing():
+                gm, written = direct.trace_direct(lambda *values: call(values[:len(state)], values[len(state):]),
+                                                  [*state, *inputs], table)
+            order.written_at = {i - len(state): at for i, at in written.items() if i >= len(state)}
+            path = "direct"
+        except direct.Unsupported as e:
+            if via == "direct":
+                raise
+            path = f"make_fx: {e}"
+    if gm is None:
+        traced_state = _static_fakes(state) if dynamic else state
+        try:
+            with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing():
+                gm = make_fx(functional, decomposition_table=table, tracing_mode=mode,
+                             _allow_non_fake_inputs=True)(*traced_state, *inputs)
+        except RuntimeError as e:
+            if "mutating a non-functional tensor" not in str(e):
+                raise
+            raise TypeError(f"trace({name}): the program writes into a tensor that is neither one of its arguments "
+                            f"nor a parameter or buffer of the traced module (a global, a closure's tensor, or the "
+                            f"state of a module that a traced function calls): pass it as an argument, or trace the "
+                            f"module") from e
     if order.resized:
         raise DecompositionError(order.resized, f"trace({name}): ",
                                  "change an input's sizes or strides in place, which a graph of prims cannot do "
@@ -394,6 +422,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         gm.meta["outside_target"] = outside
     if canonical:
         canonicalize_graph(gm)
+    gm.meta["trace_path"] = path      # "direct", or "make_fx" and why the program left the direct path
     # gm's code is made once, here (guards.wrap recompiles the graph), after every rewrite above
     traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
     return guards.wrap(gm, guards.CallGuard(name, leaves, spec, traced, dynamic, read_after_write))

@@ -129,6 +129,8 @@ def _meta_key(value):
     if type(value) in _PLAIN:
         return (type(value), value)
     if isinstance(value, (list, tuple)):
+        if all(type(v) is int for v in value):   # sizes, dims: the common case, keyed at once
+            return (type(value), int, tuple(value))
         keys = tuple(_meta_key(v) for v in value)
         return _UNKEYED if any(k is _UNKEYED for k in keys) else (type(value), keys)
     return _UNKEYED
@@ -139,20 +141,24 @@ def _meta_key(value):
 _UNCACHED_TAGS = {"data_dependent", "collective"}
 
 
-def _fake_kernel(prim):
-    cacheable = not (prim.tags & _UNCACHED_TAGS)
+def fake_result(prim, args, kwargs, fake_mode):
+    """The prim's results under ``fake_mode`` (None: real or meta operands): its meta rule's output,
+    from the cache where an equal call was seen, materialized."""
+    cacheable = fake_mode is not None and not (prim.tags & _UNCACHED_TAGS)
+    key = _meta_key((args, tuple(sorted(kwargs.items())))) if cacheable else _UNKEYED
+    out = _META_CACHE.get((prim.name, key), _UNKEYED) if key is not _UNKEYED else _UNKEYED
+    if out is _UNKEYED:
+        out = run_meta(prim, args, kwargs)
+        if key is not _UNKEYED and _static_meta(out):
+            if len(_META_CACHE) >= _META_CACHE_ENTRIES:
+                _META_CACHE.clear()
+            _META_CACHE[(prim.name, key)] = out
+    return materialize(out, fake_mode)
 
+
+def _fake_kernel(prim):
     def fake(*args, **kwargs):
-        fake_mode = _fake_mode_of(args)
-        key = _meta_key((args, tuple(sorted(kwargs.items())))) if cacheable and fake_mode is not None else _UNKEYED
-        out = _META_CACHE.get((prim.name, key), _UNKEYED) if key is not _UNKEYED else _UNKEYED
-        if out is _UNKEYED:
-            out = run_meta(prim, args, kwargs)
-            if key is not _UNKEYED and _static_meta(out):
-                if len(_META_CACHE) >= _META_CACHE_ENTRIES:
-                    _META_CACHE.clear()
-                _META_CACHE[(prim.name, key)] = out
-        return materialize(out, fake_mode)
+        return fake_result(prim, args, kwargs, _fake_mode_of(args))
     fake.__name__ = f"{prim.name}_fake"
     return fake
 

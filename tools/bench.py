@@ -11,6 +11,8 @@ Per model, side by side in one run (interleaved repetitions, the median of each)
   compiles for minutes on a small machine);
 - trace / make_fx: ``trace(model)`` against ``make_fx(model, tracing_mode="fake")`` (ATen graph, no
   decomposition table): the cost of decomposing to prims and canonicalizing over capturing ATen;
+  trace path: the path ``trace`` took (``direct``, or ``make_fx`` where the model left the direct
+  path: see decompositions.direct);
 - canonicalize / trace: the share of ``trace(model)`` that canonicalization takes: ``canonicalize``
   timed on the graph of ``trace(model, canonical=False)``, against ``trace(model)`` (timed directly,
   not as the difference of two traces, which the noise of a shared machine swamps).
@@ -192,6 +194,7 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
         row["primkit_inductor"] = med["primkit_inductor"] / med["inductor"]
     row["trace"] = med["trace"] / med["make_fx"]
     row["trace_s"] = med["trace"]
+    row["trace_path"] = gm.meta["trace_path"].split(":")[0]   # direct, or make_fx (see decompositions.direct)
     row["canonicalize"] = med["canonicalize"] / med["trace"]
     return row
 
@@ -210,7 +213,7 @@ def import_seconds(repeat: int) -> float:
 COLUMNS = [("eager_ms", "eager ms", "{:.2f}"), ("executor", "executor/eager", "{:.2f}x"),
            ("reference", "reference/eager", "{:.2f}x"), ("through_prims", "through_prims/eager", "{:.2f}x"),
            ("primkit_inductor", "primkit_inductor/inductor", "{:.2f}x"),
-           ("trace", "trace/make_fx", "{:.2f}x"), ("trace_s", "trace s", "{:.2f}"),
+           ("trace", "trace/make_fx", "{:.2f}x"), ("trace_s", "trace s", "{:.2f}"), ("trace_path", "trace path", "{}"),
            ("canonicalize", "canonicalize/trace", "{:.0%}")]
 
 
@@ -223,7 +226,7 @@ def _table(rows: dict) -> str:
     for key, _, fmt in cols:
         vals = [r[key] for r in rows.values() if key in r]
         geo.append(fmt.format(math.exp(sum(map(math.log, vals)) / len(vals))) if vals and key not in
-                   ("eager_ms", "trace_s", "canonicalize") else "")
+                   ("eager_ms", "trace_s", "trace_path", "canonicalize") else "")
     lines.append("| geomean | " + " | ".join(geo) + " |")
     return "\n".join(lines)
 

@@ -1,0 +1,239 @@
+"""``trace``'s two paths give the same programs: the direct path (decompositions.direct: one dispatch
+mode that functionalizes writes itself) and make_fx's functionalized trace. Each program with writes
+(into arguments, buffers, intermediates, and through views of each, made by every view op the direct
+path scatters back into) runs on the direct path, equal to eager in what it returns and what it writes,
+and equal to the make_fx path; a program the direct path does not take says why, and trace takes it
+through make_fx."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.utils._pytree as pytree
+
+from primkit.decompositions import DecompositionError, direct, trace
+
+from models import zoo
+
+
+class Seen(torch.nn.Module):
+    """A buffer written through a view of it, from a view of an argument written first."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("seen", torch.zeros(2, 4))
+
+    def forward(self, x):
+        x[0].mul_(2)
+        self.seen[1] = x[0]
+        return x.sum(0)
+
+
+class Stats(torch.nn.Module):
+    """Batch norm in training mode: its running statistics are written every call."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = torch.nn.BatchNorm1d(4)
+
+    def forward(self, x):
+        return self.bn(x).relu_()
+
+
+def _setitem_slice(x):
+    y = x * 2
+    y[:, 1] = 0
+    return y
+
+
+def _view_of_view(x):
+    y = x.clone()
+    v = y.t()[1]
+    v.add_(1)
+    return y, v
+
+
+def _split(x):
+    y = x.clone()
+    a, b = y.split(2)
+    a.zero_()
+    return y, b
+
+
+def _split_with_sizes(x):
+    y = x.clone()
+    a, b = y.split([1, 3])
+    b.mul_(-1)
+    return y, a
+
+
+def _unbind(x):
+    y = x.clone()
+    rows = y.unbind(0)
+    rows[1].fill_(3)
+    return y, rows[0]
+
+
+def _diagonal(x):
+    y = x.clone()
+    y.diagonal().add_(1)
+    return y
+
+
+def _flat_view(x):
+    y = x.clone()
+    y.view(-1)[2] = 5
+    return y
+
+
+def _permute_unsqueeze(x):
+    y = x.clone()
+    y.permute(1, 0).unsqueeze(0)[0, 1].mul_(3)
+    return y
+
+
+def _stale_view(x):
+    y = x.clone()
+    v = y[0]          # read after the write into its base: sees it
+    y.add_(1)
+    return v * 2
+
+
+def _detach_alias(x):
+    y = x.clone()
+    y.detach().mul_(2)   # detach is a view: the write reaches y
+    return y
+
+
+def _clone_is_not_a_view(x):
+    y = x.clone()
+    y.add_(1)
+    return x * 1, y
+
+
+def _out_into_intermediate(x):
+    buf = torch.empty(4, 4)
+    torch.mul(x, 2, out=buf)
+    return buf + 1
+
+
+def _argument_through_view(x):
+    x[:, 0].zero_()
+    return x.mean()
+
+
+def _argument_returned(a, b):
+    return a.mul_(b)
+
+
+def _relu_inplace(x):
+    return torch.nn.functional.relu(x * 2, inplace=True) - 1
+
+
+def _constant(x):
+    return x * torch.tensor([1.0, 2.0, 3.0, 4.0])
+
+
+PROGRAMS = [
+    ("setitem_slice", _setitem_slice, lambda: (torch.randn(4, 4),)),
+    ("view_of_view", _view_of_view, lambda: (torch.randn(4, 4),)),
+    ("split", _split, lambda: (torch.randn(4, 4),)),
+    ("split_with_sizes", _split_with_sizes, lambda: (torch.randn(4, 4),)),
+    ("unbind", _unbind, lambda: (torch.randn(4, 4),)),
+    ("diagonal", _diagonal, lambda: (torch.randn(4, 4),)),
+    ("flat_view", _flat_view, lambda: (torch.randn(4, 4),)),
+    ("permute_unsqueeze", _permute_unsqueeze, lambda: (torch.randn(4, 4),)),
+    ("stale_view", _stale_view, lambda: (torch.randn(4, 4),)),
+    ("detach_alias", _detach_alias, lambda: (torch.randn(4, 4),)),
+    ("clone_is_not_a_view", _clone_is_not_a_view, lambda: (torch.randn(4, 4),)),
+    ("out_into_intermediate", _out_into_intermediate, lambda: (torch.randn(4, 4),)),
+    ("argument_through_view", _argument_through_view, lambda: (torch.randn(4, 4),)),
+    ("argument_returned", _argument_returned, lambda: (torch.randn(4), torch.randn(4))),
+    ("relu_inplace", _relu_inplace, lambda: (torch.randn(4, 4),)),
+    ("constant", _constant, lambda: (torch.randn(4, 4),)),
+    ("buffer_through_view", Seen, lambda: (torch.randn(2, 4),)),
+    ("batch_norm_training", lambda: Stats().train(), lambda: (torch.randn(5, 4),)),
+]
+
+
+def _program(make):
+    """A fresh program: a module (built anew, so eager and the traced graph start from equal state) or a function."""
+    if isinstance(make, type) or make.__name__ == "<lambda>":
+        torch.manual_seed(0)
+        return make()
+    return make
+
+
+def _run_both(fn, gm, args):
+    """(eager's result, its arguments after the call, and the graph's) on equal copies of args."""
+    eager_args = [a.clone() for a in args]
+    graph_args = [a.clone() for a in args]
+    expected = fn(*eager_args)
+    actual = gm(*graph_args)
+    return expected, eager_args, actual, graph_args
+
+
+def _assert_same(actual, expected):
+    actual, expected = pytree.tree_leaves(actual), pytree.tree_leaves(expected)
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected):
+        torch.testing.assert_close(a, e)   # (batch norm: prims sum in another order than eager's kernel)
+
+
+@pytest.mark.parametrize("name, make, args", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+@pytest.mark.parametrize("via", ["direct", "make_fx"])
+def test_program_with_writes_equals_eager(name, make, args, via):
+    torch.manual_seed(0)
+    example = args()
+    traced_program, eager_program = _program(make), _program(make)
+    gm = trace(traced_program, *[a.clone() for a in example], _via=via)
+    assert gm.meta["trace_path"] == via
+    expected, eager_args, actual, graph_args = _run_both(eager_program, gm, example)
+    _assert_same(actual, expected)
+    _assert_same(graph_args, eager_args)      # what the program wrote into its arguments
+    if isinstance(traced_program, torch.nn.Module):
+        _assert_same(dict(traced_program.named_buffers()), dict(eager_program.named_buffers()))
+
+
+@pytest.mark.parametrize("name, model, args", zoo(), ids=[z[0] for z in zoo()])
+def test_zoo_takes_the_direct_path(name, model, args):
+    gm = trace(model, *args)
+    assert gm.meta["trace_path"] == "direct"
+    reference = trace(model, *args, _via="make_fx")
+    with torch.no_grad():
+        expected = model(*args)
+        _assert_same(gm(*args), reference(*args))
+        torch.testing.assert_close(gm(*args), expected)
+
+
+def test_data_dependent_program_leaves_the_direct_path():
+    def positives(x):
+        return x[x > 0] * 2
+    x = torch.tensor([1.0, -2.0, 3.0, -4.0])
+    with pytest.raises(direct.Unsupported, match=r"nonzero .*depends on data"):
+        trace(positives, x, _via="direct")
+    gm = trace(positives, x)
+    assert gm.meta["trace_path"].startswith("make_fx: ")
+    assert "depends on data" in gm.meta["trace_path"]
+    y = torch.tensor([-1.0, 5.0, 0.5, 2.0])
+    torch.testing.assert_close(gm(y), positives(y))
+
+
+def test_in_place_resize_leaves_the_direct_path_and_is_refused():
+    with pytest.raises(direct.Unsupported, match=r"aten\.t_\.default \(changes a tensor's sizes or strides in place\)"):
+        trace(lambda x: x.t_(), torch.randn(2, 3), _via="direct")
+    with pytest.raises(DecompositionError, match=r"change an input's sizes or strides in place"):
+        trace(lambda x: x.t_(), torch.randn(2, 3))
+
+
+def test_dynamic_and_keep_take_make_fx():
+    x = torch.randn(3, 4)
+    assert trace(lambda x: x * 2, x, dynamic=True).meta["trace_path"] == "make_fx: dynamic=True"
+    assert trace(lambda x: torch.softmax(x, -1), x, keep=[torch.ops.aten._softmax]).meta["trace_path"] == \
+        "make_fx: keep="
+    with pytest.raises(direct.Unsupported, match=r"dynamic=True"):
+        trace(lambda x: x * 2, x, dynamic=True, _via="direct")
+
+
+def test_unknown_path_is_refused():
+    with pytest.raises(ValueError, match=r"_via must be 'auto', 'direct' or 'make_fx', got 'fast'"):
+        trace(lambda x: x * 2, torch.randn(3), _via="fast")
