@@ -72,6 +72,9 @@ def _returns_fresh(func) -> tuple:
 
 _DEVICE = torch.ops.prim.device.default
 aten = torch.ops.aten
+# torch.tensor(...) in a program: its value enters the trace as a constant, and the result is a tensor of
+# the program's own, not a view of the constant (make_fx turns lift_fresh into lift_fresh_copy)
+_LIFTS = (aten.lift_fresh.default, aten.lift_fresh_copy.default, aten.lift.default)
 
 
 @functools.lru_cache(maxsize=None)
@@ -97,7 +100,8 @@ def _scatter(func, parent, value, args, kwargs, index):
     (the view's inverse, as functionalization has one per view op), or None where there is none here."""
     a = dict(zip((arg.name for arg in func._schema.arguments[1:]), args))
     a.update(kwargs)
-    if func in (aten.alias.default, aten.detach.default):
+    if func in (aten.alias.default, aten.detach.default) or \
+            func is aten.expand.default and tuple(value.shape) == tuple(parent.shape):   # (an expand that broadcasts nothing)
         return value
     if func is aten.select.int:
         return aten.select_scatter.default(parent, value, a["dim"], a["index"])
@@ -282,7 +286,7 @@ class _DirectMode(TorchDispatchMode):
         tensor is a new object, even where the entry handed back an argument (x.contiguous()'s
         entry may return x: a write into the result must not reach x)."""
         results = out if isinstance(out, (tuple, list)) else (out,)
-        if _returns_alias(func):
+        if _returns_alias(func) and func not in _LIFTS:
             parent = args[0] if args and isinstance(args[0], torch.Tensor) else None
             if parent is not None:
                 view = self.views.get(id(parent))

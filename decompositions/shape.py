@@ -209,7 +209,12 @@ def view_dtype(a, dtype):
 
 @register(aten.reshape.default)
 def reshape(a, shape):
-    return P.reshape(a, infer_size(shape, a.numel()))
+    """Eager's reshape: a view where a's strides allow one, through aten.view (so that functionalization
+    sees it: a write into the result reaches a), else a reshaped copy."""
+    shape = infer_size(shape, a.numel())
+    if view_strides(a.shape, a.stride(), shape) is not None:
+        return aten.view.default(a, shape)
+    return P.reshape(a, shape)
 
 
 @register(aten.permute.default)

@@ -222,6 +222,23 @@ def _state_as_attributes(gm, placeholders, tensors, where) -> None:
         gm.graph.erase_node(node)
 
 
+def _distinct(inputs, state):
+    """The graph inputs, each its own tensor object: a tensor passed twice (or a parameter passed as an
+    argument) is traced as two inputs, as the graph takes them (the fake of a tensor is memoized by the
+    object, so both would be one value in the trace, and a write into one would be lost to the
+    graph's other input). A call whose arguments share memory where the program reads one after
+    writing the other is refused by the graph's guard."""
+    seen = {id(t) for t in state}
+    out = []
+    for value in inputs:
+        if isinstance(value, torch.Tensor):
+            if id(value) in seen:
+                value = value.detach().requires_grad_(value.requires_grad)
+            seen.add(id(value))
+        out.append(value)
+    return out
+
+
 class _WriteOrder(TorchFunctionMode):
     """What the program does to its tensor arguments, seen on their functional storages after
     each torch call: ``written_at[i]``, the position the graph being traced had reached when the
@@ -335,6 +352,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     # (torch.func.functional_call), then read by reference again (_state_as_attributes).
     mode = "symbolic" if dynamic else "fake"
     where, state = _module_state(program)
+    inputs = _distinct(inputs, state)
     order = _WriteOrder()
 
     def call(state_values, args):
@@ -380,10 +398,11 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
                                                   [*state, *inputs], table)
             order.written_at = {i - len(state): at for i, at in written.items() if i >= len(state)}
             path = "direct"
-        except direct.Unsupported as e:
+        except Exception as e:    # anything the direct path cannot do, make_fx's path does (or raises as before)
             if via == "direct":
                 raise
-            path = f"make_fx: {e}"
+            path = f"make_fx: {e}" if isinstance(e, direct.Unsupported) else \
+                f"make_fx: the direct path raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     if gm is None:
         traced_state = _static_fakes(state) if dynamic else state
         try:
