@@ -39,9 +39,16 @@ ELEMENTWISE_RULE = "elementwise"
 
 
 def _prim(node) -> prims.PrimDef | None:
-    if node.op == "call_function" and prims.is_prim(node.target):
-        return prims.get(node.target._opname)
-    return None
+    if node.op != "call_function":
+        return None
+    target = node.target
+    known = _PRIM_OF.get(id(target))    # by identity: an OpOverload hashes in Python, and every pass asks
+    if known is None or known[0] is not target:
+        known = _PRIM_OF[id(target)] = (target, prims.get(target._opname) if prims.is_prim(target) else None)
+    return known[1]
+
+
+_PRIM_OF: dict = {}    # id(call target) -> (target, its PrimDef or None)
 
 
 def _val(node):
@@ -161,8 +168,10 @@ def explicit_arguments(gm):
             continue
         bound = prim.bind(node.args, node.kwargs)
         schema = prim.op._schema.arguments
-        node.args = tuple(_canon(v) for v, a in zip(bound, schema) if not a.kwarg_only)
-        node.kwargs = {a.name: _canon(v) for v, a in zip(bound, schema) if a.kwarg_only}
+        args = tuple(_canon(v) for v, a in zip(bound, schema) if not a.kwarg_only)
+        kwargs = {a.name: _canon(v) for v, a in zip(bound, schema) if a.kwarg_only}
+        if args != node.args or kwargs != node.kwargs:    # (setting them re-links the node's inputs)
+            node.args, node.kwargs = args, kwargs
         if prim.name in ("scalar_tensor", "full"):   # the literal as its dtype holds it: 2 -> 2.0
             i = 0 if prim.name == "scalar_tensor" else 1
             value = node.args[i]
@@ -328,6 +337,8 @@ def _literal(v, keys) -> str:
     if isinstance(v, fx.Node):
         return keys[v]
     if isinstance(v, (list, tuple)):
+        if all(type(x) is int for x in v):     # sizes and dims, most arguments: repr as below, at once
+            return "[" + ",".join(map(repr, v)) + "]"
         return "[" + ",".join(_literal(x, keys) for x in v) + "]"
     if isinstance(v, dict):
         return "{" + ",".join(f"{k}={_literal(x, keys)}" for k, x in sorted(v.items())) + "}"
@@ -450,10 +461,12 @@ def _writes_persistent(write) -> bool:
     return _written_root(write).op in ("placeholder", "get_attr")
 
 
-def eliminate_common_subexpressions(gm, constants: dict | None = None):
+def eliminate_common_subexpressions(gm, constants: dict | None = None, keys: dict | None = None):
+    """Merges pure nodes of equal keys. ``keys``: gm's structural keys, where the caller has them (they stay
+    valid after: a merged node's users read one of the same key, so theirs are unchanged)."""
     if has_inplace_writes(gm):
         return gm   # two reads of a tensor around a write are not the same value
-    keys = structural_keys(gm, constants)
+    keys = structural_keys(gm, constants) if keys is None else keys
     first = {}
     for node in list(gm.graph.nodes):
         if not _pure(node):
@@ -469,12 +482,12 @@ def eliminate_common_subexpressions(gm, constants: dict | None = None):
 
 # 8. order and names ----------------------------------------------------------------------------
 
-def canonical_order(gm, constants: dict | None = None):
+def canonical_order(gm, constants: dict | None = None, keys: dict | None = None):
     g = gm.graph
     if has_inplace_writes(gm):
         return _rename(gm, [n for n in g.nodes if n.op == "placeholder"],
                        [n for n in g.nodes if n.op not in ("placeholder", "output")])
-    keys = structural_keys(gm, constants)
+    keys = structural_keys(gm, constants) if keys is None else keys
     nodes = list(g.nodes)
     placeholders = [n for n in nodes if n.op == "placeholder"]
     body = [n for n in nodes if n.op not in ("placeholder", "output")]
@@ -542,9 +555,10 @@ def canonicalize_graph(gm: fx.GraphModule) -> None:
     fold_constants(gm)
     constants: dict = {}    # each tensor constant hashed once, not once per pass
     order_commutative(gm, structural_keys(gm, constants))
-    eliminate_common_subexpressions(gm, constants)
+    keys = structural_keys(gm, constants)   # after the swaps; still right after CSE and dead-code removal
+    eliminate_common_subexpressions(gm, constants, keys)
     gm.graph.eliminate_dead_code()
-    canonical_order(gm, constants)
+    canonical_order(gm, constants, keys)
     gm.graph.lint()
 
 

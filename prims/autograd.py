@@ -360,12 +360,17 @@ def _register_autograd(lib, name, schema, backward, setup_context) -> None:
     if not is_functional_schema(schema) or has_kwarg_only_tensors(schema):
         raise RuntimeError(f"primkit.{name}: a derivative needs a functional signature without keyword-only "
                            f"tensors (torch.library.register_autograd's rule), got {schema}")
-    kernel = None
+    kernel = op = None
+    below = torch._C._after_autograd_keyset
 
     def autograd(keyset, *args, **kwargs):
-        nonlocal kernel
+        nonlocal kernel, op
         if kernel is None:
-            kernel = make_autograd_impl(getattr(torch.ops.primkit, name).default, Info(backward, setup_context))
+            op = getattr(torch.ops.primkit, name).default
+            kernel = make_autograd_impl(op, Info(backward, setup_context))
+        if not torch.is_grad_enabled():    # what torch's kernel does then, without building its call's metadata
+            with torch._C._AutoDispatchBelowAutograd():
+                return op.redispatch(keyset & below, *args, **kwargs)
         return kernel(keyset, *args, **kwargs)
     autograd.__name__ = f"{name}_autograd"
     lib.impl(name, autograd, "Autograd", with_keyset=True)
