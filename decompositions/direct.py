@@ -3,28 +3,30 @@
 make_fx stacks three layers on every op a program calls: torch's FunctionalTensorMode (which
 ``trace`` needs for writes through views), a proxy mode (which tracks every tensor, SymInt and
 object it meets, and pytree-maps each call's arguments several times) and a FakeTensorMode (which
-runs each op's fake kernel through its own dispatch). Most programs need none of it: they never
-write through a view nor into an argument, read no tensor's value, and have static sizes. For
-them one mode does the whole trace, and does it about ten times faster:
+runs each op's fake kernel through its own dispatch). With static sizes, one mode can do all of it:
 
 - an ATen op runs its table entry (or, CompositeImplicitAutograd, its composite) with the mode
   still active, as make_fx's decomposition does, so the ops the entry calls come back here;
 - a prim runs its meta rule (through the fake kernel's cache) and becomes one graph node, its
   result a FakeTensor built around a meta tensor (``registration.fake_result``);
-- a write (the ``copy_to`` prim every in-place and out= entry ends in) into a tensor that nothing
-  aliases rebinds that tensor to the written value, which is what functionalization would make
-  of it: the graph reads the new node from then on.
+- writes are functionalized here (``_DirectMode``): the ``copy_to`` prim that every in-place and
+  out= entry ends in rebinds the written tensor to the node of its new value; a write into a view
+  is scattered into the view's parent, up to its root, and the root's other views are made again
+  when next read; the arguments and module state written into are written back at the end (the
+  epilogue), as make_fx's trace of ``trace``'s functionalized program writes them.
 
 The graph is made as make_fx would make it: placeholders ``arg<i>_1``, nodes named after the op,
 ``val`` / ``tensor_meta`` and the node meta that torch.fx copies from the current meta
-(``nn_module_stack``, the decomposition stamps in ``custom``, ``original_aten``). ``trace`` then
-treats it exactly as it treats make_fx's graph.
+(``nn_module_stack``, the decomposition stamps in ``custom``, ``original_aten``); a real tensor the
+program holds or makes (``torch.tensor(...)``) is a ``_tensor_constant<n>`` attribute. ``trace``
+then treats it exactly as it treats make_fx's graph.
 
-Anything else raises ``Unsupported`` naming what it met, and ``trace`` runs the program again
-through make_fx: a tensor the program made outside the trace (a constant), a value read off a
-tensor (``.item()``, ``nonzero``), a collective, a write into an argument, a parameter or buffer,
-or into a tensor that a view shares, and any op the table has no entry for (make_fx then reports
-it). So a program that leaves the direct path runs its Python twice (its fakes, not its data).
+What it does not take raises ``Unsupported`` saying what, and ``trace`` traces the program through
+make_fx instead: a prim whose result sizes depend on data (``nonzero``, ``.item()``: unbacked sizes
+need make_fx's ShapeEnv), a write into a view it has no scatter for, an in-place view op (``t_``),
+a write into a tensor that is not the program's (a closure's), an op without a decomposition (make_fx
+then reports it). The program has then run on the direct path up to that point: its Python runs
+twice, on fake tensors (no data is read or written).
 """
 from __future__ import annotations
 

@@ -338,6 +338,13 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     carrying their decomposition in ``node.meta["decomposition"]`` (``decompositions.backend``).
     Every node made by a decomposition records its ATen op in ``node.meta["aten_op"]``.
     Raises DecompositionError listing every op that has no decomposition to prims.
+
+    Two paths make the graph (``gm.meta["trace_path"]`` says which): the direct path
+    (``decompositions.direct``, one dispatch mode that functionalizes writes itself), and make_fx
+    over torch's FunctionalTensorMode for what it does not take (``dynamic=True``, ``keep=``, a
+    program that reads a tensor's value, a write into a view it cannot scatter), where
+    ``trace_path`` reads ``"make_fx: <why>"``. A program that leaves the direct path midway has run
+    its Python once on it already (on fake tensors).
     """
     report_outside = kwargs.pop("_report_outside", False)   # decompositions.requirements: record, do not raise
     via = kwargs.pop("_via", "auto")    # tests: "make_fx" or "direct" (raising direct.Unsupported) alone

@@ -300,3 +300,19 @@ def test_dynamic_and_keep_take_make_fx():
 def test_unknown_path_is_refused():
     with pytest.raises(ValueError, match=r"_via must be 'auto', 'direct' or 'make_fx', got 'fast'"):
         trace(lambda x: x * 2, torch.randn(3), _via="fast")
+
+
+def test_the_garbage_collector_is_back_as_it_was_after_a_trace():
+    import gc
+    assert gc.isenabled()
+    trace(lambda x: x * 2, torch.randn(3))
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        trace(lambda x: x * 2, torch.randn(3), _via="fast")
+    assert gc.isenabled()        # on again after a trace that raised
+    gc.disable()
+    try:
+        trace(lambda x: x * 2, torch.randn(3))
+        assert not gc.isenabled()   # a caller's choice stands
+    finally:
+        gc.enable()
