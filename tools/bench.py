@@ -260,7 +260,8 @@ def main(argv=None, prog="primkit bench") -> int:
         for name in chosen:
             rows[name] = bench_model(name, models[name], torch.device(device), args.repeat,
                                      not args.skip_inductor, args.trace_repeat)
-            print(f"{name}: " + ", ".join(f"{k} {v:.3g}" for k, v in rows[name].items()), flush=True)
+            print(f"{name}: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
+                                          for k, v in rows[name].items()), flush=True)
         print(f"\n{device}, {args.threads} thread(s), median of {args.repeat} (tracing: {args.trace_repeat}):\n")
         print(_table(rows), flush=True)
     return 0
