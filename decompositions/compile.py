@@ -103,8 +103,47 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
     for node in aten.graph.nodes:
         if node.op == "call_function" and node.target is torch.ops.aten.view.default:
             node.target = torch.ops.aten.reshape.default
+    _bias_into_mm(aten.graph)
+    aten.graph.eliminate_dead_code()
     aten.recompile()
     return aten
+
+
+def _row_bias(node):
+    """The 1-D tensor node broadcast along rows by ``node`` (expand of an unsqueeze(0), as a linear
+    layer's bias reaches the lowered graph), or None."""
+    aten = torch.ops.aten
+    if not (isinstance(node, torch.fx.Node) and node.target is aten.expand.default):
+        return None
+    source = node.args[0]
+    if isinstance(source, torch.fx.Node) and source.target is aten.unsqueeze.default and source.args[1] == 0:
+        source = source.args[0]
+    val = source.meta.get("val") if isinstance(source, torch.fx.Node) else None
+    return source if isinstance(val, torch.Tensor) and val.dim() == 1 else None
+
+
+def _bias_into_mm(graph):
+    """mm(a, b) + a row bias as addmm(bias, a, b): the op a linear layer reaches Inductor as on its own
+    path (the bias added by the GEMM's epilogue, not by a pass of its own over the product)."""
+    aten = torch.ops.aten
+    for node in list(graph.nodes):
+        if node.target is not aten.add.Tensor or node.kwargs or len(node.args) != 2:
+            continue
+        for product, other in (node.args, node.args[::-1]):
+            bias = _row_bias(other)
+            if not (isinstance(product, torch.fx.Node) and product.target is aten.mm.default and bias is not None
+                    and len(product.users) == 1):
+                continue
+            out, b = product.meta.get("val"), bias.meta["val"]
+            if out is None or out.dtype != b.dtype or out.shape[1] != b.shape[0] or \
+                    tuple(node.meta["val"].shape) != tuple(out.shape):
+                continue
+            with graph.inserting_before(node):
+                fused = graph.call_function(aten.addmm.default, (bias, *product.args))
+            fused.meta.update(node.meta)
+            node.replace_all_uses_with(fused)
+            graph.erase_node(node)
+            break
 
 
 def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):

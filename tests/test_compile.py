@@ -181,6 +181,23 @@ def test_pooling_reaches_inductor_as_fusable_ops(layout):
     assert torch.equal(out, expected) and out.stride() == expected.stride()
 
 
+@pytest.mark.parametrize("shape", [(5, 8), (2, 5, 8)], ids=["2d", "3d"])
+def test_linear_reaches_inductor_as_addmm(shape):
+    # primkit_inductor hands Inductor a linear layer's product and bias as one addmm (the op Inductor's own
+    # path gets: the GEMM adds the bias), not an mm and an add over its result; the values are eager's.
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from primkit.decompositions import get_decompositions
+    from primkit.decompositions.compile import to_aten
+    args = (torch.randn(*shape), torch.randn(6, 8), torch.randn(6))    # input, weight, bias (graph inputs,
+    with torch.no_grad():                                              # as AOTAutograd passes parameters)
+        gm = make_fx(torch.nn.functional.linear, decomposition_table=get_decompositions())(*args)
+        aten = to_aten(gm, list(args))
+        targets = [n.target for n in aten.graph.nodes if n.op == "call_function"]
+        assert torch.ops.aten.addmm.default in targets
+        assert torch.ops.aten.mm.default not in targets and torch.ops.aten.add.Tensor not in targets
+        torch.testing.assert_close(aten(*args), torch.nn.functional.linear(*args))
+
+
 @pytest.mark.parametrize("low, high, interior", [([0, 1, 2], [1, 0, 2], [0, 0, 0]), ([0, -1, 1], [2, -2, 0], [0, 0, 0]),
                                                  ([0, 1, 0], [0, 1, 0], [0, 1, 0])])
 def test_inductor_pad_equals_the_reference(low, high, interior):
