@@ -167,6 +167,7 @@ class _DirectMode(TorchDispatchMode):
         self.original = None     # the outermost op being traced (make_fx's node.meta["original_aten"])
         self.epilogue = False    # copy_to emits a node (the write into a placeholder) instead of rebinding
         self.values = []         # every tensor traced, held: ids stay unique while the trace runs
+        self.keys = {}           # id(fake tensor) -> its part of the fake kernel cache's key
 
     # -- graph building
 
@@ -227,6 +228,19 @@ class _DirectMode(TorchDispatchMode):
         self.nodes[id(a)] = node
         self.values.append(a)
         return node
+
+    def _key(self, value):
+        """registration._meta_key, each fake tensor's part worked out once (a tensor's geometry never
+        changes here: in-place view ops leave the direct path)."""
+        if isinstance(value, FakeTensor):
+            key = self.keys.get(id(value))
+            if key is None:
+                key = self.keys[id(value)] = registration._meta_key(value)
+            return key
+        if isinstance(value, (list, tuple)) and not all(type(v) is int for v in value):
+            keys = tuple(self._key(v) for v in value)
+            return registration._UNKEYED if any(k is registration._UNKEYED for k in keys) else (type(value), keys)
+        return registration._meta_key(value)
 
     def _node(self, target, args, kwargs, name):
         node = self.graph.create_node("call_function", target, args, kwargs, self.graph._target_to_str(name))
@@ -328,7 +342,7 @@ class _DirectMode(TorchDispatchMode):
 
     def _prim(self, prim, args, kwargs):
         node_args, node_kwargs = self._arg(args), self._arg(kwargs)
-        out = registration.fake_result(prim, args, kwargs, self.fake_mode)
+        out = registration.fake_result(prim, args, kwargs, self.fake_mode, self._key)
         node = self._node(prim.op, node_args, node_kwargs, prim.name)
         if _exact_strides(prim.op):     # as make_fx records them (Inductor keeps a custom op's input strides)
             node.meta["eager_input_vals"] = torch.fx.node.map_aggregate(

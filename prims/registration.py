@@ -141,11 +141,12 @@ def _meta_key(value):
 _UNCACHED_TAGS = {"data_dependent", "collective"}
 
 
-def fake_result(prim, args, kwargs, fake_mode):
+def fake_result(prim, args, kwargs, fake_mode, key_of=None):
     """The prim's results under ``fake_mode`` (None: real or meta operands): its meta rule's output,
-    from the cache where an equal call was seen, materialized."""
+    from the cache where an equal call was seen, materialized. ``key_of``: _meta_key, or a memoized
+    form of it (a tracer whose fake tensors never change geometry keys each one once)."""
     cacheable = fake_mode is not None and not (prim.tags & _UNCACHED_TAGS)
-    key = _meta_key((args, tuple(sorted(kwargs.items())))) if cacheable else _UNKEYED
+    key = (key_of or _meta_key)((args, tuple(sorted(kwargs.items())))) if cacheable else _UNKEYED
     out = _META_CACHE.get((prim.name, key), _UNKEYED) if key is not _UNKEYED else _UNKEYED
     if out is _UNKEYED:
         out = run_meta(prim, args, kwargs)
