@@ -371,6 +371,8 @@ class _DirectMode(TorchDispatchMode):
         """t's value becomes value's (a written tensor); a view writes its parent, up to the root."""
         view = self.views.get(id(t))
         if view is None:
+            if id(t) in self.constants:   # a view's write reaching a tensor the program holds but does not own
+                raise Unsupported("a write into a tensor that is not the program's (through a view of it)")
             index = self.inputs.get(id(t))
             if index is not None and index not in self.written:
                 self.written[index] = len(self.graph.nodes)

@@ -242,6 +242,25 @@ def test_a_write_into_a_composite_view_reaches_its_base(view, via):
     torch.testing.assert_close(gm(x), f(x), rtol=0, atol=0)
 
 
+class Table(torch.nn.Module):
+    """A plain tensor attribute (neither parameter nor buffer) written through a view of it."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = torch.zeros(2, 3)
+
+    def forward(self, x):
+        self.table[0] = x
+        return self.table.sum()
+
+
+def test_a_write_through_a_view_into_a_tensor_not_the_programs_is_refused():
+    with pytest.raises(direct.Unsupported, match=r"a write into a tensor that is not the program's"):
+        trace(Table(), torch.ones(3), _via="direct")
+    with pytest.raises(TypeError, match=r"writes into a tensor that is neither one of its arguments nor a parameter"):
+        trace(Table(), torch.ones(3))
+
+
 @pytest.mark.parametrize("via", ["direct", "make_fx"])
 def test_a_tensor_passed_twice_is_two_inputs(via):
     def f(a, b):
