@@ -184,7 +184,7 @@ class _DirectMode(TorchDispatchMode):
     def _fake(self, t):
         """A fake of the real tensor t. A plain dense one is built directly around a meta tensor of its geometry
         (storage size and offset too), as prims' results are: the fake mode's converter (which also
-        memoizes, and handles every kind of tensor) costs ten times as much, a tenth of a trace."""
+        memoizes, and handles every kind of tensor) costs ~100 us a tensor, 5-7% of a model's trace."""
         if type(t) not in (torch.Tensor, torch.nn.Parameter) or t.layout != torch.strided or t.is_quantized or \
                 t.is_conj() or t.is_neg() or t.device.type == "meta":
             return self.fake_mode.from_tensor(t, static_shapes=True)
