@@ -39,16 +39,7 @@ ELEMENTWISE_RULE = "elementwise"
 
 
 def _prim(node) -> prims.PrimDef | None:
-    if node.op != "call_function":
-        return None
-    target = node.target
-    known = _PRIM_OF.get(id(target))    # by identity: an OpOverload hashes in Python, and every pass asks
-    if known is None or known[0] is not target:
-        known = _PRIM_OF[id(target)] = (target, prims.get(target._opname) if prims.is_prim(target) else None)
-    return known[1]
-
-
-_PRIM_OF: dict = {}    # id(call target) -> (target, its PrimDef or None)
+    return prims.def_of(node.target) if node.op == "call_function" else None
 
 
 def _val(node):

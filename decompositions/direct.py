@@ -45,17 +45,13 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from primkit import prims
 from primkit.decompositions.composite import is_composite
 from primkit.prims import registration
+from primkit.prims.derivative_helpers.shape import inverse_permutation
 from primkit.prims.meta import TensorMeta
 from primkit.prims.meta.strides import is_non_overlapping_and_dense
 
 
 class Unsupported(Exception):
     """The program left the direct path; the message says where. ``trace`` runs it through make_fx."""
-
-
-@functools.lru_cache(maxsize=None)
-def _prim_of(func):
-    return prims.get(func._opname) if prims.is_prim(func) else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -85,13 +81,6 @@ def _exact_strides(op) -> bool:
     return _should_save_eager_input_vals(op, None)
 
 
-def _dims_inverse(dims, rank):
-    inverse = [0] * rank
-    for i, d in enumerate(dims):
-        inverse[d % rank] = i
-    return inverse
-
-
 def _split_bounds(sizes, index):
     start = sum(sizes[:index])
     return start, start + sizes[index]
@@ -116,7 +105,7 @@ def _scatter(func, parent, value, args, kwargs, index):
                 aten.squeeze.dims, aten.unsqueeze.default):
         return aten.reshape.default(value, list(parent.shape))
     if func is aten.permute.default:
-        return aten.permute.default(value, _dims_inverse(a["dims"], parent.dim()))
+        return aten.permute.default(value, inverse_permutation(a["dims"]))
     if func is aten.transpose.int:
         return aten.transpose.int(value, a["dim0"], a["dim1"])
     if func is aten.t.default:
@@ -162,17 +151,20 @@ class _DirectMode(TorchDispatchMode):
         self.version = {}        # id(root) -> how many times it was written
         self.bound = {}          # id(view) -> the root's version its node was made from
         self.inputs = {}         # id(placeholder's tensor) -> its index among the placeholders
+        self.placeholders = []   # the placeholder nodes, in order
         self.written = {}        # placeholder index -> position of the first node after its first write
         self.constants = {}      # id(real tensor) -> its get_attr node (make_fx's _tensor_constant<n>)
         self.original = None     # the outermost op being traced (make_fx's node.meta["original_aten"])
         self.epilogue = False    # copy_to emits a node (the write into a placeholder) instead of rebinding
         self.values = []         # every tensor traced, held: ids stay unique while the trace runs
-        self.keys = {}           # id(fake tensor) -> its part of the fake kernel cache's key
+        self.keys = {}           # the fake kernel cache's key memo (a tensor's geometry never changes here:
+        #                          in-place view ops leave the direct path)
 
     # -- graph building
 
     def placeholder(self, value):
-        node = self.graph.create_node("placeholder", f"arg{len(self.inputs)}_1")
+        node = self.graph.create_node("placeholder", f"arg{len(self.placeholders)}_1")
+        self.placeholders.append(node)
         if isinstance(value, torch.Tensor):
             value = self._fake(value)
             self.inputs[id(value)] = len(self.inputs)
@@ -222,25 +214,12 @@ class _DirectMode(TorchDispatchMode):
             raise Unsupported(f"a {type(a).__name__} made outside the trace")
         name = f"_tensor_constant{len(self.constants)}"
         node = self.graph.create_node("get_attr", name)
-        node.meta["val"] = self.fake_mode.from_tensor(a, static_shapes=True)
+        node.meta["val"] = self._fake(a)
         node.meta["tensor_meta"] = _tensor_meta(a)
         self.constants[id(a)] = node
         self.nodes[id(a)] = node
         self.values.append(a)
         return node
-
-    def _key(self, value):
-        """registration._meta_key, each fake tensor's part worked out once (a tensor's geometry never
-        changes here: in-place view ops leave the direct path)."""
-        if isinstance(value, FakeTensor):
-            key = self.keys.get(id(value))
-            if key is None:
-                key = self.keys[id(value)] = registration._meta_key(value)
-            return key
-        if isinstance(value, (list, tuple)) and not all(type(v) is int for v in value):
-            keys = tuple(self._key(v) for v in value)
-            return registration._UNKEYED if any(k is registration._UNKEYED for k in keys) else (type(value), keys)
-        return registration._meta_key(value)
 
     def _node(self, target, args, kwargs, name):
         node = self.graph.create_node("call_function", target, args, kwargs, self.graph._target_to_str(name))
@@ -256,13 +235,8 @@ class _DirectMode(TorchDispatchMode):
         self.epilogue = True
         for obj in placeholders:
             if isinstance(obj, torch.Tensor) and self.inputs[id(obj)] in self.written:
-                node = self.nodes[id(obj)]
-                value = registration.materialize(TensorMeta(tuple(obj.shape), obj.stride(), obj.dtype, obj.device),
-                                                 self.fake_mode)
-                self.nodes[id(value)] = node
-                self.values.append(value)
-                self.nodes[id(obj)] = next(n for n in self.graph.nodes if n.op == "placeholder" and
-                                           n.meta.get("val") is obj)
+                value = self._holding(obj, self.nodes[id(obj)])
+                self.nodes[id(obj)] = self.placeholders[self.inputs[id(obj)]]
                 with self:
                     written = aten.copy_.default(obj, value)
                 self.nodes[id(obj)] = self.nodes[id(written)]
@@ -279,17 +253,17 @@ class _DirectMode(TorchDispatchMode):
         outermost = self.original is None and fx_traceback.has_preserved_node_meta()
         if outermost:
             self.original = fx_traceback.current_meta["original_aten"] = func
+        prim = prims.def_of(func)
         try:
-            out = self._dispatch(func, args, kwargs)
+            out = self._dispatch(func, prim, args, kwargs)
         finally:
             if outermost:
                 self.original = fx_traceback.current_meta["original_aten"] = None
-        if _prim_of(func) is None:
+        if prim is None:
             out = self._results(func, args, kwargs, out)
         return out
 
-    def _dispatch(self, func, args, kwargs):
-        prim = _prim_of(func)
+    def _dispatch(self, func, prim, args, kwargs):
         if prim is None and torch.Tag.inplace_view in func.tags:
             raise Unsupported(f"{func} (changes a tensor's sizes or strides in place)")
         entry = self.table.get(func)     # a prim's entry: its lowering, where trace(target=...) asks for one
@@ -328,13 +302,12 @@ class _DirectMode(TorchDispatchMode):
         fresh = _returns_fresh(func)
         if not any(isinstance(r, torch.Tensor) and any(r is a for a in args) for r in results):
             return out
-        renewed = [self._renew(r) if isinstance(r, torch.Tensor) and (fresh[i] if i < len(fresh) else True)
+        renewed = [self._holding(r, self._arg(r)) if isinstance(r, torch.Tensor) and (fresh[i] if i < len(fresh) else True)
                    and any(r is a for a in args) else r for i, r in enumerate(results)]
         return type(out)(renewed) if isinstance(out, (tuple, list)) else renewed[0]
 
-    def _renew(self, t):
-        """A new tensor object holding t's value now."""
-        node = self._arg(t)
+    def _holding(self, t, node):
+        """A new tensor object of t's geometry holding node's value."""
         new = registration.materialize(TensorMeta(tuple(t.shape), t.stride(), t.dtype, t.device), self.fake_mode)
         self.nodes[id(new)] = node
         self.values.append(new)
@@ -342,7 +315,7 @@ class _DirectMode(TorchDispatchMode):
 
     def _prim(self, prim, args, kwargs):
         node_args, node_kwargs = self._arg(args), self._arg(kwargs)
-        out = registration.fake_result(prim, args, kwargs, self.fake_mode, self._key)
+        out = registration.fake_result(prim, args, kwargs, self.fake_mode, self.keys)
         node = self._node(prim.op, node_args, node_kwargs, prim.name)
         if _exact_strides(prim.op):     # as make_fx records them (Inductor keeps a custom op's input strides)
             node.meta["eager_input_vals"] = torch.fx.node.map_aggregate(
@@ -395,16 +368,6 @@ class _DirectMode(TorchDispatchMode):
             made = made[view.index]
         self.nodes[id(t)] = self.nodes[id(made)]
         self.bound[id(t)] = self.version.get(id(view.root), 0)
-
-
-def _tensors(value, into):
-    """The tensors in value (nested lists and tuples), appended to into."""
-    if isinstance(value, torch.Tensor):
-        into.append(value)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _tensors(v, into)
-    return into
 
 
 # (sizes, strides, dtype, requires_grad) -> torch.fx's TensorMetadata, which make_fx records on each node

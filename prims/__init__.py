@@ -19,7 +19,7 @@ from primkit.prims.registration import NAMESPACE, register_all
 _CATALOG: tuple[PrimDef, ...] = register_all(load_catalog())
 _BY_NAME = {p.name: p for p in _CATALOG}
 
-__all__ = ["NAMESPACE", "catalog", "get", "is_prim", "PrimDef", "Constraint", "CatalogError",
+__all__ = ["NAMESPACE", "catalog", "get", "is_prim", "def_of", "PrimDef", "Constraint", "CatalogError",
            "PrimConstraintError", "PrimIndexError"]
 
 
@@ -44,3 +44,16 @@ def is_prim(target) -> bool:
         ns, _, name = target._qualified_op_name.partition("::")
         return ns == NAMESPACE and name in _BY_NAME
     return False
+
+
+_DEF_OF: dict = {}    # id(target) -> (target, its PrimDef or None): an OpOverload hashes in Python, and tracers ask per call
+
+
+def def_of(target) -> PrimDef | None:
+    """The PrimDef of a prim's OpOverload (or packet), None for any other call target."""
+    known = _DEF_OF.get(id(target))
+    if known is None or known[0] is not target:
+        name = (target._opname if isinstance(target, torch._ops.OpOverload) else
+                target._qualified_op_name.partition("::")[2]) if is_prim(target) else None
+        known = _DEF_OF[id(target)] = (target, _BY_NAME[name] if name is not None else None)
+    return known[1]

@@ -118,8 +118,14 @@ _UNKEYED = object()
 _PLAIN = (bool, int, float, complex, str, type(None), torch.dtype, torch.device, torch.layout, torch.memory_format)
 
 
-def _meta_key(value):
-    """A hashable key for one argument of a fake kernel, or _UNKEYED where none is exact."""
+def _meta_key(value, memo=None):
+    """A hashable key for one argument of a fake kernel, or _UNKEYED where none is exact. ``memo``: id(fake
+    tensor) -> its key, for a tracer whose fake tensors never change geometry (each is keyed once)."""
+    if memo is not None and isinstance(value, FakeTensor):
+        key = memo.get(id(value))
+        if key is None:
+            key = memo[id(value)] = _meta_key(value)
+        return key
     if isinstance(value, FakeTensor):
         shape, strides = tuple(value.shape), value.stride()
         if not (_static(shape) and _static(strides)):
@@ -131,7 +137,7 @@ def _meta_key(value):
     if isinstance(value, (list, tuple)):
         if all(type(v) is int for v in value):   # sizes, dims: the common case, keyed at once
             return (type(value), int, tuple(value))
-        keys = tuple(_meta_key(v) for v in value)
+        keys = tuple(_meta_key(v, memo) for v in value)
         return _UNKEYED if any(k is _UNKEYED for k in keys) else (type(value), keys)
     return _UNKEYED
 
@@ -141,12 +147,12 @@ def _meta_key(value):
 _UNCACHED_TAGS = {"data_dependent", "collective"}
 
 
-def fake_result(prim, args, kwargs, fake_mode, key_of=None):
+def fake_result(prim, args, kwargs, fake_mode, memo=None):
     """The prim's results under ``fake_mode`` (None: real or meta operands): its meta rule's output,
-    from the cache where an equal call was seen, materialized. ``key_of``: _meta_key, or a memoized
-    form of it (a tracer whose fake tensors never change geometry keys each one once)."""
+    from the cache where an equal call was seen, materialized. ``memo``: _meta_key's, where the caller
+    keeps one."""
     cacheable = fake_mode is not None and not (prim.tags & _UNCACHED_TAGS)
-    key = (key_of or _meta_key)((args, tuple(sorted(kwargs.items())))) if cacheable else _UNKEYED
+    key = _meta_key((args, tuple(sorted(kwargs.items()))), memo) if cacheable else _UNKEYED
     out = _META_CACHE.get((prim.name, key), _UNKEYED) if key is not _UNKEYED else _UNKEYED
     if out is _UNKEYED:
         out = run_meta(prim, args, kwargs)
