@@ -77,11 +77,21 @@ def _active_entry(op):
 def _traced_kernel(op):
     """For an op of ``ABOVE_AUTOGRAD``: its kernel there when the make_fx / AOTAutograd trace running now
     was handed a table holding primkit's own entry for the op (the proxy mode's table), else None."""
-    from torch.fx.experimental.proxy_tensor import get_proxy_mode
-
-    mode = get_proxy_mode()
-    fn = mode.decomposition_table.get(op) if mode is not None else None
+    table = tracing_table()
+    fn = table.get(op) if table is not None else None
     return ABOVE_AUTOGRAD[op] if fn is not None and fn is entry(op) else None
+
+
+def tracing_table():
+    """The decomposition table of the make_fx / AOTAutograd trace running now (its proxy mode's), or None."""
+    from torch.fx.experimental import proxy_tensor
+
+    mode = proxy_tensor.get_proxy_mode()
+    if mode is None:
+        return None
+    table = getattr(mode, "decomposition_table", None)
+    # torch 2.11 keeps the table in a module global of proxy_tensor, set while make_fx traces
+    return table if table is not None else proxy_tensor.CURRENT_DECOMPOSITION_TABLE
 
 
 def _dispatching_kernel(op, key, previous):

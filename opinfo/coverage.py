@@ -63,6 +63,10 @@ def resolve(name: str):
         return None
 
 
+# torch 2.11 has no Tag.inplace: its in-place ops are then found by name and schema alone
+_INPLACE_TAG = getattr(torch.Tag, "inplace", None)
+
+
 def op_tags(op) -> list[str]:
     if op is None:
         return []
@@ -70,7 +74,7 @@ def op_tags(op) -> list[str]:
     out = []
     if torch.Tag.core in tags:
         out.append("core")
-    if torch.Tag.inplace in tags or (op._opname.endswith("_") and not op._opname.startswith("_")) or \
+    if _INPLACE_TAG in tags or (op._opname.endswith("_") and not op._opname.startswith("_")) or \
             (schema.arguments and schema.arguments[0].alias_info is not None and schema.arguments[0].alias_info.is_write
              and not any(a.is_out for a in schema.arguments)):
         out.append("inplace")

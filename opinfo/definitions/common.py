@@ -4,8 +4,8 @@ entry's ``family``), error rows, sample generators used by more than one family,
 from __future__ import annotations
 
 import torch
-from torch.fx.experimental.proxy_tensor import get_proxy_mode
 
+from primkit.decompositions.composite import tracing_table
 from primkit.decompositions.registry import DecompositionError
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
 from primkit.opinfo.dtypes import ALL, FLOATING
@@ -22,13 +22,13 @@ def through_table(name):
     packet = getattr(aten, name)
 
     def op(*args, **kwargs):
-        mode = get_proxy_mode()
-        if mode is None:
+        table = tracing_table()
+        if table is None:
             return packet(*args, **kwargs)
         overload = getattr(packet, torch._C._jit_resolve_packet(packet._qualified_op_name, *args, **kwargs))
-        if overload not in mode.decomposition_table:
+        if overload not in table:
             raise DecompositionError([overload.name()], f"through_table({name}): ")
-        return mode.decomposition_table[overload](*args, **kwargs)
+        return table[overload](*args, **kwargs)
     op.__name__ = name
     return op
 

@@ -52,7 +52,9 @@ def reduce_scatter(a, op, group_size, group):
     import torch.distributed as dist
     pg = process_group(group)
     out = a.new_empty((a.shape[0] // group_size, *a.shape[1:]))
-    dist.reduce_scatter_single(out, a.contiguous(), _reduce_op(op), group=pg)
+    # reduce_scatter_tensor's new name (torch 2.13); torch 2.11 has only the old one
+    reduce_scatter_single = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor
+    reduce_scatter_single(out, a.contiguous(), _reduce_op(op), group=pg)
     return _averaged(out, op, group_size)
 
 
