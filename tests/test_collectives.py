@@ -22,6 +22,9 @@ P = torch.ops.primkit
 C = torch.ops._c10d_functional
 COLLECTIVE = [p for p in prims.catalog() if p.family == "collective"]
 ENTRIES = {e.prim.name: e for e in opinfo.op_db if e.is_prim and e.prim.family == "collective"}
+# torch 2.11's functional collectives take a group by name only (2.13's schemas say `Any group_name`), and its
+# shard_dim_alltoall takes a contiguous input only: those programs are not valid there, in eager either.
+OLD_FUNCTIONAL = "str group_name" in str(C.all_reduce.default._schema)
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +121,10 @@ def _programs(g):
     }
 
 
-PROGRAMS = list(_programs("0"))
+PROGRAMS = [pytest.param(name, marks=pytest.mark.xfail(
+                 OLD_FUNCTIONAL, strict=True, raises=RuntimeError,
+                 reason="this torch's _c10d_functional ops take a group name, not a ProcessGroup (eager refuses)"))
+            if name == "process group argument" else name for name in _programs("0")]
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -140,7 +146,7 @@ def test_every_functional_collective_has_a_decomposition():
     names = {n for n in torch._C._dispatch_get_all_op_names() if n.startswith(("_c10d_functional", "_dtensor::shard"))}
     missing = {n for n in names if torch.ops._c10d_functional is not None
                and getattr(getattr(torch.ops, n.split("::")[0]), n.split("::")[1].split(".")[0]).default not in table}
-    assert missing == set(NOT_DECOMPOSED)
+    assert missing == set(NOT_DECOMPOSED) & names   # torch 2.11 has no point-to-point functional ops
 
 
 # --- the oracle ------------------------------------------------------------------------------------
@@ -346,6 +352,8 @@ def test_executor_keeps_collectives_of_constants_and_starts_them_async(group):
 
 # --- reference backend and executor on one rank ----------------------------------------------------
 
+@pytest.mark.xfail(OLD_FUNCTIONAL, strict=True, raises=RuntimeError,
+                   reason="this torch's shard_dim_alltoall takes a contiguous input only (eager refuses y)")
 def test_reference_and_executor_agree_with_eager_on_one_rank(group):
     def f(x, y):
         a = C.all_reduce(x, "avg", "0")

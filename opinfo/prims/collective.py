@@ -81,12 +81,15 @@ def output_splits(input_splits, rank):
 
 @functools.lru_cache(maxsize=None)
 def world_group() -> str:
-    """The name of this process's default process group; a gloo group of one rank where none is
-    initialized (started once per process, its FileStore in a temporary directory)."""
+    """The name of this process's default process group; where none is initialized, a group of one rank
+    (started once per process, its FileStore in a temporary directory): gloo for CPU tensors and, where a
+    GPU and NCCL are present, NCCL for CUDA tensors, as a CUDA program runs its collectives (gloo's CUDA
+    support covers few collectives, and the others crashed the process on the first CUDA run)."""
     import torch.distributed as dist
     if not dist.is_initialized():
         store = dist.FileStore(os.path.join(tempfile.mkdtemp(prefix="primkit_world_"), "store"), 1)
-        dist.init_process_group("gloo", store=store, rank=0, world_size=1)
+        cuda = torch.cuda.is_available() and dist.is_nccl_available()
+        dist.init_process_group("cpu:gloo,cuda:nccl" if cuda else "gloo", store=store, rank=0, world_size=1)
     return dist.group.WORLD.group_name
 
 
