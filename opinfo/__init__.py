@@ -11,12 +11,13 @@ from primkit import decompositions  # noqa: F401  (registers every decomposition
 from primkit.opinfo.core import ALL_TESTS, DEFAULT_TOLERANCES, ErrorInput, OpInfo, SampleInput, XFail
 from primkit.opinfo.definitions import ENTRIES as _ENTRIES
 from primkit.opinfo.prims import prim_entries
-from primkit.opinfo import gradients as _gradients
+from primkit.opinfo import gradients as _gradients, known_failures as _known_failures
 from primkit.opinfo.module_db import ModuleInfo, ModuleXFail, T, check_unique as _check_unique
 from primkit.opinfo.modules import RECORDS as _MODULE_RECORDS
 
 op_db: list[OpInfo] = list(_ENTRIES) + prim_entries()
 _gradients.apply(op_db)   # which entries test_gradients checks
+_known_failures.apply(op_db)   # the known failures under torch 2.11 (CPU and CUDA)
 
 _names = [e.name for e in op_db]
 _dupes = sorted({n for n in _names if _names.count(n) > 1})

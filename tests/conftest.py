@@ -31,6 +31,14 @@ def devices(config) -> list[str]:
     return [d for d in wanted if d == "cpu" or torch.cuda.is_available()]
 
 
+def xfail_mark(xf):
+    """The strict pytest mark of an opinfo XFail (its DidNotRaise is pytest's failure of pytest.raises)."""
+    from primkit.opinfo.core import DidNotRaise
+    kinds = xf.raises if isinstance(xf.raises, tuple) else (xf.raises,)
+    raises = tuple(pytest.fail.Exception if k is DidNotRaise else k for k in kinds)
+    return pytest.mark.xfail(strict=True, raises=raises, reason=xf.reason)
+
+
 def pytest_report_header(config):
     gpu = "" if torch.cuda.is_available() else " (no CUDA device: CUDA tests are not generated)"
     return f"primkit devices: {', '.join(devices(config))}{gpu}"

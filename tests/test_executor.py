@@ -20,7 +20,7 @@ from primkit import opinfo, prims
 from primkit.decompositions import executor, get_decompositions, trace
 from primkit.opinfo.harness import as_function, trace_calls, variant_samples
 
-from conftest import devices
+from conftest import devices, xfail_mark
 
 SAMPLES = 4     # per entry and dtype: the executor's code path depends on the graph, not the values
 SEED = 1234
@@ -29,6 +29,13 @@ SEED = 1234
 # executor on a view: a suspected alignment-dependent LAPACK path, not investigated further), so
 # these entries compare within assert_close's default tolerance for the dtype instead of bit for bit.
 NOT_BITWISE = {"linalg.lstsq", "linalg.lstsq_out", "primkit.lstsq"}
+# On CUDA these kernels accumulate with atomic adds, in an order that changes from call to call (the
+# first CUDA runs saw the executor and the reference backend differ in the last bits, on different
+# entries each run); compared as close there.
+NOT_BITWISE_CUDA = {"aten._upsample_bicubic2d_aa_backward", "aten._upsample_bilinear2d_aa_backward",
+                    "aten.max_pool3d_with_indices_backward", "index_reduce", "istft", "primkit.scatter_add",
+                    "primkit.scatter_reduce", "scatter_reduce_two", "scatter_reduce_two_complex",
+                    "scatter_reduce_two_src_larger"}
 
 
 def _uninitialized(entry) -> bool:
@@ -53,6 +60,9 @@ def pytest_generate_tests(metafunc):
         for device in devices(metafunc.config):
             for dtype in _dtypes(entry, device):
                 marks = [pytest.mark.xdist_group(entry.name)]
+                xf = entry.xfail_for("executor", dtype, device)
+                if xf is not None:
+                    marks.append(xfail_mark(xf))
                 params.append(pytest.param(entry, dtype, device, marks=marks,
                                            id=f"{entry.name}-{str(dtype).replace('torch.', '')}-{device}"))
     metafunc.parametrize("entry,dtype,device", params)
@@ -106,7 +116,8 @@ def test_executor_matches_reference(entry, dtype, device):
         expected = joint.gm(*ref_in)
     with _seeded():
         actual = compiled(*ex_in)
-    values = "geometry" if _uninitialized(entry) else "close" if entry.name in NOT_BITWISE else "bitwise"
+    close = entry.name in NOT_BITWISE or device == "cuda" and entry.name in NOT_BITWISE_CUDA
+    values = "geometry" if _uninitialized(entry) else "close" if close else "bitwise"
     assert_identical(actual, expected, entry.name, values)
     assert_identical(ex_in, ref_in, f"{entry.name} inputs after the call", values)
 

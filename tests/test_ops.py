@@ -32,6 +32,7 @@ import torch.utils._pytree as pytree
 from torch.autograd.gradcheck import GradcheckError
 
 from primkit import opinfo
+from primkit.opinfo import known_failures
 from primkit.decompositions import trace
 from primkit.opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
 from primkit.opinfo.harness import (
@@ -40,7 +41,7 @@ from primkit.opinfo.harness import (
 )
 from primkit.prims.autograd import NotDifferentiableError
 
-from conftest import devices
+from conftest import devices, xfail_mark
 
 
 def _id(x):
@@ -64,7 +65,10 @@ def _params(config, test, *, prims=None, per_dtype=True, want=None, only_dtypes=
                 marks = [pytest.mark.xdist_group(entry.name)]
                 xf = entry.xfail_for(test, dtype, device)
                 if xf is not None:
-                    marks.append(pytest.mark.xfail(strict=True, raises=xf.raises, reason=xf.reason))
+                    marks.append(xfail_mark(xf))
+                crashed = known_failures.crash(entry.name, test, dtype, device)
+                if crashed:
+                    marks.append(pytest.mark.skip(reason=crashed))
                 out.append(pytest.param(entry, dtype, device, marks=marks,
                                         id=f"{entry.name}-{_id(dtype)}-{device}" if per_dtype else
                                         f"{entry.name}-{device}"))

@@ -27,13 +27,23 @@ def _cell(cls, n_states, xfails=()):
     ), family="recurrent", xfails=xfails)
 
 
+# Under torch 2.11 (CPU) the traced LSTM's final states come out with an extra leading dimension
+# ((1, 1, 2, 4) where eager gives (1, 2, 4)); 2.13 traces them right. Not investigated yet.
+_R211 = "torch 2.11: the traced LSTM's final states have an extra leading dimension (not investigated)"
+_LSTM_ON_211 = (
+    xfail("eval", AssertionError, _R211, dtypes=[torch.float32], variants=["proj_size"]),
+    xfail("eval", AssertionError, _R211, dtypes=[torch.float64], variants=["default"]),
+    xfail("train", AssertionError, _R211, variants=["default", "proj_size", "2layers_bidirectional_batch_first"]),
+) if torch.__version__.startswith("2.11.") else ()
+
 MODULES = [
     _rnn(nn.RNN, variant("relu_no_bias", 3, 4, nonlinearity="relu", bias=False,
                          forwards=[fwd("with_state", f(3, 2, 3), f(1, 2, 4))])),
     _rnn(nn.LSTM, variant("proj_size", 3, 4, proj_size=2, forwards=[
         fwd("with_state", f(3, 2, 3), (f(1, 2, 2), f(1, 2, 4)))]), xfails=(
         xfail("eval", DecompositionError, "float32 LSTM inference on CPU runs aten::mkldnn_rnn_layer, which has "
-              "no decomposition", dtypes=[torch.float32], variants=["default", "2layers_bidirectional_batch_first"]),)),
+              "no decomposition", dtypes=[torch.float32], variants=["default", "2layers_bidirectional_batch_first"]),
+        *_LSTM_ON_211)),
     _rnn(nn.GRU, state=f(1, 2, 4)),
     # LSTMCell and GRUCell's inference kernels write in place into the chunks of aten::unsafe_split,
     # which trace's functionalization computes anew.
