@@ -143,6 +143,11 @@ def _close(a, b) -> bool:
     return len(la) == len(lb) and all(torch.allclose(x, y, atol=1e-4, rtol=1e-3) for x, y in zip(la, lb))
 
 
+def _max_diff(a, b) -> float:
+    return max((float((x.double() - y.double()).abs().max()) for x, y in zip(_tensors(a), _tensors(b))
+                if x.numel()), default=0.0)
+
+
 def bench_model(name, build, device, repeat, inductor, trace_repeat):
     from torch.fx.experimental.proxy_tensor import make_fx
     from primkit.decompositions import executor, through_prims, trace
@@ -169,7 +174,13 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
             prim = torch.compile(model, backend="primkit_inductor")
             for f in (default, prim):   # compile, and warm up
                 f(**inputs)
-            assert _close(prim(**inputs), expected), f"{name}: primkit_inductor differs from eager"
+            got, own = prim(**inputs), default(**inputs)
+            # Inductor's own result differs from eager's by its reordered arithmetic and, on CUDA, by
+            # cuDNN's TF32 convolutions (torch's default there): past the fixed tolerance,
+            # primkit_inductor is held to at most twice Inductor's own difference from eager.
+            assert _close(got, expected) or _max_diff(got, expected) <= 2 * _max_diff(own, expected), (
+                f"{name}: primkit_inductor differs from eager by {_max_diff(got, expected):.3g} "
+                f"(Inductor by {_max_diff(own, expected):.3g})")
             runs.update({"inductor": lambda: default(**inputs), "primkit_inductor": lambda: prim(**inputs)})
         for f in runs.values():
             f()
