@@ -27,9 +27,11 @@ def _cell(cls, n_states, xfails=()):
     ), family="recurrent", xfails=xfails)
 
 
-# Under torch 2.11 (CPU) the traced LSTM's final states come out with an extra leading dimension
-# ((1, 1, 2, 4) where eager gives (1, 2, 4)); 2.13 traces them right. Not investigated yet.
-_R211 = "torch 2.11: the traced LSTM's final states have an extra leading dimension (not investigated)"
+# Under torch 2.11 the traced LSTM's final states come out with an extra dimension ((1, 1, 2, 4) where eager
+# gives (1, 2, 4)): trace turns the Python dispatcher on, which runs the Python kernel torch registers for
+# aten.lstm.input, and 2.11's squeezes each layer's final state at dim 1 instead of 0 (wrong for a batch
+# above 1); 2.13's squeezes dim 0.
+_R211 = "torch 2.11's Python kernel for aten.lstm.input squeezes the final states at dim 1 (2.13: dim 0)"
 _LSTM_ON_211 = (
     xfail("eval", AssertionError, _R211, dtypes=[torch.float32], variants=["proj_size"]),
     xfail("eval", AssertionError, _R211, dtypes=[torch.float64], variants=["default"]),
