@@ -1,18 +1,19 @@
 """Known failures of the OpInfo tests under torch 2.11, the oldest torch primkit supports: data, read
 by ``opinfo``. CI runs torch 2.13, where none of these fail (on CPU).
 
-``CUDA``: CUDA ran for the first time on 2026-11-26, on one NVIDIA H100 under torch 2.11.0+cu130 (the
-torch of the lent GPU machines), in two runs. The first: 608 of about 12,300 CUDA tests failed, and gloo's
-CUDA collectives crashed 4 workers. Two causes were then fixed (torch 2.11's make_fx keeps its decomposition
-table in a module global; the collective entries' one-rank world runs CUDA tensors on NCCL), and the second
-run (stopped at its time limit after about 14,200 tests) found 108 failures, most in tests the first had not
-reached. This table holds each failure of the two runs that those fixes do not explain, as a strict xfail
-with the exception it raised and the reason its message gives. None of them has been investigated yet, and
-the table has not had a CUDA run of its own (the session's GPU time was spent): they are the CUDA work still
-to do, listed so that a CUDA run shows new failures and fixes (a strict xfail that passes fails the run).
-They are generated from the runs' junit XML; the reasons are categories of the messages. Left out: the
-executor's bitwise differences on kernels that accumulate with atomics (tests/test_executor.py compares
-those as close on CUDA), and one entry that passed in the second run (flaky).
+``CUDA``: CUDA ran for the first time on 2026-11-26, on one NVIDIA H100 under torch 2.11.0+cu130 (the torch
+of the lent GPU machines), in two runs. The first: 608 of about 12,300 CUDA tests failed, and six tests
+crashed their worker (five collectives on gloo with CUDA tensors, one batch norm). Two causes were then
+fixed (torch 2.11's make_fx keeps its decomposition table in a module global; the collective entries'
+one-rank world runs CUDA tensors on NCCL), and the second run (stopped at its time limit after about 14,200
+tests) found 108 failures, most in tests the first had not reached. This table holds each failure of the two
+runs that those fixes do not explain, as a strict xfail with the exception it raised and the reason its
+message gives. None of them has been investigated yet, and the table has not had a CUDA run of its own (the
+session's GPU time was spent): they are the CUDA work still to do, listed so that a CUDA run shows new
+failures and fixes (a strict xfail that passes fails the run). They are generated from the runs' junit XML;
+the reasons are categories of the messages. Left out: the executor's bitwise differences on kernels that
+accumulate with atomics (tests/test_executor.py compares those as close on CUDA), and one entry that passed
+in the second run (flaky).
 
 ``CRASHES``: the tests that killed their process on CUDA; they are skipped there, with the reason.
 
