@@ -16,6 +16,7 @@ torch finds them by name through the ``torch_dynamo_backends`` entry points in p
 from __future__ import annotations
 
 import functools
+import math
 
 import torch
 
@@ -91,6 +92,7 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
     from primkit.decompositions import executor
+    gm = _attention_as_sdpa(gm)
     compiled = executor.compile(gm, constants=False, kernels=_traceable)   # Inductor folds constants itself
     fake_mode = detect_fake_mode(example_inputs)
     if fake_mode is None:
@@ -144,6 +146,163 @@ def _bias_into_mm(graph):
             node.replace_all_uses_with(fused)
             graph.erase_node(node)
             break
+
+
+def _prim(node, name: str) -> bool:
+    from primkit import prims
+    return isinstance(node, torch.fx.Node) and node.op == "call_function" and prims.is_prim(node.target) \
+        and node.target._opname == name
+
+
+def _filled(node):
+    """The value a node fills its tensor with (broadcast_in_dim of a scalar_tensor or of a 0-d full), or None."""
+    if _prim(node, "broadcast_in_dim") and list(node.args[2]) == []:
+        node = node.args[0]
+    if _prim(node, "scalar_tensor"):
+        return node.args[0]
+    if _prim(node, "full") and list(node.args[0]) == []:
+        return node.args[1]
+    return None
+
+
+def _val(node):
+    val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+    return val if isinstance(val, torch.Tensor) else None
+
+
+def _row_reduced(node, op: str, source, fill_if, fill):
+    """Whether node is where(eq(r, fill_if), fill, r) with r = op(source, [2]), broadcast back along dim 2:
+    the guarded row maximum (and row total) of the softmax scaled_dot_product_attention decomposes to."""
+    if not (_prim(node, "broadcast_in_dim") and list(node.args[2]) == [0, 1]):
+        return None
+    guarded = node.args[0]
+    if not (_prim(guarded, "where") and _filled(guarded.args[1]) == fill):
+        return None
+    cond, reduced = guarded.args[0], guarded.args[2]
+    if not (_prim(reduced, op) and reduced.args[0] is source and list(reduced.args[1]) == [2]
+            and _prim(cond, "eq") and cond.args[0] is reduced and _filled(cond.args[1]) == fill_if):
+        return None
+    return [node, guarded, cond, reduced]
+
+
+def _four_d(flat):
+    """The 4-D (batch, heads, rows, cols) tensor node a 3-D operand is the reshape of, or None."""
+    if not _prim(flat, "reshape"):
+        return None
+    full, out = _val(flat.args[0]), _val(flat)
+    if full is not None and full.dim() == 4 and full.shape[0] * full.shape[1] == out.shape[0] \
+            and full.shape[2:] == out.shape[1:]:
+        return flat.args[0]
+    return None
+
+
+def _match_attention(out):
+    """The decomposed attention (decompositions/nn/attention.py, ``_attention``) that ends in the batched
+    matmul ``out``, as (q, k, v, mask, scale, nodes): 3-D operands, the additive or boolean mask (or None)
+    and the nodes of the pattern; or None where out is something else."""
+    if not _prim(out, "matmul"):
+        return None
+    probs, v = out.args
+    if not _prim(probs, "div"):
+        return None
+    weights, total = probs.args
+    if not (_prim(weights, "exp") and _prim(weights.args[0], "sub")):
+        return None
+    scores, row_max = weights.args[0].args
+    guards = _row_reduced(row_max, "amax", scores, -math.inf, 0), _row_reduced(total, "sum", weights, 0, 1)
+    if None in guards:
+        return None
+    nodes = [probs, weights, weights.args[0], *guards[0], *guards[1]]
+    mask = None
+    if _prim(scores, "add"):
+        nodes.append(scores)
+        scores, mask = scores.args
+    elif _prim(scores, "where") and _filled(scores.args[2]) == -math.inf:
+        nodes.append(scores)
+        mask, scores = scores.args[:2]
+    if not (_prim(scores, "mul") and _prim(scores.args[0], "matmul")
+            and isinstance(_filled(scores.args[1]), (int, float))):
+        return None
+    product = scores.args[0]
+    q, kt = product.args
+    if not (_prim(kt, "permute") and list(kt.args[1]) == [0, 2, 1]):
+        return None
+    nodes += [scores, product, kt]
+    return q, kt.args[0], v, mask, float(_filled(scores.args[1])), nodes
+
+
+def _unbroadcast(node):
+    """The tensor a 4-D mask is broadcast from, where it is 4-D too (the kernel broadcasts masks itself;
+    Inductor would otherwise materialize the expanded mask for it)."""
+    if _prim(node, "broadcast_in_dim") and list(node.args[2]) == [0, 1, 2, 3]:
+        return node.args[0]
+    return node
+
+
+def _sdpa(q, k, v, mask, scale):
+    return torch.ops.aten.scaled_dot_product_attention.default(q, k, v, mask, 0.0, False, scale=scale)
+
+
+def _attention_as_sdpa(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """The decomposed scaled dot-product attention of gm's graph as one scaled_dot_product_attention call,
+    in a copy of gm: the op Inductor's own path gets, and lowers on CPU to its flash-attention kernel (blocked,
+    online softmax) instead of two batched matmuls around a softmax.
+
+    Only where the value is the decomposition's, in the same computation dtype: CPU float32/float64 operands
+    (the decomposition's upcast precedes them), no dropout (its mask multiplies the probabilities, which then
+    do not match), an additive mask, a boolean mask or none, and no intermediate (the probabilities, their
+    row maximum or total) read outside the pattern. A fully masked row gives zeros on both (eager's CPU
+    kernels return 0 there, as the decomposition does: see tests/test_compile.py). CUDA is left decomposed:
+    its fused kernels' fully masked rows have not been checked against the decomposition here."""
+    matches = []
+    for node in gm.graph.nodes:
+        found = _match_attention(node)
+        if found is None:
+            continue
+        q, k, v, mask, scale, nodes = found
+        vals = [_val(t) for t in (q, k, v)] + ([] if mask is None else [_val(mask)])
+        if None in vals or any(t.dim() != 3 or t.device.type != "cpu" for t in vals) \
+                or any(not isinstance(d, int) for t in vals for d in t.shape):   # symbolic sizes: left as they are
+            continue
+        if not all(t.dtype == vals[0].dtype for t in vals[:3]) or vals[0].dtype not in (torch.float32, torch.float64):
+            continue
+        if mask is not None and (vals[3].dtype not in (torch.bool, vals[0].dtype)
+                                 or vals[3].shape != (vals[0].shape[0], vals[0].shape[1], vals[1].shape[1])):
+            continue
+        inside = set(nodes) | {node}
+        if any(u not in inside for n in nodes for u in n.users):
+            continue
+        # the (batch, heads, rows, cols) operands the decomposition flattened (the kernel takes 4-D ones)
+        operands = [None if t is None else _four_d(t) for t in (q, k, v, mask)]
+        if None in operands[:3] or (mask is not None and operands[3] is None) \
+                or len({tuple(_val(t).shape[:2]) for t in operands if t is not None}) != 1:
+            continue
+        matches.append((node, *operands, scale, nodes))
+    if not matches:
+        return gm
+    graph = torch.fx.Graph()
+    env: dict = {}
+    graph.output(graph.graph_copy(gm.graph, env))
+    replaced = set()
+    for node, *operands, scale, nodes in matches:
+        replaced.update(env[n] for n in nodes + [node])
+        out, operands = env[node], [None if t is None else env[t] for t in operands]
+        if operands[3] is not None:
+            operands[3] = _unbroadcast(operands[3])
+        with graph.inserting_before(out):
+            fused = graph.call_function(_sdpa, (*operands, scale))
+            flat = graph.call_function(torch.ops.aten.reshape.default, (fused, list(_val(out).shape)))
+        flat.meta.update(out.meta)
+        out.replace_all_uses_with(flat)
+        for user in list(flat.users):   # the reshape back to (batch, heads, rows, cols) is the fused result
+            if _prim(user, "reshape") and list(user.args[1]) == list(_val(operands[0]).shape[:3]) + [_val(out).shape[2]]:
+                user.replace_all_uses_with(fused)
+    for node in reversed(list(graph.nodes)):   # the decomposed attention, now unread
+        if node in replaced and not node.users:
+            graph.erase_node(node)
+    copy = torch.fx.GraphModule(gm, graph)
+    copy.meta = dict(getattr(gm, "meta", {}))
+    return copy
 
 
 def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):

@@ -10,6 +10,7 @@ executor runs are prim graphs.
 from __future__ import annotations
 
 import copy
+import math
 
 import pytest
 import torch
@@ -207,3 +208,93 @@ def test_inductor_pad_equals_the_reference(low, high, interior):
         expected = executor.kernel_of("pad")(a, -1.5, low, high, interior)
         out = _traceable("pad", False)(a, -1.5, low, high, interior)
         assert torch.equal(out, expected) and out.stride() == expected.stride()
+
+
+def _attention_cases():
+    """name -> (program, args): scaled_dot_product_attention as models call it, the masks with a fully
+    masked row (the decomposition and eager's CPU kernel both give it zeros)."""
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 4, 6, 8, generator=g) for _ in range(3))
+    k, v = k[:, :, :5], v[:, :, :5]
+    additive = torch.randn(2, 1, 6, 5, generator=g)
+    additive[0, 0, 2] = -math.inf
+    additive[1, 0, :, 1] = -math.inf
+    boolean = torch.rand(1, 4, 6, 5, generator=g) > 0.3
+    boolean[0, 1, 3] = False
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    return {
+        "no-mask": (sdpa, (q, k, v)),
+        "additive-mask": (lambda q, k, v, m: sdpa(q, k, v, attn_mask=m), (q, k, v, additive)),
+        "boolean-mask": (lambda q, k, v, m: sdpa(q, k, v, attn_mask=m), (q, k, v, boolean)),
+        "scale": (lambda q, k, v: sdpa(q, k, v, scale=0.3), (q, k, v)),
+        "grouped-query": (lambda q, k, v: sdpa(q, k, v, enable_gqa=True), (q, k[:, :2], v[:, :2])),
+        "float64": (sdpa, (q.double(), k.double(), v.double())),
+        "float16": (sdpa, (q.half(), k.half(), v.half())),
+    }
+
+
+def _lowered(program, args):
+    """(prim graph, its ATen graph for Inductor, the ATen targets) of program(*args)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from primkit.decompositions import get_decompositions
+    from primkit.decompositions.compile import to_aten
+    with torch.no_grad():
+        gm = make_fx(program, decomposition_table=get_decompositions())(*args)
+        gm.graph.eliminate_dead_code()   # the unread logsumexp, as AOTAutograd drops it
+        gm.recompile()
+        aten = to_aten(gm, list(args))
+    return gm, aten, {n.target for n in aten.graph.nodes if n.op == "call_function"}
+
+
+_FUSED_ATTENTION = {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default}
+
+
+@pytest.mark.parametrize("case", list(_attention_cases()))
+def test_attention_reaches_inductor_as_one_op(case):
+    # primkit_inductor hands Inductor the decomposed attention (two batched matmuls around the guarded
+    # softmax) as one scaled_dot_product_attention, which it lowers to the CPU flash kernel as on its own
+    # path; the values are eager's, fully masked rows included.
+    program, args = _attention_cases()[case]
+    gm, aten, targets = _lowered(program, args)
+    assert any(n.target is torch.ops.primkit.amax.default for n in gm.graph.nodes)   # decomposed: a prim graph
+    assert targets & _FUSED_ATTENTION and torch.ops.aten.amax.default not in targets
+    out, expected = aten(*args), program(*args)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    # float16: the decomposition and the fused op both compute in float32, eager's kernel in its own
+    # blocks: a float16 ulp apart at most
+    tol = dict(atol=1e-3, rtol=1e-3) if expected.dtype == torch.float16 else {}
+    torch.testing.assert_close(out, expected, **tol)
+    if case == "additive-mask":
+        assert torch.equal(out[0, :, 2], torch.zeros_like(out[0, :, 2]))
+
+
+def test_attention_left_decomposed_where_its_intermediates_are_read():
+    # The flash kernel's logsumexp output reads the softmax's row maximum and total: the pattern's
+    # intermediates leave it, so the attention stays decomposed (fusing it would compute them twice).
+    program = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default
+    q, k, v = _attention_cases()["no-mask"][1]
+    gm, aten, targets = _lowered(program, (q, k, v))
+    assert not targets & _FUSED_ATTENTION and torch.ops.aten.amax.default in targets
+    for out, expected in zip(aten(q, k, v), program(q, k, v)):
+        torch.testing.assert_close(out, expected)
+
+
+def test_attention_left_decomposed_on_3d_operands():
+    # 3-D operands take eager's math path (its own softmax, not the flash kernel's decomposition): another
+    # pattern, left as it is; the values are eager's.
+    program = torch.nn.functional.scaled_dot_product_attention
+    q, k, v = (t[0] for t in _attention_cases()["no-mask"][1])
+    gm, aten, targets = _lowered(program, (q, k, v))
+    assert not targets & _FUSED_ATTENTION
+    torch.testing.assert_close(aten(q, k, v), program(q, k, v))
+
+
+def test_primkit_inductor_attention_equals_eager():
+    class Attention(nn.Module):
+        def forward(self, q, k, v, mask):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask).relu()
+    q, k, v, mask = _attention_cases()["additive-mask"][1]
+    with torch.no_grad():
+        expected = Attention()(q, k, v, mask)
+        out = torch.compile(Attention(), backend="primkit_inductor")(q, k, v, mask)
+    torch.testing.assert_close(out, expected)
