@@ -1,6 +1,7 @@
 """``primkit bench``: how fast prim graphs run and trace, against torch's own paths.
 
-Per model, side by side in one run (interleaved repetitions, the median of each):
+Per model, side by side in one run: interleaved repetitions, the order of the runs reversed in every
+other one; a ratio is the median of the per-repetition ratios (tracing: the ratio of the medians):
 
 - executor / eager: ``trace(model)`` compiled by decompositions.executor, against the model's forward;
 - reference / eager: the same traced graph on the reference backend (torch.ops.primkit);
@@ -186,9 +187,13 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
         for f in runs.values():
             f()
         times = {k: [] for k in runs}
+        order = list(runs)
         for _ in range(repeat):
-            for k, f in runs.items():
-                times[k].append(_timed(f, device))
+            for k in order:
+                times[k].append(_timed(runs[k], device))
+            # each run follows the same neighbour in every other repetition: inductor ran after the
+            # through_prims pass (which evicts the caches) and primkit_inductor after inductor (warm)
+            order.reverse()
     fn, args = _positional(model, inputs)
     raw = []    # the latest trace(model, canonical=False), which "canonicalize" then canonicalizes
     tracers = {"trace": lambda: trace(model, **inputs),
@@ -201,12 +206,17 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
             for k, f in tracers.items():
                 ttimes[k].append(_timed(f, device))
     med = {k: statistics.median(v) for k, v in {**times, **ttimes}.items()}
+
+    def paired(k, base):
+        """The median of the per-repetition ratios: each repetition's two times are taken seconds apart,
+        so the machine's drift over the run (its speed moves by 10-30% over minutes) cancels in each."""
+        return statistics.median(a / b for a, b in zip(times[k], times[base]))
     row["eager_ms"] = med["eager"] * 1e3
-    row["executor"] = med["executor"] / med["eager"]
-    row["reference"] = med["reference"] / med["eager"]
-    row["through_prims"] = med["through_prims"] / med["eager"]
+    row["executor"] = paired("executor", "eager")
+    row["reference"] = paired("reference", "eager")
+    row["through_prims"] = paired("through_prims", "eager")
     if inductor:
-        row["primkit_inductor"] = med["primkit_inductor"] / med["inductor"]
+        row["primkit_inductor"] = paired("primkit_inductor", "inductor")
     row["trace"] = med["trace"] / med["make_fx"]
     row["trace_s"] = med["trace"]
     row["trace_path"] = gm.meta["trace_path"].split(":")[0]   # direct, or make_fx (see decompositions.direct)
@@ -281,7 +291,7 @@ def main(argv=None, prog="primkit bench") -> int:
         for name in chosen:
             rows[name] = bench_model(name, models[name], torch.device(device), args.repeat,
                                      not args.skip_inductor, args.trace_repeat)
-            print(f"{name}: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
+            print(f"{name}: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                           for k, v in rows[name].items()), flush=True)
         print(f"\n{device}, {args.threads} thread(s), median of {args.repeat} (tracing: {args.trace_repeat}):\n")
         print(_table(rows), flush=True)
