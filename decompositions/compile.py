@@ -185,13 +185,23 @@ def _row_reduced(node, op: str, source, fill_if, fill):
     return [node, guarded, cond, reduced]
 
 
+def _same(a, b) -> bool:
+    """Whether two sizes (ints or symbolic) are known equal, adding no guard to the shape environment."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+    return statically_known_true(a == b)
+
+
+def _same_shape(a, b) -> bool:
+    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+
+
 def _four_d(flat):
     """The 4-D (batch, heads, rows, cols) tensor node a 3-D operand is the reshape of, or None."""
     if not _prim(flat, "reshape"):
         return None
     full, out = _val(flat.args[0]), _val(flat)
-    if full is not None and full.dim() == 4 and full.shape[0] * full.shape[1] == out.shape[0] \
-            and full.shape[2:] == out.shape[1:]:
+    if full is not None and full.dim() == 4 and _same(full.shape[0] * full.shape[1], out.shape[0]) \
+            and _same_shape(full.shape[2:], out.shape[1:]):
         return flat.args[0]
     return None
 
@@ -251,7 +261,8 @@ def _attention_as_sdpa(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     Only where the value is the decomposition's, in the same computation dtype: CPU float32/float64 operands
     (the decomposition's upcast precedes them), no dropout (its mask multiplies the probabilities, which then
     do not match), an additive mask, a boolean mask or none, and no intermediate (the probabilities, their
-    row maximum or total) read outside the pattern. A fully masked row gives zeros on both (eager's CPU
+    row maximum or total) read outside the pattern; sizes may be symbolic where the pattern's are known
+    equal without a new guard. A fully masked row gives zeros on both (eager's CPU
     kernels return 0 there, as the decomposition does: see tests/test_compile.py). CUDA is left decomposed:
     its fused kernels' fully masked rows have not been checked against the decomposition here."""
     matches = []
@@ -261,21 +272,21 @@ def _attention_as_sdpa(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
             continue
         q, k, v, mask, scale, nodes = found
         vals = [_val(t) for t in (q, k, v)] + ([] if mask is None else [_val(mask)])
-        if None in vals or any(t.dim() != 3 or t.device.type != "cpu" for t in vals) \
-                or any(not isinstance(d, int) for t in vals for d in t.shape):   # symbolic sizes: left as they are
+        if None in vals or any(t.dim() != 3 or t.device.type != "cpu" for t in vals):
             continue
         if not all(t.dtype == vals[0].dtype for t in vals[:3]) or vals[0].dtype not in (torch.float32, torch.float64):
             continue
-        if mask is not None and (vals[3].dtype not in (torch.bool, vals[0].dtype)
-                                 or vals[3].shape != (vals[0].shape[0], vals[0].shape[1], vals[1].shape[1])):
+        if mask is not None and (vals[3].dtype not in (torch.bool, vals[0].dtype) or not _same_shape(
+                vals[3].shape, (vals[0].shape[0], vals[0].shape[1], vals[1].shape[1]))):
             continue
         inside = set(nodes) | {node}
         if any(u not in inside for n in nodes for u in n.users):
             continue
         # the (batch, heads, rows, cols) operands the decomposition flattened (the kernel takes 4-D ones)
         operands = [None if t is None else _four_d(t) for t in (q, k, v, mask)]
+        heads = _val(operands[0]).shape[:2] if operands[0] is not None else None
         if None in operands[:3] or (mask is not None and operands[3] is None) \
-                or len({tuple(_val(t).shape[:2]) for t in operands if t is not None}) != 1:
+                or not all(_same_shape(_val(t).shape[:2], heads) for t in operands[1:] if t is not None):
             continue
         matches.append((node, *operands, scale, nodes))
     if not matches:
@@ -291,11 +302,12 @@ def _attention_as_sdpa(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
             operands[3] = _unbroadcast(operands[3])
         with graph.inserting_before(out):
             fused = graph.call_function(_sdpa, (*operands, scale))
-            flat = graph.call_function(torch.ops.aten.reshape.default, (fused, list(_val(out).shape)))
+            flat = graph.call_function(torch.ops.aten.flatten.using_ints, (fused, 0, 1))   # (batch * heads, rows, cols)
         flat.meta.update(out.meta)
         out.replace_all_uses_with(flat)
+        unflat = (*_val(operands[0]).shape[:3], _val(out).shape[2])
         for user in list(flat.users):   # the reshape back to (batch, heads, rows, cols) is the fused result
-            if _prim(user, "reshape") and list(user.args[1]) == list(_val(operands[0]).shape[:3]) + [_val(out).shape[2]]:
+            if _prim(user, "reshape") and _val(user) is not None and _same_shape(_val(user).shape, unflat):
                 user.replace_all_uses_with(fused)
     for node in reversed(list(graph.nodes)):   # the decomposed attention, now unread
         if node in replaced and not node.users:
