@@ -261,10 +261,10 @@ def _attention_as_sdpa(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     Only where the value is the decomposition's, in the same computation dtype: CPU float32/float64 operands
     (the decomposition's upcast precedes them), no dropout (its mask multiplies the probabilities, which then
     do not match), an additive mask, a boolean mask or none, and no intermediate (the probabilities, their
-    row maximum or total) read outside the pattern; sizes may be symbolic where the pattern's are known
-    equal without a new guard. A fully masked row gives zeros on both (eager's CPU
-    kernels return 0 there, as the decomposition does: see tests/test_compile.py). CUDA is left decomposed:
-    its fused kernels' fully masked rows have not been checked against the decomposition here."""
+    row maximum or total) read outside the pattern. Sizes may be symbolic where the pattern's are known equal
+    without a new guard. A fully masked row gives zeros on both (eager's CPU kernels return 0 there, as the
+    decomposition does: see tests/test_compile.py). CUDA is left decomposed: its fused kernels' fully masked
+    rows have not been checked against the decomposition here."""
     matches = []
     for node in gm.graph.nodes:
         found = _match_attention(node)
