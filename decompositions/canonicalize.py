@@ -238,7 +238,7 @@ def remove_noops(gm):
 
 # 4. constant folding ---------------------------------------------------------------------------
 
-def _constant(node, gm=None):
+def scalar_constant(node, gm=None):
     """(value, dtype, device, shape) if node is a scalar constant or a splat of one, else None."""
     if not isinstance(node, fx.Node):
         return None
@@ -254,7 +254,7 @@ def _constant(node, gm=None):
     if node.target is P.scalar_tensor.default and not isinstance(node.args[0], fx.Node):
         return node.args[0], node.kwargs["dtype"], node.kwargs["device"], ()
     if node.target is P.broadcast_in_dim.default and len(node.args[2]) == 0:
-        inner = _constant(node.args[0], gm)
+        inner = scalar_constant(node.args[0], gm)
         if inner is not None and all(not isinstance(s, fx.Node) for s in node.args[1]):
             return inner[0], inner[1], inner[2], tuple(node.args[1])
     return None
@@ -267,15 +267,15 @@ def fold_constants(gm):
         if prim is None or prim.meta != ELEMENTWISE_RULE or "nondeterministic" in prim.tags:
             continue
         tensor_args = [a for a in node.args if isinstance(a, fx.Node)]
-        consts = [_constant(a, gm) for a in tensor_args]
+        consts = [scalar_constant(a, gm) for a in tensor_args]
         if not tensor_args or any(c is None for c in consts):
             continue
         shapes = {c[3] for c in consts}
         if len(shapes) != 1:
             continue
         shape = shapes.pop()
-        args = [torch.tensor(_constant(a, gm)[0], dtype=_constant(a, gm)[1]) if isinstance(a, fx.Node) else a
-                for a in node.args]
+        args = [torch.tensor(scalar_constant(a, gm)[0], dtype=scalar_constant(a, gm)[1])
+                if isinstance(a, fx.Node) else a for a in node.args]
         value = node.target(*args, **node.kwargs)
         device = consts[0][2]
         with g.inserting_before(node):

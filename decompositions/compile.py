@@ -150,19 +150,20 @@ def _bias_into_mm(graph):
 
 def _prim(node, name: str) -> bool:
     from primkit import prims
-    return isinstance(node, torch.fx.Node) and node.op == "call_function" and prims.is_prim(node.target) \
-        and node.target._opname == name
+    if not (isinstance(node, torch.fx.Node) and node.op == "call_function"):
+        return False
+    prim = prims.def_of(node.target)
+    return prim is not None and prim.name == name
 
 
 def _filled(node):
-    """The value a node fills its tensor with (broadcast_in_dim of a scalar_tensor or of a 0-d full), or None."""
+    """The scalar a node holds or splats (a scalar constant, canonicalize's, or its broadcast to any shape,
+    symbolic sizes included), or None."""
+    from primkit.decompositions.canonicalize import scalar_constant
     if _prim(node, "broadcast_in_dim") and list(node.args[2]) == []:
         node = node.args[0]
-    if _prim(node, "scalar_tensor"):
-        return node.args[0]
-    if _prim(node, "full") and list(node.args[0]) == []:
-        return node.args[1]
-    return None
+    constant = scalar_constant(node)
+    return None if constant is None else constant[0]
 
 
 def _val(node):
@@ -230,15 +231,15 @@ def _match_attention(out):
     elif _prim(scores, "where") and _filled(scores.args[2]) == -math.inf:
         nodes.append(scores)
         mask, scores = scores.args[:2]
-    if not (_prim(scores, "mul") and _prim(scores.args[0], "matmul")
-            and isinstance(_filled(scores.args[1]), (int, float))):
+    scale = _filled(scores.args[1]) if _prim(scores, "mul") else None
+    if not (isinstance(scale, (int, float)) and _prim(scores.args[0], "matmul")):
         return None
     product = scores.args[0]
     q, kt = product.args
     if not (_prim(kt, "permute") and list(kt.args[1]) == [0, 2, 1]):
         return None
     nodes += [scores, product, kt]
-    return q, kt.args[0], v, mask, float(_filled(scores.args[1])), nodes
+    return q, kt.args[0], v, mask, float(scale), nodes
 
 
 def _unbroadcast(node):
