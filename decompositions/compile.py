@@ -92,7 +92,7 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
     from primkit.decompositions import executor
-    gm = _attention_as_sdpa(gm)
+    gm = _without_dead_index_wraps(_attention_as_sdpa(gm))
     compiled = executor.compile(gm, constants=False, kernels=_traceable)   # Inductor folds constants itself
     fake_mode = detect_fake_mode(example_inputs)
     if fake_mode is None:
@@ -107,8 +107,20 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
             node.target = torch.ops.aten.reshape.default
     _bias_into_mm(aten.graph)
     aten.graph.eliminate_dead_code()
+    _drop_unread_constants(aten)
     aten.recompile()
     return aten
+
+
+def _drop_unread_constants(gm: torch.fx.GraphModule) -> None:
+    """Delete gm's tensor constants that no node reads any more. make_fx keeps a tensor a kernel creates
+    from a Python number (a float64 scalar the reference implementations divide or scale by) as a buffer of
+    the traced module, and the buffer stays when dead-code elimination removes the node that read it;
+    compile_fx lifts every buffer into an input of the compiled graph, which each call then passes (71
+    unread inputs on the bench's GPT-2)."""
+    read = {node.target for node in gm.graph.nodes if node.op == "get_attr"}
+    for name in [name for name, _ in gm.named_buffers(recurse=False) if name not in read]:
+        delattr(gm, name)
 
 
 def _row_bias(node):
@@ -146,6 +158,24 @@ def _bias_into_mm(graph):
             node.replace_all_uses_with(fused)
             graph.erase_node(node)
             break
+
+
+def _graph_copy(gm: torch.fx.GraphModule):
+    """(graph, env): a copy of gm's graph for a pass to rewrite, and the map from gm's nodes to the copy's."""
+    graph, env = torch.fx.Graph(), {}
+    graph.output(graph.graph_copy(gm.graph, env))
+    return graph, env
+
+
+def _module(gm: torch.fx.GraphModule, graph: torch.fx.Graph, replaced) -> torch.fx.GraphModule:
+    """The rewritten copy of gm's graph as a module of gm's attributes and meta, the nodes of ``replaced``
+    that nothing reads any more erased."""
+    for node in reversed(list(graph.nodes)):
+        if node in replaced and not node.users:
+            graph.erase_node(node)
+    copy = torch.fx.GraphModule(gm, graph)
+    copy.meta = dict(getattr(gm, "meta", {}))
+    return copy
 
 
 def _prim(node, name: str) -> bool:
@@ -292,9 +322,7 @@ def _attention_as_sdpa(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
         matches.append((node, *operands, scale, nodes))
     if not matches:
         return gm
-    graph = torch.fx.Graph()
-    env: dict = {}
-    graph.output(graph.graph_copy(gm.graph, env))
+    graph, env = _graph_copy(gm)
     replaced = set()
     for node, *operands, scale, nodes in matches:
         replaced.update(env[n] for n in nodes + [node])
@@ -310,12 +338,76 @@ def _attention_as_sdpa(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
         for user in list(flat.users):   # the reshape back to (batch, heads, rows, cols) is the fused result
             if _prim(user, "reshape") and _val(user) is not None and _same_shape(_val(user).shape, unflat):
                 user.replace_all_uses_with(fused)
-    for node in reversed(list(graph.nodes)):   # the decomposed attention, now unread
-        if node in replaced and not node.users:
-            graph.erase_node(node)
-    copy = torch.fx.GraphModule(gm, graph)
-    copy.meta = dict(getattr(gm, "meta", {}))
-    return copy
+    return _module(gm, graph, replaced)   # the decomposed attention erased, now unread
+
+
+# prims whose every element is an element of their first operand (or a copy of one): they keep it non-negative
+_SAME_ELEMENTS = frozenset({"broadcast_in_dim", "reshape", "permute", "squeeze", "expand_dims", "slice", "rev",
+                            "collapse", "split_dim", "alias", "clone", "stop_gradient"})
+
+
+def _non_negative_nodes(graph) -> set:
+    """The integer tensor nodes of graph whose elements are all known to be >= 0 from how the graph builds them:
+    an iota with a start and step >= 0, a constant >= 0, their views, and sums and products of such (int64
+    arithmetic, which the program's own eager run would have to overflow to differ)."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+    known = set()
+    for node in graph.nodes:
+        val = _val(node)
+        if node.op != "call_function" or val is None or val.dtype.is_floating_point or val.dtype.is_complex \
+                or val.dtype == torch.bool:
+            continue
+        constant = _filled(node)
+        args = node.args
+        if constant is not None:
+            ok = isinstance(constant, (int, bool)) and constant >= 0
+        elif _prim(node, "iota"):
+            ok = all(statically_known_true(node.kwargs[k] >= 0) for k in ("start", "step"))
+        elif any(_prim(node, name) for name in _SAME_ELEMENTS):
+            ok = args[0] in known
+        elif _prim(node, "convert_element_type"):   # to as wide an integer type: the same values
+            source = _val(args[0])
+            ok = args[0] in known and source is not None and val.itemsize >= source.itemsize and val.is_signed()
+        elif _prim(node, "add") or _prim(node, "mul"):
+            ok = args[0] in known and args[1] in known
+        else:
+            ok = False
+        if ok:
+            known.add(node)
+    return known
+
+
+def _dead_index_wrap(node, known):
+    """The index i where node is where(lt(i, 0), add(i, n), i), the wrap of a negative index that indexing
+    decomposes to, and i is known non-negative (an arange's positions, as a causal or padding mask indexes
+    with), else None."""
+    if not _prim(node, "where"):
+        return None
+    cond, wrapped, index = node.args
+    if index not in known or not (_prim(cond, "lt") and cond.args[0] is index and _filled(cond.args[1]) == 0):
+        return None
+    if not (_prim(wrapped, "add") and wrapped.args[0] is index and _filled(wrapped.args[1]) is not None):
+        return None
+    return index
+
+
+def _without_dead_index_wraps(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """gm with the negative-index wraps of indices known to be non-negative removed, in a copy of gm.
+
+    Indexing decomposes to a position computed with where(i < 0, i + n, i); where i is an arange's positions
+    (transformers builds its padding mask as padding_mask[batch_arange, kv_arange]) the where is dead, and
+    it hides from Inductor that the position is affine in the loop indices: Inductor then gathers with a
+    bounds check, element by element, where its own path (aten.index on the aranges) loads directly."""
+    known = _non_negative_nodes(gm.graph)
+    matches = [(node, index) for node in gm.graph.nodes if (index := _dead_index_wrap(node, known)) is not None]
+    if not matches:
+        return gm
+    graph, env = _graph_copy(gm)
+    replaced = set()
+    for node, index in matches:
+        replaced.update(env[n] for n in (node, *node.args[:2]))   # the where, its test and the wrapped index
+        env[node].replace_all_uses_with(env[index])
+    return _module(gm, graph, replaced)
 
 
 def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):

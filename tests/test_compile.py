@@ -315,3 +315,34 @@ def test_primkit_inductor_attention_equals_eager(monkeypatch, dynamic):
     symbolic = [isinstance(d, torch.SymInt) for gm in lowered for n in gm.graph.nodes if n.op == "placeholder"
                 and isinstance(n.meta.get("val"), torch.Tensor) for d in n.meta["val"].shape]
     assert any(symbolic) == dynamic
+
+
+def _indexing_cases():
+    """name -> (program, args, whether every index is known non-negative from the graph)."""
+    g = torch.Generator().manual_seed(0)
+    mask = torch.rand(2, 6, generator=g) > 0.3
+    x = torch.randn(6, 4, generator=g)
+
+    def padding_mask(m):   # transformers' padding mask: padding_mask[batch_arange, kv_arange]
+        return m[torch.arange(2)[:, None, None], torch.arange(6)[None, None, :]]
+
+    return {
+        "aranges": (padding_mask, (mask,), True),
+        "arange-offset": (lambda x: x[torch.arange(3) * 2 + 1], (x,), True),
+        "negative-start": (lambda x: x[torch.arange(-3, 3)], (x,), False),
+        "given-indices": (lambda x, i: x[i], (x, torch.tensor([0, -1, 2, -6])), False),
+    }
+
+
+@pytest.mark.parametrize("case", list(_indexing_cases()))
+def test_dead_index_wraps_removed(case):
+    # Indexing decomposes to where(i < 0, i + n, i); where i is known non-negative (an arange's positions),
+    # primkit_inductor drops the where, so that Inductor sees a position affine in its loop indices and loads
+    # directly instead of gathering. Indices that may be negative keep it; the values are eager's.
+    program, args, non_negative = _indexing_cases()[case]
+    gm, aten, targets = _lowered(program, args)
+    assert any(n.target is torch.ops.primkit.where.default for n in gm.graph.nodes)
+    assert (torch.ops.aten.where.self not in targets) == non_negative
+    out, expected = aten(*args), program(*args)
+    assert torch.equal(out, expected) and out.stride() == expected.stride()
+
