@@ -317,6 +317,62 @@ def test_primkit_inductor_attention_equals_eager(monkeypatch, dynamic):
     assert any(symbolic) == dynamic
 
 
+def _layer_norm_cases():
+    """name -> (program, args): layer norm as models call it."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 5, 8, generator=g) * 3 + 1
+    w, b = torch.randn(8, generator=g), torch.randn(8, generator=g)
+    ln = torch.nn.functional.layer_norm
+    return {
+        "affine": (lambda x, w, b: ln(x, [8], w, b), (x, w, b)),
+        "no-affine": (lambda x: ln(x, [8]), (x,)),
+        "weight-only": (lambda x, w: ln(x, [8], w), (x, w)),
+        "bias-only": (lambda x, b: ln(x, [8], None, b), (x, b)),
+        "two-dims": (lambda x, w: ln(x, [5, 8], w, None, 1e-3), (x, torch.randn(5, 8, generator=g))),
+        "transposed-input": (lambda x, w, b: ln(x.transpose(0, 1), [8], w, b), (x, w, b)),
+        "float64": (lambda x, w, b: ln(x, [8], w, b), (x.double(), w.double(), b.double())),
+        "float16": (lambda x, w, b: ln(x, [8], w, b), (x.half(), w.half(), b.half())),
+    }
+
+
+@pytest.mark.parametrize("case", list(_layer_norm_cases()))
+def test_layer_norm_reaches_inductor_as_one_op(case):
+    # primkit_inductor hands Inductor the decomposed layer norm as aten.native_layer_norm, the op its own path
+    # gets (its lowering keeps each row's mean in a buffer, divided once, instead of recomputing it in each
+    # loop that reads it); the values and layout are eager's.
+    program, args = _layer_norm_cases()[case]
+    gm, aten, targets = _lowered(program, args)
+    assert any(n.target is torch.ops.primkit.rsqrt.default for n in gm.graph.nodes)   # decomposed: a prim graph
+    assert torch.ops.aten.native_layer_norm.default in targets and torch.ops.aten.rsqrt.default not in targets
+    out, expected = aten(*args), program(*args)
+    assert out.dtype == expected.dtype and out.shape == expected.shape and out.stride() == expected.stride()
+    # float16: both compute in float32 and round once; eager's kernel sums in its own order
+    tol = dict(atol=1e-3, rtol=1e-3) if expected.dtype == torch.float16 else {}
+    torch.testing.assert_close(out, expected, **tol)
+
+
+def test_layer_norm_left_decomposed_where_its_statistics_are_read():
+    # native_layer_norm's mean and rstd outputs read the pattern's intermediates (as a training graph keeps
+    # them for the backward): the layer norm stays decomposed. The lowered module keeps no tensor constant
+    # that none of its nodes reads (make_fx leaves such buffers; compile_fx would pass each as an input).
+    program = torch.ops.aten.native_layer_norm.default
+    x, w, b = _layer_norm_cases()["affine"][1]
+    gm, aten, targets = _lowered(lambda x, w, b: program(x, [8], w, b, 1e-5), (x, w, b))
+    assert torch.ops.aten.native_layer_norm.default not in targets and torch.ops.aten.rsqrt.default in targets
+    for out, expected in zip(aten(x, w, b), program(x, [8], w, b, 1e-5)):
+        torch.testing.assert_close(out, expected)
+    read = {n.target for n in aten.graph.nodes if n.op == "get_attr"}
+    assert all(name in read for name, _ in aten.named_buffers())
+
+
+def test_primkit_inductor_layer_norm_training_step_equals_eager():
+    # A training graph keeps the layer norm's statistics for the backward: the forward stays decomposed,
+    # and the step equals eager's.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.LayerNorm(8), nn.ReLU(), nn.Linear(8, 3)).train()
+    _check_training(model, (torch.randn(4, 8),), "primkit_inductor")
+
+
 def _indexing_cases():
     """name -> (program, args, whether every index is known non-negative from the graph)."""
     g = torch.Generator().manual_seed(0)
@@ -346,3 +402,23 @@ def test_dead_index_wraps_removed(case):
     out, expected = aten(*args), program(*args)
     assert torch.equal(out, expected) and out.stride() == expected.stride()
 
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_primkit_inductor_layer_norm_equals_eager(monkeypatch, dynamic):
+    # Through torch.compile in inference: the lowered graph holds native_layer_norm, with symbolic sizes too
+    # (dynamic=True, two sequence lengths), and the values are eager's.
+    from primkit.decompositions import compile as backends
+    lowered = []
+    monkeypatch.setattr(backends, "to_aten", lambda gm, args, f=backends.to_aten: lowered.append(f(gm, args))
+                        or lowered[-1])
+    torch.manual_seed(0)
+    module = nn.Sequential(nn.Linear(8, 8), nn.LayerNorm(8), nn.GELU()).eval()
+    model = torch.compile(module, backend="primkit_inductor", dynamic=dynamic)
+    with torch.no_grad():
+        for length in (5, 3) if dynamic else (5,):
+            x = torch.randn(2, length, 8)
+            torch.testing.assert_close(model(x), module(x))
+    assert lowered
+    for gm in lowered:
+        targets = {n.target for n in gm.graph.nodes if n.op == "call_function"}
+        assert torch.ops.aten.native_layer_norm.default in targets and torch.ops.aten.rsqrt.default not in targets
