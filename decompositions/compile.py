@@ -15,6 +15,7 @@ torch finds them by name through the ``torch_dynamo_backends`` entry points in p
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 
@@ -92,7 +93,7 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
     from primkit.decompositions import executor
-    gm = _layer_norm_as_aten(_without_dead_index_wraps(_attention_as_sdpa(gm)))
+    gm = _max_pool_as_aten(_layer_norm_as_aten(_without_dead_index_wraps(_attention_as_sdpa(gm))))
     compiled = executor.compile(gm, constants=False, kernels=_traceable)   # Inductor folds constants itself
     fake_mode = detect_fake_mode(example_inputs)
     if fake_mode is None:
@@ -469,6 +470,124 @@ def _layer_norm_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
         fused.meta.update(new.meta)
         new.replace_all_uses_with(fused)
     return _module(gm, graph, replaced)   # the decomposed layer norms erased, now unread
+
+
+def _window_slices(out):
+    """The slices whose elementwise maximum ``out`` is, a left-to-right chain of maximum nodes (the
+    decomposed max pooling's reduction), with the chain's nodes, or None."""
+    chain, node = [], out
+    while _prim(node, "maximum") and (node is out or len(node.users) == 1):
+        chain.append(node)
+        node = node.args[0]
+    if not chain:
+        return None
+    leaves = [chain[-1].args[0]] + [n.args[1] for n in reversed(chain)]
+    return (leaves, chain) if all(_prim(leaf, "slice") for leaf in leaves) else None
+
+
+def _max_pool_geometry(padded, slices):
+    """(kernel, stride, padding, dilation) of the 2-d max pooling whose windows are ``slices`` of ``padded``
+    (the input padded with -inf on its last two dims, or the input itself), offsets in row-major order; or
+    None where the slices are something else."""
+    shape = _val(padded).shape
+    rank = len(shape)
+    offsets, strides = [], set()
+    for node in slices:
+        starts, limits, steps = (list(a) for a in node.args[1:4])
+        if starts[:rank - 2] != [0] * (rank - 2) or steps[:rank - 2] != [1] * (rank - 2) \
+                or list(limits[:rank - 2]) != list(shape[:rank - 2]):
+            return None
+        offsets.append(tuple(starts[rank - 2:]))
+        strides.add(tuple(steps[rank - 2:]))
+    if len(strides) != 1:
+        return None
+    rows, cols = sorted({o[0] for o in offsets}), sorted({o[1] for o in offsets})
+    dilation = [rows[1] - rows[0] if len(rows) > 1 else 1, cols[1] - cols[0] if len(cols) > 1 else 1]
+    kernel = [len(rows), len(cols)]
+    expected = [(i * dilation[0], j * dilation[1]) for i in range(kernel[0]) for j in range(kernel[1])]
+    return (kernel, list(strides.pop()), dilation) if offsets == expected and min(dilation) > 0 else None
+
+
+def _max_pool2d(x, kernel, stride, padding, dilation, ceil_mode):
+    return torch.ops.aten.max_pool2d_with_indices.default(x, kernel, stride, padding, dilation, ceil_mode)[0]
+
+
+def _match_max_pool(out):
+    """The decomposed 2-d max pooling (decompositions/nn/pooling.py, ``_max_pool``) whose values are ``out``,
+    as (x, (kernel, stride, padding, dilation, ceil_mode), nodes), or None."""
+    found = _window_slices(out)
+    if found is None:
+        return None
+    slices, chain = found
+    padded = slices[0].args[0]
+    if any(s.args[0] is not padded or len(s.users) != 1 for s in slices) or _val(padded) is None:
+        return None
+    x, padding, nodes = padded, [0, 0], [*chain, *slices]
+    if _prim(padded, "pad"):
+        x, fill, low, high, interior = padded.args
+        rank = len(low)
+        if fill != -math.inf or any(interior) or any(low[:rank - 2]) or any(high[:rank - 2]) \
+                or len(padded.users) != len(slices):
+            return None
+        padding, nodes = list(low[rank - 2:]), nodes + [padded]
+        if min(padding) < 0:
+            return None
+    val = _val(x)
+    if val is None or val.dim() not in (3, 4) or not val.dtype.is_floating_point \
+            or not all(isinstance(d, int) for d in val.shape):
+        return None
+    geometry = _max_pool_geometry(padded, slices)
+    if geometry is None:
+        return None
+    kernel, stride, dilation = geometry
+    if any(p > (d * (k - 1) + 1) // 2 for p, k, d in zip(padding, kernel, dilation)):
+        return None    # beyond what max_pool2d accepts
+    sizes, wanted = val.shape[-2:], list(_val(out).shape[-2:])
+    for ceil_mode in (False, True):
+        shape = []
+        for size, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
+            o = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+            shape.append(o - 1 if ceil_mode and (o - 1) * s >= size + p else o)
+        if shape == wanted:
+            return x, (kernel, stride, padding, dilation, ceil_mode), nodes
+    return None
+
+
+def _max_pool_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """The decomposed 2-d max poolings of gm's graph as aten.max_pool2d_with_indices calls (their values), in a
+    copy of gm: the op Inductor's own path gets, whose lowering keeps the pooled input in a buffer and reads
+    its windows with masked loads, where the decomposition's -inf padding, read by every window, is a
+    tensor of its own (Inductor materialized it, the batch norm and ReLU before it computed into it).
+
+    Only where the value and its layout are the op's: float inputs of static sizes, windows on the last two
+    dims, the pooled result laid out as the op lays it out, and no intermediate read outside the pattern (the
+    indices, which read the windows, leave it decomposed)."""
+    matches = []
+    for node in gm.graph.nodes:
+        found = _match_max_pool(node)
+        if found is None:
+            continue
+        x, geometry, nodes = found
+        if not _only_read_by(nodes[1:], set(nodes)):
+            continue
+        val = _val(x)
+        with val.fake_mode if hasattr(val, "fake_mode") else contextlib.nullcontext():
+            pooled = _max_pool2d(val, *geometry)
+        if not _same_shape(pooled.stride(), _val(node).stride()):
+            continue
+        matches.append((node, x, geometry, nodes))
+    if not matches:
+        return gm
+    graph, env = _graph_copy(gm)
+    replaced = set()
+    for node, x, geometry, nodes in matches:
+        replaced.update(env[n] for n in nodes)
+        new = env[node]
+        with graph.inserting_before(new):
+            fused = graph.call_function(_max_pool2d, (env[x], *geometry))
+        fused.meta.update(new.meta)
+        new.replace_all_uses_with(fused)
+    return _module(gm, graph, replaced)   # the decomposed poolings erased, now unread
 
 
 # prims whose every element is an element of their first operand (or a copy of one): they keep it non-negative

@@ -162,8 +162,10 @@ def test_primkit_inductor_dropout_with_eager_random_numbers():
 
 @pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
 def test_pooling_reaches_inductor_as_fusable_ops(layout):
-    # primkit_inductor hands Inductor pad as one constant_pad_nd (a masked load it fuses into the pooling's
-    # maxima) instead of the reference implementation's full + cat; the ATen graph equals eager.
+    # primkit_inductor hands Inductor a max pooling over the last two dims as max_pool2d_with_indices (below);
+    # where the windows are on other dims (channels-last pools in NHWC order) the padding reaches it as one
+    # constant_pad_nd (a masked load it fuses into the pooling's maxima) instead of the reference
+    # implementation's full + cat. The ATen graph equals eager.
     from torch.fx.experimental.proxy_tensor import make_fx
     from primkit.decompositions import get_decompositions
     from primkit.decompositions.compile import to_aten
@@ -177,7 +179,9 @@ def test_pooling_reaches_inductor_as_fusable_ops(layout):
         gm.recompile()
         aten = to_aten(gm, [x])
     targets = {n.target for n in aten.graph.nodes if n.op == "call_function"}
-    assert torch.ops.aten.constant_pad_nd.default in targets and torch.ops.aten.cat.default not in targets
+    assert torch.ops.aten.cat.default not in targets
+    assert (torch.ops.aten.max_pool2d_with_indices.default if layout == "contiguous"
+            else torch.ops.aten.constant_pad_nd.default) in targets
     out, expected = aten(x), pool(x)
     assert torch.equal(out, expected) and out.stride() == expected.stride()
 
@@ -422,3 +426,43 @@ def test_primkit_inductor_layer_norm_equals_eager(monkeypatch, dynamic):
     for gm in lowered:
         targets = {n.target for n in gm.graph.nodes if n.op == "call_function"}
         assert torch.ops.aten.native_layer_norm.default in targets and torch.ops.aten.rsqrt.default not in targets
+
+
+def _max_pool_cases():
+    """name -> (program, args, whether it reaches Inductor as max_pool2d_with_indices)."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 3, 9, 10, generator=g)
+    x[0, 1, 2, 3] = math.nan
+    x[1, 0, :2, :2] = -math.inf
+    pool = torch.nn.functional.max_pool2d
+    return {
+        "resnet-stem": (lambda x: pool(x, 3, 2, 1), (x,), True),
+        "no-padding": (lambda x: pool(x, 2), (x,), True),
+        "dilation": (lambda x: pool(x, 3, 1, 1, dilation=2), (x,), True),
+        "ceil-mode": (lambda x: pool(x, 3, 2, 1, ceil_mode=True), (x,), True),
+        "rectangular": (lambda x: pool(x, (2, 3), (1, 2), (1, 0)), (x,), True),
+        "unbatched": (lambda x: pool(x, 3, 2, 1), (x[0],), True),
+        "float64": (lambda x: pool(x, 3, 2, 1), (x.double(),), True),
+        "indices-read": (lambda x: pool(x, 3, 2, 1, return_indices=True), (x,), False),
+        "channels-last": (lambda x: pool(x, 3, 2, 1), (x.contiguous(memory_format=torch.channels_last),), False),
+    }
+
+
+def _leaves(t):
+    return list(t) if isinstance(t, (tuple, list)) else [t]
+
+
+@pytest.mark.parametrize("case", list(_max_pool_cases()))
+def test_max_pool_reaches_inductor_as_one_op(case):
+    # primkit_inductor hands Inductor the decomposed max pooling (the -inf padding, a strided slice per window
+    # offset, their elementwise maxima) as max_pool2d_with_indices, the op its own path gets: its lowering
+    # keeps the pooled input in a buffer and reads the windows with masked loads, where the padded tensor was
+    # materialized. Not where the indices are read or the windows are on other dims; the values (nan and
+    # all -inf windows included) and layout are eager's.
+    program, args, fused = _max_pool_cases()[case]
+    gm, aten, targets = _lowered(program, args)
+    assert any(n.target is torch.ops.primkit.maximum.default for n in gm.graph.nodes)   # decomposed: a prim graph
+    assert (torch.ops.aten.max_pool2d_with_indices.default in targets) == fused
+    out, expected = aten(*args), program(*args)
+    for a, e in zip(_leaves(out), _leaves(expected)):
+        assert torch.equal(a.nan_to_num(), e.nan_to_num()) and a.isnan().equal(e.isnan()) and a.stride() == e.stride()
