@@ -202,6 +202,11 @@ def _val(node):
     return val if isinstance(val, torch.Tensor) else None
 
 
+def _only_read_by(nodes, inside) -> bool:
+    """Whether every reader of ``nodes`` is in ``inside`` (a pattern's intermediates not read outside it)."""
+    return all(u in inside for n in nodes for u in n.users)
+
+
 def _row_reduced(node, op: str, source, fill_if, fill):
     """Whether node is where(eq(r, fill_if), fill, r) with r = op(source, [2]), broadcast back along dim 2:
     the guarded row maximum (and row total) of the softmax scaled_dot_product_attention decomposes to."""
@@ -311,8 +316,7 @@ def _attention_as_sdpa(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
         if mask is not None and (vals[3].dtype not in (torch.bool, vals[0].dtype) or not _same_shape(
                 vals[3].shape, (vals[0].shape[0], vals[0].shape[1], vals[1].shape[1]))):
             continue
-        inside = set(nodes) | {node}
-        if any(u not in inside for n in nodes for u in n.users):
+        if not _only_read_by(nodes, set(nodes) | {node}):
             continue
         # the (batch, heads, rows, cols) operands the decomposition flattened (the kernel takes 4-D ones)
         operands = [None if t is None else _four_d(t) for t in (q, k, v, mask)]
@@ -340,10 +344,6 @@ def _attention_as_sdpa(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
             if _prim(user, "reshape") and _val(user) is not None and _same_shape(_val(user).shape, unflat):
                 user.replace_all_uses_with(fused)
     return _module(gm, graph, replaced)   # the decomposed attention erased, now unread
-
-
-def _only_read_by(nodes, inside) -> bool:
-    return all(u in inside for n in nodes for u in n.users)
 
 
 def _row_mean(node, source, dims):
@@ -505,7 +505,7 @@ def _max_pool_geometry(padded, slices):
     dilation = [rows[1] - rows[0] if len(rows) > 1 else 1, cols[1] - cols[0] if len(cols) > 1 else 1]
     kernel = [len(rows), len(cols)]
     expected = [(i * dilation[0], j * dilation[1]) for i in range(kernel[0]) for j in range(kernel[1])]
-    return (kernel, list(strides.pop()), dilation) if offsets == expected and min(dilation) > 0 else None
+    return (kernel, list(strides.pop()), dilation) if offsets == expected else None
 
 
 def _max_pool2d(x, kernel, stride, padding, dilation, ceil_mode):
@@ -533,22 +533,19 @@ def _match_max_pool(out):
         if min(padding) < 0:
             return None
     val = _val(x)
-    if val is None or val.dim() not in (3, 4) or not val.dtype.is_floating_point \
-            or not all(isinstance(d, int) for d in val.shape):
+    if val is None or not val.dtype.is_floating_point or not all(isinstance(d, int) for d in val.shape):
         return None
     geometry = _max_pool_geometry(padded, slices)
     if geometry is None:
         return None
+    from primkit.decompositions.nn.pooling import pool_geometry
     kernel, stride, dilation = geometry
-    if any(p > (d * (k - 1) + 1) // 2 for p, k, d in zip(padding, kernel, dilation)):
-        return None    # beyond what max_pool2d accepts
-    sizes, wanted = val.shape[-2:], list(_val(out).shape[-2:])
     for ceil_mode in (False, True):
-        shape = []
-        for size, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
-            o = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
-            shape.append(o - 1 if ceil_mode and (o - 1) * s >= size + p else o)
-        if shape == wanted:
+        try:   # max_pool2d's own checks (rank, padding at most half the window) and output size
+            out_size = pool_geometry("max_pool2d", val, 2, kernel, stride, padding, dilation, ceil_mode)[-1]
+        except RuntimeError:
+            continue
+        if out_size == list(_val(out).shape[-2:]):
             return x, (kernel, stride, padding, dilation, ceil_mode), nodes
     return None
 
@@ -567,9 +564,7 @@ def _max_pool_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
         found = _match_max_pool(node)
         if found is None:
             continue
-        x, geometry, nodes = found
-        if not _only_read_by(nodes[1:], set(nodes)):
-            continue
+        x, geometry, nodes = found   # each node of the pattern read only inside it (_match_max_pool checks)
         val = _val(x)
         with val.fake_mode if hasattr(val, "fake_mode") else contextlib.nullcontext():
             pooled = _max_pool2d(val, *geometry)
