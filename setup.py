@@ -1,6 +1,7 @@
 """Packages of the one import package, primkit, discovered from the repository's folders.
 
-Each layer is a top-level folder of the repository (prims/, decompositions/, opinfo/, tools/) and
+Each layer is a top-level folder of the repository (prims/, decompositions/, graph/, runtime/, opinfo/,
+tools/) and
 installs as a subpackage of primkit (``primkit.prims``, ...) through package-dir. pyproject.toml
 cannot say that: its package discovery finds ``prims`` where ``primkit.prims`` is meant, so the
 packages are found here with find_packages under each folder and prefixed.
@@ -14,7 +15,7 @@ Everything else in the project's metadata is in pyproject.toml.
 """
 from setuptools import find_packages, setup
 
-LAYERS = ("prims", "decompositions", "opinfo", "tools")
+LAYERS = ("prims", "decompositions", "graph", "runtime", "opinfo", "tools")
 
 package_dir = {"primkit": "primkit_pkg"}
 packages = ["primkit"]

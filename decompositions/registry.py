@@ -5,6 +5,8 @@ from typing import Callable, Iterable
 
 import torch
 
+from primkit import prims
+
 _REGISTRY: dict[torch._ops.OpOverload, Callable] = {}
 # "namespace::name.overload" -> decomposition, for ops a library defines when the user imports it (FSDP2's
 # torch.ops.fsdp): registered once the op exists, so that importing primkit does not import the library
@@ -83,3 +85,20 @@ def registered() -> dict:
     if _DEFERRED:
         _register_defined()
     return dict(_REGISTRY)
+
+
+def kept_ops(keep, context="trace(keep=...)") -> dict:
+    """``keep`` (OpOverloads or packets of ATen ops) -> {overload: its decomposition or None}."""
+    if keep is None:
+        return {}
+    if isinstance(keep, (str, torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        keep = [keep]
+    table = registered()
+    out = {}
+    for op in keep:
+        for overload in overloads_of(op, context):
+            if prims.is_prim(overload):
+                raise TypeError(f"{context}: {overload.name()} is a prim; keep names ATen ops (a prim stays "
+                                f"whole when it is in the target)")
+            out[overload] = table.get(overload)
+    return out

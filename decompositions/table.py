@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.backend import kept_ops
 from primkit.decompositions.lowering import lower_to
-from primkit.decompositions.registry import DecompositionError, overloads_of, registered
+from primkit.decompositions.registry import DecompositionError, kept_ops, overloads_of, registered
 
 
 def get_decompositions(ops=None, *, target=None, keep=None) -> dict:

@@ -17,10 +17,10 @@ import torch.utils._pytree as pytree
 from torch.fx import traceback as fx_traceback
 
 from primkit import prims
-from primkit.decompositions import guards
+from primkit.graph import guards
 from primkit.decompositions.composite import composites, override_keys
 from primkit.decompositions.lowering import node_dtype
-from primkit.decompositions.registry import DecompositionError, overloads_of, registered
+from primkit.decompositions.registry import DecompositionError
 
 _ATEN_KEY = "primkit.aten_op"   # the key under node.meta["custom"] while tracing (FX copies "custom" onto nodes)
 
@@ -119,23 +119,6 @@ def target_error(name, rows) -> DecompositionError:
 
 
 # -- kept ATen ops -------------------------------------------------------------------------------
-
-def kept_ops(keep, context="trace(keep=...)") -> dict:
-    """``keep`` (OpOverloads or packets of ATen ops) -> {overload: its decomposition or None}."""
-    if keep is None:
-        return {}
-    if isinstance(keep, (str, torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
-        keep = [keep]
-    table = registered()
-    out = {}
-    for op in keep:
-        for overload in overloads_of(op, context):
-            if prims.is_prim(overload):
-                raise TypeError(f"{context}: {overload.name()} is a prim; keep names ATen ops (a prim stays "
-                                f"whole when it is in the target)")
-            out[overload] = table.get(overload)
-    return out
-
 
 def _emit_kept(op, entry):
     """A kernel for a CompositeImplicitAutograd op that is kept: under make_fx it records one node of

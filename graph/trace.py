@@ -20,11 +20,11 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from primkit import prims
-from primkit.decompositions import backend, direct, guards
-from primkit.decompositions.canonicalize import canonicalize_graph
+from primkit.graph import dispatch_tracer, guards, targets
+from primkit.graph.canonicalize import canonicalize_graph
 from primkit.decompositions.composite import composites
 from primkit.decompositions.lowering import prim_set
-from primkit.decompositions.registry import DecompositionError
+from primkit.decompositions.registry import DecompositionError, kept_ops
 from primkit.decompositions.table import get_decompositions
 
 # Non-prim targets a prim graph may hold: tuple indexing and SymInt bookkeeping.
@@ -98,7 +98,7 @@ def _data_dependence_named(name):
         error = DecompositionError(
             ["aten::_local_scalar_dense"], f"trace({name}): ",
             f"read a tensor's value on the host, {what}, or run the program eagerly through prims, op by op on real "
-            f"tensors: `with primkit.decompositions.eager.through_prims(): ...`")
+            f"tensors: `with primkit.runtime.eager.through_prims(): ...`")
         error.add_note(f"torch said: {str(e).splitlines()[0]}")
         raise error from e
 
@@ -330,37 +330,37 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     """Trace ``fn(*args, **kwargs)`` (a function or nn.Module) to a prim-only GraphModule.
 
     Runs under fake tensors (no real compute); ``dynamic=True`` keeps sizes symbolic. The graph
-    is canonical (``decompositions.canonicalize``) unless ``canonical=False``; on a module, every
+    is canonical (``graph.canonicalize``) unless ``canonical=False``; on a module, every
     node records the module it came from in ``node.meta["nn_module_stack"]``. ``target``: a set
     of prim names; prims outside it are lowered where they can be (``decompositions.lowering``),
     and DecompositionError names each prim the graph still needs outside it, with the ATen op and
     module it came from. ``keep``: ATen ops (OpOverloads or packets) left whole, one node each,
-    carrying their decomposition in ``node.meta["decomposition"]`` (``decompositions.backend``).
+    carrying their decomposition in ``node.meta["decomposition"]`` (``graph.targets``).
     Every node made by a decomposition records its ATen op in ``node.meta["aten_op"]``.
     Raises DecompositionError listing every op that has no decomposition to prims.
 
     Two paths make the graph (``gm.meta["trace_path"]`` says which): the direct path
-    (``decompositions.direct``, one dispatch mode that functionalizes writes itself), and make_fx
+    (``graph.dispatch_tracer``, one dispatch mode that functionalizes writes itself), and make_fx
     over torch's FunctionalTensorMode for what it does not take (``dynamic=True``, ``keep=``, a
     program that reads a tensor's value, a write into a view it cannot scatter), where
     ``trace_path`` reads ``"make_fx: <why>"``. A program that leaves the direct path midway has run
     its Python once on it already (on fake tensors).
     """
-    report_outside = kwargs.pop("_report_outside", False)   # decompositions.requirements: record, do not raise
-    via = kwargs.pop("_via", "auto")    # tests: "make_fx" or "direct" (raising direct.Unsupported) alone
+    report_outside = kwargs.pop("_report_outside", False)   # graph.requirements: record, do not raise
+    via = kwargs.pop("_via", "auto")    # tests: "make_fx" or "direct" (raising dispatch_tracer.Unsupported) alone
     if target is not None:
         target = prim_set(target, "trace(target=...)")
-    kept = backend.kept_ops(keep)
+    kept = kept_ops(keep)
     if decompositions is None:
         table = get_decompositions(target=target)
     else:
         table = decompositions
-    table = backend.stamped({op: f for op, f in table.items() if op not in kept} if kept else table)
-    composite_table = {**table, **backend.kept_composites(kept)}
+    table = targets.stamped({op: f for op, f in table.items() if op not in kept} if kept else table)
+    composite_table = {**table, **targets.kept_composites(kept)}
     program = fn
     name = getattr(fn, "__name__", type(fn).__name__)
     # Tensors (keyword tensors too) and, with dynamic=True, ints are graph inputs; every other
-    # argument is a constant of the graph, checked on each call (decompositions.guards).
+    # argument is a constant of the graph, checked on each call (graph.guards).
     leaves, spec, inputs = guards.flatten_call(fn.forward if isinstance(fn, torch.nn.Module) else fn, name,
                                                args, kwargs, dynamic)
 
@@ -402,7 +402,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             out = pytree.tree_map_only(FunctionalTensor, lambda t: returned_args[id(t)], out)
         return out
 
-    # The direct path first (decompositions.direct: one dispatch mode that functionalizes writes itself,
+    # The direct path first (graph.dispatch_tracer: one dispatch mode that functionalizes writes itself,
     # about six times faster), where the program allows it; make_fx's functionalized trace where it does not.
     if via not in ("auto", "direct", "make_fx"):
         raise ValueError(f"trace({name}): _via must be 'auto', 'direct' or 'make_fx', got {via!r}")
@@ -413,18 +413,18 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         reason = "dynamic=True" if dynamic else "keep="
         path = f"make_fx: {reason}"
         if via == "direct":
-            raise direct.Unsupported(f"trace({name}): {reason} takes make_fx's path")
+            raise dispatch_tracer.Unsupported(f"trace({name}): {reason} takes make_fx's path")
     else:
         try:
             with torch.no_grad(), scopes(), composites(composite_table), tracing():
-                gm, written = direct.trace_direct(lambda *values: call(values[:len(state)], values[len(state):]),
+                gm, written = dispatch_tracer.trace_direct(lambda *values: call(values[:len(state)], values[len(state):]),
                                                   [*state, *inputs], table)
             order.written_at = {i - len(state): at for i, at in written.items() if i >= len(state)}
             path = "direct"
         except Exception as e:    # anything the direct path cannot do, make_fx's path does (or raises as before)
             if via == "direct":
                 raise
-            path = f"make_fx: {e}" if isinstance(e, direct.Unsupported) else \
+            path = f"make_fx: {e}" if isinstance(e, dispatch_tracer.Unsupported) else \
                 f"make_fx: the direct path raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     if gm is None:
         traced_state = _static_fakes(state) if dynamic else state
@@ -453,14 +453,14 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     _items_as_prims(gm)
     if isinstance(program, torch.nn.Module):
         _mark_module_state(gm, program)
-    backend.take_stamps(gm)
-    backend.mark_kept(gm, kept)
+    targets.take_stamps(gm)
+    targets.mark_kept(gm, kept)
     check_prim_only(gm, f"trace({name}): ", allowed=kept)
     if target is not None:
         gm.graph.eliminate_dead_code()   # a prim whose value nothing uses is no requirement
-        outside = backend.outside_target(gm, target)
+        outside = targets.outside_target(gm, target)
         if outside and not report_outside:
-            raise backend.target_error(name, outside)
+            raise targets.target_error(name, outside)
         gm.meta["outside_target"] = outside
     if canonical:
         canonicalize_graph(gm)

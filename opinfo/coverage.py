@@ -30,9 +30,9 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from primkit import decompositions, prims
+from primkit import decompositions, graph, prims
 from primkit.decompositions.composite import composites, is_composite
-from primkit.decompositions.trace import SYM_OPS, is_allowed_target
+from primkit.graph.trace import SYM_OPS, is_allowed_target
 
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
 
@@ -445,7 +445,7 @@ def program_view(programs, target=None, keep=None) -> list[dict]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                need = decompositions.requirements(fn, *args, target=target, keep=keep)
+                need = graph.requirements(fn, *args, target=target, keep=keep)
             row.update(prims=need["prims"], kept=need["kept"], missing_prims=need["missing"])
         except decompositions.DecompositionError as e:
             row["missing_ops"] = [m for m in e.missing if not m.startswith("primkit")]

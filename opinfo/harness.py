@@ -8,7 +8,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from primkit.decompositions import trace
+from primkit.graph import trace
 from primkit.opinfo.core import SampleInput
 
 

@@ -7,12 +7,14 @@ OpInfo test database.
     primkit.get_decompositions(ops=None, *, target=None)          # dict[OpOverload, Callable]
     primkit.DecompositionError                                     # lists every op without a decomposition
     primkit.catalog()                                              # the prims: tuple of PrimDef, catalog order
-    from primkit import prims, decompositions, opinfo, tools       # the layers
+    from primkit import prims, decompositions, graph, runtime, opinfo, tools   # the layers
 
 ``catalog`` is ``primkit.prims.catalog`` (a function, as in ``prims.catalog()``), so that
 ``primkit.catalog()`` and ``prims.catalog()`` are one call. ``import primkit`` defines the prims
-(``torch.ops.primkit.*``) and registers every decomposition; ``primkit.opinfo`` (the test database)
-and ``primkit.tools`` (the console command) are imported on first use.
+(``torch.ops.primkit.*``), registers every decomposition and imports the graph pipeline
+(``primkit.graph``); ``primkit.runtime`` (executor, eager mode, torch.compile backends),
+``primkit.opinfo`` (the test database) and ``primkit.tools`` (the console command) are imported on
+first use.
 
 This file is the package's top level; in the repository it lives in ``primkit_pkg/`` (see
 setup.py), and each layer is its own top-level folder mapped into the package.
@@ -27,18 +29,19 @@ try:
 except PackageNotFoundError:   # not installed (primkit is imported only through an install: see setup.py)
     __version__ = "0+unknown"
 
-from primkit import decompositions, prims
-from primkit.decompositions import DecompositionError, get_decompositions, trace
+from primkit import decompositions, graph, prims
+from primkit.decompositions import DecompositionError, get_decompositions
+from primkit.graph import trace
 from primkit.prims import catalog
 
 __all__ = ["trace", "get_decompositions", "DecompositionError", "catalog",
-           "prims", "decompositions", "opinfo", "tools"]
+           "prims", "decompositions", "graph", "runtime", "opinfo", "tools"]
 
-_LAZY = ("opinfo", "tools")
+_LAZY = ("runtime", "opinfo", "tools")
 
 
 def __getattr__(name):
-    """``primkit.opinfo`` and ``primkit.tools`` import on first use (the OpInfo database takes seconds)."""
+    """``primkit.runtime``, ``primkit.opinfo`` and ``primkit.tools`` import on first use (the OpInfo database takes seconds)."""
     if name in _LAZY:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

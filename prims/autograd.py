@@ -396,7 +396,7 @@ def register_mutating(prim, lib) -> None:
                     raise NotDifferentiableError(
                         f"primkit.{prim.name}: writes into '{name}' in place, which is not differentiable; "
                         f"run a graph with in-place writes under torch.no_grad(), or make it functional first "
-                        f"(decompositions.canonicalize; trace's graphs are canonical)")
+                        f"(graph.canonicalize; trace's graphs are canonical)")
         with torch._C._AutoDispatchBelowAutograd():
             return op(*args, **kwargs)
     kernel.__name__ = f"{prim.name}_autograd"

@@ -5,7 +5,7 @@
 
 Both decompose each graph dynamo captures (graph breaks give several) through AOTAutograd with
 ``get_decompositions()``: forward and backward graphs of prims, dynamic shapes as dynamo traces
-them. ``primkit`` runs them on the executor (decompositions.executor). ``primkit_inductor`` lowers
+them. ``primkit`` runs them on the executor (runtime.executor). ``primkit_inductor`` lowers
 each prim graph back to ATen (each prim node becomes the ATen ops of its reference implementation,
 traced under the graph's fake tensors) and hands it to Inductor, which fuses it as it fuses its own
 decompositions.
@@ -36,7 +36,7 @@ def _table():
 
 def _executor_compiler(gm: torch.fx.GraphModule, example_inputs):
     from functorch.compile import make_boxed_func
-    from primkit.decompositions import executor
+    from primkit.runtime import executor
     return make_boxed_func(executor.compile(gm).forward)
 
 
@@ -63,7 +63,7 @@ def _traceable(name: str, owned: bool):
     reads storage (a data pointer, which a fake tensor has not), the prim op itself, which stays in the
     ATen graph as a custom op Inductor calls."""
     from primkit import prims
-    from primkit.decompositions import executor
+    from primkit.runtime import executor
     kernel, op = executor.kernel_of(name, owned), prims.get(name).op
     if name in _FOR_INDUCTOR and not owned:
         kernel = _FOR_INDUCTOR[name](kernel)
@@ -92,7 +92,7 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
     reference implementation) under the fake tensors gm was compiled for."""
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
-    from primkit.decompositions import executor
+    from primkit.runtime import executor
     gm = _max_pool_as_aten(_layer_norm_as_aten(_without_dead_index_wraps(_attention_as_sdpa(gm))))
     compiled = executor.compile(gm, constants=False, kernels=_traceable)   # Inductor folds constants itself
     fake_mode = detect_fake_mode(example_inputs)
@@ -190,7 +190,7 @@ def _prim(node, name: str) -> bool:
 def _filled(node):
     """The scalar a node holds or splats (a scalar constant, canonicalize's, or its broadcast to any shape,
     symbolic sizes included), or None."""
-    from primkit.decompositions.canonicalize import scalar_constant
+    from primkit.graph.canonicalize import scalar_constant
     if _prim(node, "broadcast_in_dim") and list(node.args[2]) == []:
         node = node.args[0]
     constant = scalar_constant(node)

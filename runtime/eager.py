@@ -1,6 +1,6 @@
 """Eager execution through prims: every ATen op of a program runs through its decomposition, on real tensors.
 
-    from primkit.decompositions.eager import through_prims
+    from primkit.runtime.eager import through_prims
 
     with through_prims() as run:          # mode="strict": an op without a decomposition raises
         y = model(x)                      # each ATen op runs as its decomposition, down to prims
@@ -53,7 +53,7 @@ from torch._dispatch.python import no_python_dispatcher
 from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes, _get_current_dispatch_mode_stack
 
 from primkit import prims
-from primkit.decompositions import executor
+from primkit.runtime import executor
 from primkit.decompositions.composite import composites, is_composite
 from primkit.decompositions.registry import DecompositionError
 from primkit.decompositions.table import get_decompositions

@@ -1,6 +1,8 @@
 """The executor: a prim graph compiled to straight-line calls of torch kernels.
 
-    from primkit.decompositions import executor, trace
+    from primkit.runtime import executor
+
+    from primkit.graph import trace
     gm = trace(model, x)
     run = executor.compile(gm)       # a GraphModule: same nodes, each calling its kernel
     run(x)                           # the values and strides of gm(x), at eager's speed
@@ -64,7 +66,7 @@ def compile(gm: fx.GraphModule, *, constants: bool = True, kernels=None) -> fx.G
     out.meta = dict(getattr(gm, "meta", {}))
     guard = gm.__dict__.get("_primkit_guard")
     if guard is not None:
-        from primkit.decompositions import guards
+        from primkit.graph import guards
         out = guards.wrap(out, guard)
     return out
 

@@ -6,8 +6,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from primkit.decompositions import DecompositionError, canonicalize, graph_hash, group_by_module, non_prim_ops, trace
-from primkit.decompositions import executor
+from primkit.decompositions import DecompositionError
+
+from primkit.graph import canonicalize, graph_hash, group_by_module, non_prim_ops, trace
+from primkit.runtime import executor
 from models import zoo
 
 torch.manual_seed(0)

@@ -13,8 +13,9 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from primkit import decompositions, opinfo, prims
-from primkit.decompositions import canonicalize, executor
+from primkit import decompositions, graph, opinfo, prims
+from primkit.graph import canonicalize
+from primkit.runtime import executor
 from primkit.opinfo.prims.collective import oracle, output_splits, reduce_ranks, world_group
 from primkit.prims.errors import PrimConstraintError
 
@@ -131,7 +132,7 @@ PROGRAMS = [pytest.param(name, marks=pytest.mark.xfail(
 def test_decomposition_is_prim_only_and_runs_as_eager(name, group):
     fn, args = _programs(group)[name]
     gm = make_fx(fn, decomposition_table=decompositions.get_decompositions(), tracing_mode="fake")(*args)
-    assert decompositions.non_prim_ops(gm) == []
+    assert graph.non_prim_ops(gm) == []
     assert _collectives(gm), gm.code
     for got, want in zip(torch.utils._pytree.tree_leaves(gm(*[a.clone() for a in args])),
                          torch.utils._pytree.tree_leaves(fn(*[a.clone() for a in args]))):
@@ -141,7 +142,7 @@ def test_decomposition_is_prim_only_and_runs_as_eager(name, group):
 
 def test_every_functional_collective_has_a_decomposition():
     """Every _c10d_functional overload decomposes, except the point-to-point ops (listed, with the reason)."""
-    from primkit.decompositions.collective import NOT_DECOMPOSED
+    from primkit.decompositions.collective.functional import NOT_DECOMPOSED
     table = decompositions.get_decompositions()
     names = {n for n in torch._C._dispatch_get_all_op_names() if n.startswith(("_c10d_functional", "_dtensor::shard"))}
     missing = {n for n in names if torch.ops._c10d_functional is not None
@@ -308,7 +309,7 @@ def test_dead_code_keeps_an_unused_collective(group):
         return x * 2
     gm = decompositions.trace(f, torch.randn(3))
     assert "all_reduce" in _collectives(gm), gm.code
-    req = decompositions.requirements(f, torch.randn(3))
+    req = graph.requirements(f, torch.randn(3))
     assert "all_reduce" in req["prims"]
     made = make_fx(f, decomposition_table=decompositions.get_decompositions())(torch.randn(3))
     made.graph.eliminate_dead_code()
@@ -333,7 +334,7 @@ def test_canonical_order_keeps_the_order_of_collectives(first, group):
 def test_graph_hash_tells_collective_programs_apart(group):
     one = decompositions.trace(lambda x: C.wait_tensor(C.all_reduce(x, "sum", "0")) * 2, torch.randn(3))
     two = decompositions.trace(_two_identical, torch.randn(3))
-    assert decompositions.graph_hash(one) != decompositions.graph_hash(two)
+    assert graph.graph_hash(one) != graph.graph_hash(two)
 
 
 def test_executor_keeps_collectives_of_constants_and_starts_them_async(group):
@@ -397,7 +398,7 @@ def test_compiled_training_step_through_prims_equals_eager(group):
 def test_through_prims_runs_collectives(lazy, group):
     """The eager mode runs a program's functional collectives through the prims; the lazy mode runs each
     collective at once, in program order (tag collective), and the compute around it lazily."""
-    from primkit.decompositions import through_prims
+    from primkit.runtime import through_prims
 
     def f(x):
         y = C.all_gather_into_tensor(torch.sin(x), 1, group)

@@ -61,7 +61,7 @@ def _check_training(model, inputs, backend, loss_of=None):
 
 
 def test_backends_are_found_by_name():
-    from primkit.decompositions import compile as backends
+    from primkit.runtime import backends
     assert torch._dynamo.lookup_backend("primkit") is backends.primkit
     assert torch._dynamo.lookup_backend("primkit_inductor") is backends.primkit_inductor
 
@@ -84,7 +84,7 @@ def test_transformers_gpt2_training_step_equals_eager():
 
 def _recording(graphs):
     """The primkit backend's executor compiler, recording each graph it compiles."""
-    from primkit.decompositions import compile as backends
+    from primkit.runtime import backends
     real = backends._executor_compiler
 
     def compiler(gm, example_inputs):
@@ -94,19 +94,19 @@ def _recording(graphs):
 
 
 def test_graphs_are_prims(monkeypatch):
-    from primkit.decompositions import compile as backends
-    from primkit.decompositions import non_prim_ops
+    from primkit.runtime import backends
+    from primkit.graph import non_prim_ops
     graphs = []
     monkeypatch.setattr(backends, "_executor_compiler", _recording(graphs))
     model = CNN().train()
     torch.compile(model, backend="primkit")(torch.randn(2, 3, 12, 12)).sum().backward()
     assert len(graphs) == 2   # forward and backward
-    # aten.copy_ writes the running statistics back (AOTAutograd's epilogue, see decompositions.compile)
+    # aten.copy_ writes the running statistics back (AOTAutograd's epilogue, see runtime.backends)
     assert [non_prim_ops(g) for g in graphs] == [["aten::copy_"], []]
 
 
 def test_graph_break_and_dynamic_shapes(monkeypatch):
-    from primkit.decompositions import compile as backends
+    from primkit.runtime import backends
     graphs = []
     monkeypatch.setattr(backends, "_executor_compiler", _recording(graphs))
 
@@ -168,7 +168,7 @@ def test_pooling_reaches_inductor_as_fusable_ops(layout):
     # implementation's full + cat. The ATen graph equals eager.
     from torch.fx.experimental.proxy_tensor import make_fx
     from primkit.decompositions import get_decompositions
-    from primkit.decompositions.compile import to_aten
+    from primkit.runtime.backends import to_aten
     x = torch.randn(2, 3, 9, 9)
     if layout == "channels_last":
         x = x.contiguous(memory_format=torch.channels_last)
@@ -192,7 +192,7 @@ def test_linear_reaches_inductor_as_addmm(shape):
     # path gets: the GEMM adds the bias), not an mm and an add over its result; the values are eager's.
     from torch.fx.experimental.proxy_tensor import make_fx
     from primkit.decompositions import get_decompositions
-    from primkit.decompositions.compile import to_aten
+    from primkit.runtime.backends import to_aten
     args = (torch.randn(*shape), torch.randn(6, 8), torch.randn(6))    # input, weight, bias (graph inputs,
     with torch.no_grad():                                              # as AOTAutograd passes parameters)
         gm = make_fx(torch.nn.functional.linear, decomposition_table=get_decompositions())(*args)
@@ -206,8 +206,8 @@ def test_linear_reaches_inductor_as_addmm(shape):
 @pytest.mark.parametrize("low, high, interior", [([0, 1, 2], [1, 0, 2], [0, 0, 0]), ([0, -1, 1], [2, -2, 0], [0, 0, 0]),
                                                  ([0, 1, 0], [0, 1, 0], [0, 1, 0])])
 def test_inductor_pad_equals_the_reference(low, high, interior):
-    from primkit.decompositions import executor
-    from primkit.decompositions.compile import _traceable
+    from primkit.runtime import executor
+    from primkit.runtime.backends import _traceable
     for a in (torch.randn(2, 5, 6), torch.randn(2, 6, 5).transpose(1, 2)):
         expected = executor.kernel_of("pad")(a, -1.5, low, high, interior)
         out = _traceable("pad", False)(a, -1.5, low, high, interior)
@@ -241,7 +241,7 @@ def _lowered(program, args):
     """(prim graph, its ATen graph for Inductor, the ATen targets) of program(*args)."""
     from torch.fx.experimental.proxy_tensor import make_fx
     from primkit.decompositions import get_decompositions
-    from primkit.decompositions.compile import to_aten
+    from primkit.runtime.backends import to_aten
     with torch.no_grad():
         gm = make_fx(program, decomposition_table=get_decompositions())(*args)
         gm.graph.eliminate_dead_code()   # the unread logsumexp, as AOTAutograd drops it
@@ -303,7 +303,7 @@ def test_primkit_inductor_attention_equals_eager(monkeypatch, dynamic):
     # Through torch.compile: the lowered graph holds the flash kernel, with symbolic sizes too (dynamic=True,
     # two sequence lengths), and the values are eager's. (dynamo compiles the dynamic program twice, with
     # any backend: a guard of its first graph fails on the second call.)
-    from primkit.decompositions import compile as backends
+    from primkit.runtime import backends
     lowered = []
     monkeypatch.setattr(backends, "to_aten", lambda gm, args, f=backends.to_aten: lowered.append(f(gm, args))
                         or lowered[-1])
@@ -411,7 +411,7 @@ def test_dead_index_wraps_removed(case):
 def test_primkit_inductor_layer_norm_equals_eager(monkeypatch, dynamic):
     # Through torch.compile in inference: the lowered graph holds native_layer_norm, with symbolic sizes too
     # (dynamic=True, two sequence lengths), and the values are eager's.
-    from primkit.decompositions import compile as backends
+    from primkit.runtime import backends
     lowered = []
     monkeypatch.setattr(backends, "to_aten", lambda gm, args, f=backends.to_aten: lowered.append(f(gm, args))
                         or lowered[-1])

@@ -16,7 +16,9 @@ import torch
 from functorch.compile import aot_function, make_boxed_func
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from primkit.decompositions import check_prim_only, get_decompositions, trace
+from primkit.graph import check_prim_only, trace
+
+from primkit.decompositions import get_decompositions
 
 TABLE = get_decompositions()
 

@@ -152,7 +152,7 @@ def test_recorded_prims_are_make_fx_graphs_prims():
 
     from primkit import opinfo
     from primkit.decompositions.composite import composites
-    from primkit.decompositions.trace import is_allowed_target
+    from primkit.graph.trace import is_allowed_target
     from primkit.opinfo.coverage import MAX_SAMPLES
     from primkit.opinfo.harness import as_function, clone_sample
     table = decompositions.get_decompositions()

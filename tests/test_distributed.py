@@ -19,7 +19,7 @@ import torch.distributed as dist
 
 import distributed
 import primkit
-from primkit.decompositions import executor
+from primkit.runtime import executor
 
 pytestmark = pytest.mark.xdist_group("distributed")
 
@@ -408,7 +408,7 @@ class FeedForward(torch.nn.Module):
 @contextlib.contextmanager
 def _primkit_graphs():
     """The graphs torch.compile(backend="primkit") hands its executor, recorded (as tests/test_compile.py does)."""
-    from primkit.decompositions import compile as backends
+    from primkit.runtime import backends
     graphs, real = [], backends._executor_compiler
 
     def recording(gm, example_inputs):
@@ -426,7 +426,7 @@ def _primkit_graphs():
 def _ops(graphs):
     """Per graph: its ops outside the catalog, and its collective prims."""
     from primkit import prims
-    from primkit.decompositions import non_prim_ops
+    from primkit.graph import non_prim_ops
     def collectives(g):
         return sorted({n.target._opname for n in g.graph.nodes if n.op == "call_function" and prims.is_prim(n.target)
                        and prims.get(n.target._opname).family == "collective"})
@@ -523,7 +523,7 @@ def _train(model, step, steps):
 
 def _fsdp2_training(mode):
     from torch.distributed.fsdp import fully_shard
-    from primkit.decompositions.eager import through_prims
+    from primkit.runtime.eager import through_prims
     torch.manual_seed(0)
     single = FeedForward()
     eager, model = copy.deepcopy(single), copy.deepcopy(single)
@@ -579,7 +579,7 @@ def test_fsdp_ops_through_prims(name):
     """FSDP2's copy ops (torch.ops.fsdp) through primkit's eager mode (strict) equal their own kernels; their
     decompositions register once FSDP2 is imported."""
     import torch.distributed.fsdp  # noqa: F401  (defines torch.ops.fsdp)
-    from primkit.decompositions.eager import through_prims
+    from primkit.runtime.eager import through_prims
     args, call = _fsdp_op_calls()[name]
     expected = call(*args)
     with through_prims() as run:
@@ -627,7 +627,7 @@ def test_fsdp2_training(gloo_pool):
 def _c10d_calls():
     """torch.distributed's own calls, as an eager program makes them (in place, into out tensors, async or not),
     eager and through prims (strict): both results, per call."""
-    from primkit.decompositions.eager import through_prims
+    from primkit.runtime.eager import through_prims
     rank = dist.get_rank()
     x = _operand(rank, torch.float32)
 

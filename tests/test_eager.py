@@ -1,4 +1,4 @@
-"""Eager execution through prims (``decompositions.eager.through_prims``): programs run op by op
+"""Eager execution through prims (``runtime.eager.through_prims``): programs run op by op
 through their decompositions on real tensors and give eager's results.
 
 - test_op_db: every ATen entry of the OpInfo database, its first samples in one dtype per entry,
@@ -22,8 +22,9 @@ import torch
 import torch.utils._pytree as pytree
 
 from primkit import opinfo
-from primkit.decompositions import DecompositionError, get_decompositions, trace
-from primkit.decompositions.eager import LazyTensor, through_prims
+from primkit.decompositions import DecompositionError, get_decompositions
+from primkit.graph import trace
+from primkit.runtime.eager import LazyTensor, through_prims
 from primkit.opinfo.harness import call, clone_sample, tensors_of
 
 from models import zoo
@@ -193,7 +194,7 @@ def test_trace_points_to_the_mode():
     """trace refuses the same program, naming the op that read data, and points here."""
     with pytest.raises(DecompositionError, match="aten::_local_scalar_dense") as info:
         trace(_halve_until_small, torch.randn(3, 4) * 10)
-    assert "primkit.decompositions.eager.through_prims()" in str(info.value)
+    assert "primkit.runtime.eager.through_prims()" in str(info.value)
 
 
 def _write_through_views(a):

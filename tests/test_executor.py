@@ -1,4 +1,4 @@
-"""The executor (decompositions.executor) against the reference backend, its oracle.
+"""The executor (runtime.executor) against the reference backend, its oracle.
 
 - test_executor_matches_reference: every OpInfo entry (ATen ops and prims), in one dtype (float32,
   else float64, else the entry's first), a layout-spread subset of its samples traced
@@ -17,7 +17,9 @@ import torch.nn as nn
 import torch.utils._pytree as pytree
 
 from primkit import opinfo, prims
-from primkit.decompositions import executor, get_decompositions, trace
+from primkit.runtime import executor
+from primkit.decompositions import get_decompositions
+from primkit.graph import trace
 from primkit.opinfo.harness import as_function, trace_calls, variant_samples
 
 from conftest import devices, xfail_mark
@@ -193,7 +195,7 @@ def test_module_state_writes_reach_the_module():
 
 
 def test_compiled_trace_keeps_its_guard():
-    from primkit.decompositions.guards import SpecializationError
+    from primkit.graph.guards import SpecializationError
     ex = executor.compile(trace(lambda x: x.sin(), torch.randn(3)))
     with pytest.raises(SpecializationError):
         ex(torch.randn(4))

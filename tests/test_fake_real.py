@@ -277,7 +277,7 @@ def test_none_for_a_tensor_is_refused_under_fake_and_real_alike():
 
 def test_a_meta_tensor_has_no_data_to_put_on_a_device():
     """trace(a + b) with b on meta: eager refuses; the graph must not read uninitialised memory."""
-    from primkit.decompositions import trace
+    from primkit.graph import trace
     x, y = torch.randn(3, 4), torch.randn(3, 4, device="meta")
     with pytest.raises(RuntimeError):
         x + y
@@ -305,7 +305,7 @@ OUT_OF_RANGE = [
 
 @pytest.mark.parametrize("name, fn, x", OUT_OF_RANGE, ids=[c[0] for c in OUT_OF_RANGE])
 def test_out_of_range_numbers_trace_and_run_as_eager(name, fn, x):
-    from primkit.decompositions import trace
+    from primkit.graph import trace
     expected = fn(x)
     got = trace(fn, x)(x)
     assert got.dtype == expected.dtype and torch.equal(got, expected), (name, got, expected)

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from primkit import decompositions, opinfo, prims
-from primkit.decompositions import DecompositionError, expand_kept, get_decompositions, requirements, trace
+from primkit.decompositions import DecompositionError, get_decompositions
+from primkit.graph import expand_kept, requirements, trace
 from primkit.decompositions.lowering import (CORE_PRIMS, HOST_PRIMS, LOWERINGS, MINIMAL_PRIMS, OPTIONAL_SPECIAL, core_gap,
                                              prims_called, reaches, reaches_at, unreachable, valid_dtypes)
 from models import zoo

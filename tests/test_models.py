@@ -6,7 +6,9 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from primkit.decompositions import check_prim_only, get_decompositions, trace
+from primkit.graph import check_prim_only, trace
+
+from primkit.decompositions import get_decompositions
 from models import zoo
 
 MODELS = zoo()

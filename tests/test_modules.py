@@ -22,7 +22,8 @@ import torch.utils._pytree as pytree
 from functorch.compile import aot_module, make_boxed_func
 
 from primkit import opinfo
-from primkit.decompositions import get_decompositions, non_prim_ops, trace
+from primkit.decompositions import get_decompositions
+from primkit.graph import non_prim_ops, trace
 from primkit.opinfo.harness import significant_strides
 
 SEED = 1234

@@ -33,7 +33,7 @@ from torch.autograd.gradcheck import GradcheckError
 
 from primkit import opinfo
 from primkit.opinfo import known_failures
-from primkit.decompositions import trace
+from primkit.graph import trace
 from primkit.opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
 from primkit.opinfo.harness import (
     DTYPE_SAMPLES, VARIANT_SAMPLES, as_function, call, clone_sample, fake_call, significant_strides, trace_calls,

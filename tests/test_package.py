@@ -34,7 +34,7 @@ def _distribution() -> importlib.metadata.Distribution:
 
 def test_public_names():
     assert primkit.__version__ == _distribution().version
-    assert primkit.trace is primkit.decompositions.trace
+    assert primkit.trace is primkit.graph.trace
     assert primkit.get_decompositions is primkit.decompositions.get_decompositions
     assert primkit.DecompositionError is primkit.decompositions.DecompositionError
     assert primkit.catalog is primkit.prims.catalog and primkit.catalog()[0].name
@@ -69,8 +69,8 @@ def test_console_script_and_entry_points_name_the_package():
     script, = [e for e in _distribution().entry_points if e.group == "console_scripts"]
     assert script.value == "primkit.tools.cli:main" and script.load()
     backends = {e.name: e.value for e in _distribution().entry_points if e.group == "torch_dynamo_backends"}
-    assert backends == {"primkit": "primkit.decompositions.compile:primkit",
-                        "primkit_inductor": "primkit.decompositions.compile:primkit_inductor"}
+    assert backends == {"primkit": "primkit.runtime.backends:primkit",
+                        "primkit_inductor": "primkit.runtime.backends:primkit_inductor"}
 
 
 def test_imports_only_the_package(tmp_path):

@@ -11,8 +11,10 @@ import pytest
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from primkit.decompositions import canonicalize, get_decompositions, non_prim_ops, trace
-from primkit.decompositions.guards import SpecializationError
+from primkit.graph import canonicalize, non_prim_ops, trace
+
+from primkit.decompositions import get_decompositions
+from primkit.graph.guards import SpecializationError
 
 
 class Counter(torch.nn.Module):

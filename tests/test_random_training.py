@@ -22,7 +22,8 @@ from functorch.compile import (
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from primkit import prims
-from primkit.decompositions import get_decompositions, non_prim_ops, trace
+from primkit.decompositions import get_decompositions
+from primkit.graph import non_prim_ops, trace
 
 TABLE = get_decompositions()
 SEED = 1234

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from primkit import decompositions
-from primkit.decompositions import DecompositionError, get_decompositions, trace
+from primkit import decompositions, graph
+from primkit.decompositions import DecompositionError, get_decompositions
+from primkit.graph import trace
 
 aten = torch.ops.aten
 
@@ -43,7 +44,7 @@ def test_trace_lists_every_missing_op():
 def test_trace_graph_runs_and_is_prim_only():
     x = torch.randn(3, 4)
     gm = trace(lambda x: (x * 2).exp().t(), x)
-    assert not decompositions.non_prim_ops(gm)
+    assert not graph.non_prim_ops(gm)
     torch.testing.assert_close(gm(x), (x * 2).exp().t())
 
 
@@ -84,7 +85,7 @@ def test_trace_from_threads_leaves_no_global_state():
         try:
             for _ in range(3):
                 gm = trace(program, x)
-                assert decompositions.non_prim_ops(gm) == []
+                assert graph.non_prim_ops(gm) == []
                 torch.testing.assert_close(gm(x), program(x))
         except Exception as e:   # collected: an exception in a thread does not fail the test by itself
             errors.append(e)

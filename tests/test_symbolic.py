@@ -5,7 +5,7 @@ import pytest
 import sympy
 import torch
 
-from primkit.decompositions import trace
+from primkit.graph import trace
 from models import GPT2
 from primkit.prims import PrimConstraintError
 from primkit.prims.symbolic import TensorSpec, propagate, symbol

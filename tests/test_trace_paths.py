@@ -1,4 +1,4 @@
-"""``trace``'s two paths give the same programs: the direct path (decompositions.direct: one dispatch
+"""``trace``'s two paths give the same programs: the direct path (graph.dispatch_tracer: one dispatch
 mode that functionalizes writes itself) and make_fx's functionalized trace. Each program with writes
 (into arguments, buffers, intermediates, and through views of each, made by every view op the direct
 path scatters back into) runs on the direct path, equal to eager in what it returns and what it writes,
@@ -10,8 +10,10 @@ import pytest
 import torch
 import torch.utils._pytree as pytree
 
-from primkit.decompositions import DecompositionError, direct, trace
-from primkit.decompositions.guards import SpecializationError
+from primkit.decompositions import DecompositionError
+
+from primkit.graph import dispatch_tracer, trace
+from primkit.graph.guards import SpecializationError
 
 from models import zoo
 
@@ -255,7 +257,7 @@ class Table(torch.nn.Module):
 
 
 def test_a_write_through_a_view_into_a_tensor_not_the_programs_is_refused():
-    with pytest.raises(direct.Unsupported, match=r"a write into a tensor that is not the program's"):
+    with pytest.raises(dispatch_tracer.Unsupported, match=r"a write into a tensor that is not the program's"):
         trace(Table(), torch.ones(3), _via="direct")
     with pytest.raises(TypeError, match=r"writes into a tensor that is neither one of its arguments nor a parameter"):
         trace(Table(), torch.ones(3))
@@ -291,7 +293,7 @@ def test_data_dependent_program_leaves_the_direct_path():
     def positives(x):
         return x[x > 0] * 2
     x = torch.tensor([1.0, -2.0, 3.0, -4.0])
-    with pytest.raises(direct.Unsupported, match=r"nonzero .*depends on data"):
+    with pytest.raises(dispatch_tracer.Unsupported, match=r"nonzero .*depends on data"):
         trace(positives, x, _via="direct")
     gm = trace(positives, x)
     assert gm.meta["trace_path"].startswith("make_fx: ")
@@ -301,7 +303,7 @@ def test_data_dependent_program_leaves_the_direct_path():
 
 
 def test_in_place_resize_leaves_the_direct_path_and_is_refused():
-    with pytest.raises(direct.Unsupported, match=r"aten\.t_\.default \(changes a tensor's sizes or strides in place\)"):
+    with pytest.raises(dispatch_tracer.Unsupported, match=r"aten\.t_\.default \(changes a tensor's sizes or strides in place\)"):
         trace(lambda x: x.t_(), torch.randn(2, 3), _via="direct")
     with pytest.raises(DecompositionError, match=r"change an input's sizes or strides in place"):
         trace(lambda x: x.t_(), torch.randn(2, 3))
@@ -312,7 +314,7 @@ def test_dynamic_and_keep_take_make_fx():
     assert trace(lambda x: x * 2, x, dynamic=True).meta["trace_path"] == "make_fx: dynamic=True"
     assert trace(lambda x: torch.softmax(x, -1), x, keep=[torch.ops.aten._softmax]).meta["trace_path"] == \
         "make_fx: keep="
-    with pytest.raises(direct.Unsupported, match=r"dynamic=True"):
+    with pytest.raises(dispatch_tracer.Unsupported, match=r"dynamic=True"):
         trace(lambda x: x * 2, x, dynamic=True, _via="direct")
 
 

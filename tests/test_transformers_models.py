@@ -18,7 +18,8 @@ import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from primkit import prims
-from primkit.decompositions import check_prim_only, get_decompositions, trace
+from primkit.graph import check_prim_only, trace
+from primkit.decompositions import get_decompositions
 from primkit.decompositions.lowering import CORE_PRIMS
 from training import output_tensors
 

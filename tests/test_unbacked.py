@@ -10,9 +10,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from primkit import decompositions
-from primkit.decompositions import DecompositionError, trace
-from primkit.decompositions.eager import through_prims
+from primkit import graph
+from primkit.decompositions import DecompositionError
+from primkit.graph import trace
+from primkit.runtime.eager import through_prims
 
 
 def _masked_assign(x):
@@ -114,7 +115,7 @@ def test_traced_graph_runs_on_other_values(name, dynamic):
     program = PROGRAMS[name]
     first, *others = _inputs()
     gm = trace(program, first, dynamic=dynamic)
-    assert decompositions.non_prim_ops(gm) == []
+    assert graph.non_prim_ops(gm) == []
     for x in [first, *others]:
         want, got = _flat(program(x)), _flat(gm(x))
         assert len(got) == len(want)
@@ -154,7 +155,7 @@ def test_ctc_loss_runs_on_other_lengths(zero_infinity, dynamic):
         return torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, reduction="none",
                                             zero_infinity=zero_infinity)
     gm = trace(program, *_ctc_inputs(0), dynamic=dynamic)
-    assert decompositions.non_prim_ops(gm) == []
+    assert graph.non_prim_ops(gm) == []
     for seed in range(1, 6):
         inputs = _ctc_inputs(seed)
         torch.testing.assert_close(gm(*inputs), program(*inputs))

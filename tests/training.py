@@ -18,7 +18,8 @@ import torch.utils._pytree as pytree
 from functorch.compile import aot_function, make_boxed_func
 
 from primkit import decompositions, prims
-from primkit.decompositions import get_decompositions, non_prim_ops
+from primkit.decompositions import get_decompositions
+from primkit.graph import non_prim_ops
 from primkit.decompositions.lowering import OPTIONAL_FAMILIES
 
 # float32 on CPU. The graphs sum in another order than eager's kernels (matmul, convolution

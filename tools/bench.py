@@ -3,19 +3,19 @@
 Per model, side by side in one run: interleaved repetitions, the order of the runs reversed in every
 other one; a ratio is the median of the per-repetition ratios (tracing: the ratio of the medians):
 
-- executor / eager: ``trace(model)`` compiled by decompositions.executor, against the model's forward;
+- executor / eager: ``trace(model)`` compiled by runtime.executor, against the model's forward;
 - reference / eager: the same traced graph on the reference backend (torch.ops.primkit);
 - through_prims / eager: the model's forward run op by op through prims on real tensors
-  (``decompositions.eager.through_prims``), no trace;
+  (``runtime.eager.through_prims``), no trace;
 - primkit_inductor / inductor: torch.compile with backend="primkit_inductor" against the default
   backend ("inductor"), both after their compile (``--skip-inductor`` leaves them out: Inductor
   compiles for minutes on a small machine);
 - trace / make_fx: ``trace(model)`` against ``make_fx(model, tracing_mode="fake")`` (ATen graph, no
   decomposition table): the cost of decomposing to prims and canonicalizing over capturing ATen;
   trace path: the path ``trace`` took (``direct``, or ``make_fx`` where the model left the direct
-  path: see decompositions.direct);
+  path: see graph.dispatch_tracer);
 - canonicalize / trace: the share of ``trace(model)`` that canonicalization takes: its passes
-  (``decompositions.canonicalize.canonicalize_graph``, as ``trace`` runs them) timed on the graph of
+  (``graph.canonicalize.canonicalize_graph``, as ``trace`` runs them) timed on the graph of
   ``trace(model, canonical=False)``, against ``trace(model)`` (timed directly, not as the difference
   of two traces, which the noise of a shared machine swamps). The public ``canonicalize`` also makes
   the graph's code again, which ``trace`` does once for either graph, so that is not counted.
@@ -152,8 +152,9 @@ def _max_diff(a, b) -> float:
 
 def bench_model(name, build, device, repeat, inductor, trace_repeat):
     from torch.fx.experimental.proxy_tensor import make_fx
-    from primkit.decompositions import executor, through_prims, trace
-    from primkit.decompositions.canonicalize import canonicalize_graph
+    from primkit.runtime import executor, through_prims
+    from primkit.graph import trace
+    from primkit.graph.canonicalize import canonicalize_graph
     torch.manual_seed(0)
     model, inputs = build()
     model = _Outputs(model).eval().to(device)
@@ -219,7 +220,7 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
         row["primkit_inductor"] = paired("primkit_inductor", "inductor")
     row["trace"] = med["trace"] / med["make_fx"]
     row["trace_s"] = med["trace"]
-    row["trace_path"] = gm.meta["trace_path"].split(":")[0]   # direct, or make_fx (see decompositions.direct)
+    row["trace_path"] = gm.meta["trace_path"].split(":")[0]   # direct, or make_fx (see graph.dispatch_tracer)
     row["canonicalize"] = med["canonicalize"] / med["trace"]
     return row
 

@@ -64,7 +64,7 @@ def entry(name, op, aten_names, samples, *, errs=None, dtypes=ALL, inplace=None,
 
 
 BAD_DIM = ((2, 3), (5,), IndexError, "Dimension out of range")
-# Known: decompositions.canonicalize's functional pass rewrites uses of copy_to(dst, src) to src,
+# Known: graph.canonicalize's functional pass rewrites uses of copy_to(dst, src) to src,
 # which drops the layout a copy into a fresh empty_strided sets; these pass with canonical=False.
 def _view_samples(op, device, dtype):
     yield from cases(((2, 3, 4), ([6, 4],)), ((2, 3, 4), ([-1],)), ((2, 3, 4), ([2, -1, 2],)), ((), ([1],)),
