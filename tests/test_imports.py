@@ -1,6 +1,6 @@
-"""The import graph of the installed package (DESIGN.md, "One package, four layers"): no import circle,
-between layers or inside one, and data flows one way (prims <- decompositions <- opinfo <- tools).
-Read from the sources with ast: an ``import`` or ``from ... import`` at a module's top level, or in a
+"""The import graph of the installed package (DESIGN.md, "One package, layers as folders"): no import
+circle, between layers or inside one. (That data flows one way between layers is import-linter's
+contract: tests/test_layers.py.) Read from the sources with ast: an ``import`` or ``from ... import`` at a module's top level, or in a
 function body (it runs at call time, and a function-level import that only dodges a circle is still a
 circle), is an edge; a package whose ``__init__`` imports every module of itself through
 ``pkgutil.iter_modules`` has an edge to each of them."""
@@ -15,7 +15,7 @@ import primkit
 
 # The installed package's layers (setup.py maps each repository folder into primkit.<layer>).
 LAYERS = {layer: pathlib.Path(getattr(__import__(f"primkit.{layer}"), layer).__file__).parent
-          for layer in ("prims", "decompositions", "opinfo", "tools")}
+          for layer in ("prims", "decompositions", "graph", "runtime", "opinfo", "tools")}
 
 
 def _modules() -> dict:
@@ -86,21 +86,9 @@ def _cycles(graph: dict, scope: str = "") -> list:
     return found
 
 
-@pytest.mark.parametrize("scope", ["primkit.prims", "primkit.decompositions", "primkit.opinfo", "primkit.tools"])
+@pytest.mark.parametrize("scope", [f"primkit.{layer}" for layer in LAYERS])
 def test_no_import_circle(scope):
     assert _cycles(GRAPH, scope) == [], f"import circles through {scope}"
-
-
-LAYER_ORDER = ("prims", "decompositions", "opinfo", "tools")
-
-
-def test_layers_import_downward_only():
-    """prims imports nothing from decompositions or opinfo; decompositions imports prims; opinfo may import
-    both; tools imports all three."""
-    rank = {layer: i for i, layer in enumerate(LAYER_ORDER)}
-    upward = [(m, e) for m, edges in GRAPH.items() for e in edges
-              if rank[e.split(".")[1]] > rank[m.split(".")[1]]]
-    assert upward == []
 
 
 @pytest.mark.parametrize("graph, circles", [

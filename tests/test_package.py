@@ -15,7 +15,7 @@ import torch
 import primkit
 
 CHECKOUT = pathlib.Path(__file__).resolve().parent.parent
-LAYERS = ("prims", "decompositions", "opinfo", "tools")
+LAYERS = ("prims", "decompositions", "graph", "runtime", "opinfo", "tools")
 
 
 def _distribution() -> importlib.metadata.Distribution:
@@ -34,7 +34,7 @@ def _distribution() -> importlib.metadata.Distribution:
 
 def test_public_names():
     assert primkit.__version__ == _distribution().version
-    assert primkit.trace is primkit.graph.trace
+    assert primkit.trace is primkit.decompositions.trace is primkit.graph.trace
     assert primkit.get_decompositions is primkit.decompositions.get_decompositions
     assert primkit.DecompositionError is primkit.decompositions.DecompositionError
     assert primkit.catalog is primkit.prims.catalog and primkit.catalog()[0].name
@@ -76,7 +76,7 @@ def test_console_script_and_entry_points_name_the_package():
 def test_imports_only_the_package(tmp_path):
     # From a folder outside the checkout: no layer is importable as a top-level module there, and
     # importing every layer loads no module outside primkit under a layer's name.
-    code = ("import sys, primkit, primkit.opinfo, primkit.tools.cli, primkit.tools.coverage;"
+    code = ("import sys, primkit, primkit.runtime, primkit.opinfo, primkit.tools.cli, primkit.tools.coverage;"
             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {LAYERS!r}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]"], out.stdout
