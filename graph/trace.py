@@ -417,8 +417,8 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     else:
         try:
             with torch.no_grad(), scopes(), composites(composite_table), tracing():
-                gm, written = dispatch_tracer.trace_direct(lambda *values: call(values[:len(state)], values[len(state):]),
-                                                  [*state, *inputs], table)
+                gm, written = dispatch_tracer.trace_direct(
+                    lambda *values: call(values[:len(state)], values[len(state):]), [*state, *inputs], table)
             order.written_at = {i - len(state): at for i, at in written.items() if i >= len(state)}
             path = "direct"
         except Exception as e:    # anything the direct path cannot do, make_fx's path does (or raises as before)

@@ -207,7 +207,7 @@ def test_linear_reaches_inductor_as_addmm(shape):
                                                  ([0, 1, 0], [0, 1, 0], [0, 1, 0])])
 def test_inductor_pad_equals_the_reference(low, high, interior):
     from primkit.runtime import executor
-    from primkit.runtime.backends import _traceable
+    from primkit.runtime.inductor import _traceable
     for a in (torch.randn(2, 5, 6), torch.randn(2, 6, 5).transpose(1, 2)):
         expected = executor.kernel_of("pad")(a, -1.5, low, high, interior)
         out = _traceable("pad", False)(a, -1.5, low, high, interior)

@@ -1,0 +1,24 @@
+"""Re-fusion passes for ``primkit_inductor``: each finds an op that decomposed into several prims (or a
+piece of a decomposition that hides structure) and hands Inductor what its own path would get, where
+the value is the decomposition's. One module per pass, each on ``rewrite.rewrite``; ``pattern`` holds
+what they ask of nodes.
+
+    attention_as_sdpa(gm)          # prim graph: scaled_dot_product_attention
+    without_dead_index_wraps(gm)   # prim graph: where(i < 0, i + n, i) of an i known >= 0 is i
+    layer_norm_as_aten(gm)         # prim graph: native_layer_norm
+    max_pool_as_aten(gm)           # prim graph: max_pool2d_with_indices
+    bias_into_mm(gm)               # ATen graph: mm + row bias as addmm
+"""
+from __future__ import annotations
+
+from primkit.runtime.fusion.attention import attention_as_sdpa
+from primkit.runtime.fusion.index_wrap import without_dead_index_wraps
+from primkit.runtime.fusion.layer_norm import layer_norm_as_aten
+from primkit.runtime.fusion.linear import bias_into_mm
+from primkit.runtime.fusion.max_pool import max_pool_as_aten
+
+# the passes on a prim graph, in the order to_aten runs them
+ON_PRIMS = (attention_as_sdpa, without_dead_index_wraps, layer_norm_as_aten, max_pool_as_aten)
+
+__all__ = ["ON_PRIMS", "attention_as_sdpa", "without_dead_index_wraps", "layer_norm_as_aten", "max_pool_as_aten",
+           "bias_into_mm"]
