@@ -1,6 +1,6 @@
 """Canonical prim graphs: many spellings of one computation reach one graph.
 
-``canonicalize(gm)`` runs these passes, in order (each documented in the README):
+``canonicalize(gm)`` runs these passes, in order (each documented in docs/tracing.md, "Canonical form"):
 
 1. functional: uses of a ``copy_to`` result read its source; input mutations stay as an
    epilogue of ``copy_to`` nodes at the end, the only side effects left;

@@ -28,7 +28,7 @@ reference backend's copy of a result that shares an input's storage, so a view p
 view and an ATen view op's result shares its input's storage (a write through it reaches the base);
 an ATen op whose schema aliases nothing gets a copy of any such result instead; an in-place or out=
 op returns the very tensor it wrote. (Where a decomposition makes a new tensor for a view, eager's
-aliasing is lost: ``view(dtype)``, ``_conj``, ``narrow`` with a tensor start; see the README.)
+aliasing is lost: ``view(dtype)``, ``_conj``, ``narrow`` with a tensor start; see docs/eager.md.)
 
 What runs eager's kernel without counting as undecomposed (``.passthrough``): an op without an entry
 that gives only host values and writes no tensor (``aten._local_scalar_dense`` for ``.item()`` and

@@ -666,7 +666,7 @@ def _readme_example():
     import io
     import pathlib
     import re
-    readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+    readme = pathlib.Path(__file__).resolve().parent.parent / "docs" / "distributed.md"
     section = readme.read_text().split("## Distributed programs", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     code = code.replace('dist.init_process_group("gloo")\n', "")   # the pool's ranks are in their group already
@@ -674,7 +674,7 @@ def _readme_example():
     config = torch._dynamo.config
     with config.patch(optimize_ddp=config.optimize_ddp, compiled_autograd=config.compiled_autograd), \
             _primkit_graphs() as graphs, contextlib.redirect_stdout(out):   # the example's settings end with it
-        exec(compile(code, "README.md", "exec"), namespace)
+        exec(compile(code, "docs/distributed.md", "exec"), namespace)
         namespace["step"](namespace["x"], torch.zeros(4, 8))
     return out.getvalue().splitlines(), _ops(graphs)
 

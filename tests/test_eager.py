@@ -8,7 +8,7 @@ through their decompositions on real tensors and give eager's results.
   step (loss, gradients, buffers), dropout drawing eager's masks under the same seed;
 - one-off tests for what the database cannot express: data-dependent control flow, ``.item()``
   and printing; writes through views; strict mode's error and permissive mode's record; the lazy
-  variant's sync points; the README's example.
+  variant's sync points; the example of docs/eager.md.
 """
 from __future__ import annotations
 
@@ -299,8 +299,8 @@ def test_dropout_draws_eagers_numbers(p, lazy):
 
 def test_readme_example_runs_as_written(capsys):
     import pathlib
-    readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
-    section = readme.read_text().split("## Eager through prims", 1)[1]
+    readme = pathlib.Path(__file__).resolve().parent.parent / "docs" / "eager.md"
+    section = readme.read_text().split("# Eager through prims", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/eager.md", "exec"), {})
     assert capsys.readouterr().out.splitlines()[-3:] == ["True Counter()", "1", "Counter({'aten::poisson': 1})"]
