@@ -1,5 +1,5 @@
 """Backend targets: what a graph needs outside a backend's prim set and ATen ops kept whole (``requirements``,
-in ``decompositions.trace``, reports what a program needs).
+in ``graph.trace``, reports what a program needs).
 
 ``trace(fn, *args, target=SET, keep=OPS)`` lowers every prim outside SET that it can (per operand
 dtype, ``decompositions.lowering``), removes dead code, and then raises DecompositionError for the

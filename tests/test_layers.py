@@ -25,12 +25,12 @@ pytestmark = pytest.mark.skipif(not CONFIG.exists(), reason="the contract lives 
 
 def _installed_copy(root: pathlib.Path) -> pathlib.Path:
     """The installed primkit's files under root/primkit, one folder as in a wheel."""
-    package = root / "primkit"
+    installed, package = pathlib.Path(primkit.__file__).parent, root / "primkit"
     skip = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(pathlib.Path(primkit.__file__).parent, package, ignore=skip, dirs_exist_ok=True)
+    shutil.copytree(installed, package, ignore=skip)
     for layer in LAYERS:
         source = pathlib.Path(importlib.import_module(f"primkit.{layer}").__file__).parent
-        if source != package / layer:
+        if source.parent != installed:   # an editable install: the layer's repository folder
             shutil.copytree(source, package / layer, ignore=skip)
     return package
 

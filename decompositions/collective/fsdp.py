@@ -3,7 +3,7 @@ copies around its all_gather and reduce_scatter, as the ATen ops its kernels cal
 program imports FSDP2 (``register_when_defined``), so that importing primkit does not import it.
 
 FSDP2's collectives themselves are c10d ops (``c10d::_allgather_base_``, ``c10d::_reduce_scatter_base_``):
-decompositions/c10d.py.
+decompositions/collective/c10d.py.
 """
 from __future__ import annotations
 
