@@ -654,12 +654,56 @@ def _without_dead_index_wraps(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     return _module(gm, graph, replaced)
 
 
+def _output_layouts(gm: torch.fx.GraphModule) -> list:
+    """Per output of gm: None (not a tensor), a tuple of int strides (static), or the dims from outermost to
+    innermost where the strides are symbolic and dense (None where they are symbolic and not dense)."""
+    from torch.fx.experimental.symbolic_shapes import guard_or_false
+    layouts = []
+    for node in gm.graph.output_node().args[0]:
+        val = _val(node) if isinstance(node, torch.fx.Node) else None
+        if not isinstance(val, torch.Tensor):
+            layouts.append(None)
+        elif all(isinstance(s, int) for s in val.stride()):
+            layouts.append(tuple(val.stride()))
+        else:
+            order = sorted(range(val.dim()), key=lambda d: val.stride()[d].node.hint if isinstance(
+                val.stride()[d], torch.SymInt) else val.stride()[d], reverse=True)
+            dense, expect = True, 1
+            for d in reversed(order):
+                dense = dense and (guard_or_false(val.shape[d] == 1) or guard_or_false(val.stride()[d] == expect))
+                expect = expect * val.shape[d]
+            layouts.append(order if dense else None)
+    return layouts
+
+
+def _with_layouts(outputs: list, layouts: list) -> list:
+    """outputs, each tensor laid out with the strides its meta value promised (a copy where Inductor chose
+    another layout)."""
+    for i, (out, layout) in enumerate(zip(outputs, layouts)):
+        if layout is None or not isinstance(out, torch.Tensor):
+            continue
+        if isinstance(layout, list):   # symbolic: dense in this dim order
+            strides, expect = [0] * out.dim(), 1
+            for d in reversed(layout):
+                strides[d], expect = expect, expect * out.shape[d]
+            layout = tuple(strides)
+        if out.numel() > 1 and out.stride() != layout:
+            outputs[i] = torch.empty_strided(out.shape, layout, dtype=out.dtype, device=out.device).copy_(out)
+    return outputs
+
+
 def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):
     from functorch.compile import make_boxed_func
     from torch._inductor.compile_fx import compile_fx
     compiled = compile_fx(to_aten(gm, example_inputs), example_inputs)
+    # Inductor keeps a graph output's strides on a best-effort basis, and compile_fx's own AOTAutograd does not
+    # report the forward's output strides to the outer one (as its own backend's forward does), so the backward
+    # was compiled for the strides gm's meta values promise: a forward output Inductor laid out otherwise (a
+    # saved activation, a concatenated cache) is copied into that layout. gpt2's training step failed
+    # Inductor's stride assertion in the backward without it (an empty Inductor cache).
+    layouts = _output_layouts(gm)
     # compile_fx of a graph that dynamo did not capture is called with the inputs unpacked
-    return make_boxed_func(lambda *args: compiled(*args))
+    return make_boxed_func(lambda *args: _with_layouts(list(compiled(*args)), layouts))
 
 
 def primkit_inductor(gm: torch.fx.GraphModule, example_inputs, **kwargs):
