@@ -21,7 +21,7 @@ import torch
 
 from primkit.decompositions import get_decompositions
 from primkit.runtime import executor
-from primkit.runtime.inductor import to_aten
+from primkit.runtime.inductor import output_layouts, to_aten, with_layouts
 
 __all__ = ["primkit", "primkit_inductor", "to_aten"]
 
@@ -52,8 +52,14 @@ def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):
     from functorch.compile import make_boxed_func
     from torch._inductor.compile_fx import compile_fx
     compiled = compile_fx(to_aten(gm, example_inputs), example_inputs)
+    # Inductor keeps a graph output's strides on a best-effort basis, and compile_fx's own AOTAutograd does not
+    # report the forward's output strides to the outer one (as its own backend's forward does), so the backward
+    # was compiled for the strides gm's meta values promise: a forward output Inductor laid out otherwise (a
+    # saved activation, a concatenated cache) is copied into that layout. gpt2's training step failed
+    # Inductor's stride assertion in the backward without it (an empty Inductor cache).
+    layouts = output_layouts(gm)
     # compile_fx of a graph that dynamo did not capture is called with the inputs unpacked
-    return make_boxed_func(lambda *args: compiled(*args))
+    return make_boxed_func(lambda *args: with_layouts(list(compiled(*args)), layouts))
 
 
 def primkit_inductor(gm: torch.fx.GraphModule, example_inputs, **kwargs):

@@ -82,3 +82,41 @@ def _drop_unread_constants(gm: torch.fx.GraphModule) -> None:
     read = {node.target for node in gm.graph.nodes if node.op == "get_attr"}
     for name in [name for name, _ in gm.named_buffers(recurse=False) if name not in read]:
         delattr(gm, name)
+
+
+def output_layouts(gm: torch.fx.GraphModule) -> list:
+    """Per output of gm: None (not a tensor), a tuple of int strides (static), or the dims from outermost to
+    innermost where the strides are symbolic and dense (None where they are symbolic and not dense)."""
+    from torch.fx.experimental.symbolic_shapes import guard_or_false
+    layouts = []
+    for node in gm.graph.output_node().args[0]:
+        val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+        if not isinstance(val, torch.Tensor):
+            layouts.append(None)
+        elif all(isinstance(s, int) for s in val.stride()):
+            layouts.append(tuple(val.stride()))
+        else:
+            order = sorted(range(val.dim()), key=lambda d: val.stride()[d].node.hint if isinstance(
+                val.stride()[d], torch.SymInt) else val.stride()[d], reverse=True)
+            dense, expect = True, 1
+            for d in reversed(order):
+                dense = dense and (guard_or_false(val.shape[d] == 1) or guard_or_false(val.stride()[d] == expect))
+                expect = expect * val.shape[d]
+            layouts.append(order if dense else None)
+    return layouts
+
+
+def with_layouts(outputs: list, layouts: list) -> list:
+    """outputs, each tensor laid out with the strides its meta value promised (a copy where Inductor chose
+    another layout)."""
+    for i, (out, layout) in enumerate(zip(outputs, layouts)):
+        if layout is None or not isinstance(out, torch.Tensor):
+            continue
+        if isinstance(layout, list):   # symbolic: dense in this dim order
+            strides, expect = [0] * out.dim(), 1
+            for d in reversed(layout):
+                strides[d], expect = expect, expect * out.shape[d]
+            layout = tuple(strides)
+        if out.numel() > 1 and out.stride() != layout:
+            outputs[i] = torch.empty_strided(out.shape, layout, dtype=out.dtype, device=out.device).copy_(out)
+    return outputs

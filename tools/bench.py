@@ -38,6 +38,8 @@ import time
 
 import torch
 
+from primkit.tools import bench_costs
+
 BATCH = 2
 
 
@@ -242,7 +244,12 @@ def import_seconds(repeat: int) -> float:
     return statistics.median(run() for _ in range(repeat))
 
 
-COLUMNS = [("eager_ms", "eager ms", "{:.2f}"), ("executor", "executor/eager", "{:.2f}x"),
+COLUMNS = [("eager_step_ms", "eager step ms", "{:.2f}"), ("primkit_step", "primkit/eager step", "{:.2f}x"),
+           ("primkit_inductor_step", "primkit_inductor/inductor step", "{:.2f}x"),
+           ("inductor_compile_s", "inductor compile s", "{:.1f}"),
+           ("primkit_inductor_compile_s", "primkit_inductor compile s", "{:.1f}"),
+           ("compile", "primkit_inductor/inductor compile", "{:.2f}x"),
+           ("eager_ms", "eager ms", "{:.2f}"), ("executor", "executor/eager", "{:.2f}x"),
            ("reference", "reference/eager", "{:.2f}x"), ("through_prims", "through_prims/eager", "{:.2f}x"),
            ("primkit_inductor", "primkit_inductor/inductor", "{:.2f}x"),
            ("trace", "trace/make_fx", "{:.2f}x"), ("trace_s", "trace s", "{:.2f}"), ("trace_path", "trace path", "{}"),
@@ -258,7 +265,8 @@ def _table(rows: dict) -> str:
     for key, _, fmt in cols:
         vals = [r[key] for r in rows.values() if key in r]
         geo.append(fmt.format(math.exp(sum(map(math.log, vals)) / len(vals))) if vals and key not in
-                   ("eager_ms", "trace_s", "trace_path", "canonicalize") else "")
+                   ("eager_ms", "trace_s", "trace_path", "canonicalize", "eager_step_ms",
+                                          "inductor_compile_s", "primkit_inductor_compile_s") else "")
     lines.append("| geomean | " + " | ".join(geo) + " |")
     return "\n".join(lines)
 
@@ -274,6 +282,14 @@ def main(argv=None, prog="primkit bench") -> int:
     p.add_argument("--skip-inductor", action="store_true", help="leave out the Inductor columns")
     p.add_argument("--device", choices=["cpu", "cuda", "all"], default="all",
                    help="cpu, cuda, or all: cpu and, where a GPU is present, cuda")
+    p.add_argument("--training", action="store_true",
+                   help="instead of inference: a training step, primkit_inductor/inductor and primkit/eager")
+    p.add_argument("--compile-time", action="store_true",
+                   help="instead of inference: the first call's compile time, primkit_inductor/inductor, "
+                        "each in a fresh interpreter with an empty Inductor cache (--repeat pairs)")
+    p.add_argument("--depth", action="store_true",
+                   help="instead of inference: trace of a Llama-style decoder at 4, 16, 32 layers against "
+                        "torch.export's run_decompositions, with peak memory")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     from primkit import decompositions  # noqa: F401  (defines the prims before any timing)
@@ -284,14 +300,24 @@ def main(argv=None, prog="primkit bench") -> int:
     if args.import_repeat > 0:
         print(f"import primkit: {import_seconds(args.import_repeat):.2f} s beyond import torch "
               f"(median of {args.import_repeat} fresh interpreters)", flush=True)
+    if args.depth:
+        print("depth (fresh interpreter per figure, cpu):\n\n" + bench_costs.depth_table(bench_costs.bench_depth()),
+              flush=True)
+        return 0
     devices = ["cpu", "cuda"] if args.device == "all" else [args.device]
     for device in devices:
         if device == "cuda" and not torch.cuda.is_available():
             continue
         rows = {}
         for name in chosen:
-            rows[name] = bench_model(name, models[name], torch.device(device), args.repeat,
-                                     not args.skip_inductor, args.trace_repeat)
+            if args.training:
+                rows[name] = bench_costs.bench_training(name, models[name], torch.device(device), args.repeat,
+                                                        not args.skip_inductor)
+            elif args.compile_time:
+                rows[name] = bench_costs.bench_compile_time(name, device, args.repeat)
+            else:
+                rows[name] = bench_model(name, models[name], torch.device(device), args.repeat,
+                                         not args.skip_inductor, args.trace_repeat)
             print(f"{name}: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                           for k, v in rows[name].items()), flush=True)
         print(f"\n{device}, {args.threads} thread(s), median of {args.repeat} (tracing: {args.trace_repeat}):\n")

@@ -1,0 +1,185 @@
+"""The costs users feel beyond one inference call, for ``primkit bench``: a training step, the first
+call's compile time, and tracing depth.
+
+- **Training step** (``--training``): forward, backward and an optimizer step (SGD with momentum) of
+  each bench model in train mode (dropout on, default configurations), the loss the mean square of the
+  model's first output. ``torch.compile(model, backend="primkit_inductor")`` against the default
+  backend (``"inductor"``), and ``backend="primkit"`` against eager. Each side trains its own copy of
+  the model; repetitions are interleaved, the order reversed in every other one, and a ratio is the
+  median of the per-repetition ratios (as in the inference table).
+- **Compile time** (``--compile-time``): the first call (trace, compile, run) of
+  ``torch.compile(model, backend=B)`` in evaluation mode, each in a fresh interpreter with an empty
+  Inductor cache (a new ``TORCHINDUCTOR_CACHE_DIR``), ``primkit_inductor`` against ``inductor``.
+- **Depth** (``--depth``): ``trace`` of a Llama-style decoder (hidden 256) at 4, 16 and 32 layers
+  against ``torch.export.export(...).run_decompositions()`` (PyTorch's core ATen table) on the same
+  model, each in a fresh interpreter; the growth from the fewest to the most layers, and the peak
+  resident memory the trace adds (``ru_maxrss`` after it, less before it).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+
+
+def _loss(out) -> torch.Tensor:
+    from primkit.tools.bench import _tensors
+    first = _tensors(out)[0]
+    return first.float().pow(2).mean()
+
+
+def _step(model, opt, inputs):
+    opt.zero_grad(set_to_none=True)
+    loss = _loss(model(**inputs))
+    loss.backward()
+    opt.step()
+    return loss.detach()
+
+
+def bench_training(name, build, device, repeat, inductor=True) -> dict:
+    """Ratios of a training step: primkit/eager and, with ``inductor``, primkit_inductor/inductor."""
+    from primkit.tools.bench import _Outputs, _timed
+    torch.manual_seed(0)
+    model, inputs = build()
+    base = _Outputs(model).train().to(device)
+    inputs = {k: v.to(device) for k, v in inputs.items()}
+    backends = {"eager": None, "primkit": "primkit"}
+    if inductor:
+        backends.update({"inductor": "inductor", "primkit_inductor": "primkit_inductor"})
+    torch._dynamo.reset()
+    steps = {}
+    for key, backend in backends.items():
+        m = copy.deepcopy(base)
+        opt = torch.optim.SGD(m.parameters(), lr=1e-3, momentum=0.9)
+        run = m if backend is None else torch.compile(m, backend=backend)
+        steps[key] = (lambda run=run, opt=opt: _step(run, opt, inputs))
+    for key, f in steps.items():      # compile, warm up
+        for _ in range(2):
+            loss = f()
+            assert torch.isfinite(loss), f"{name}: the {key} training step's loss is {loss}"
+    times = {k: [] for k in steps}
+    order = list(steps)
+    for _ in range(repeat):
+        for k in order:
+            times[k].append(_timed(steps[k], device))
+        order.reverse()
+
+    def paired(k, b):
+        return statistics.median(a / c for a, c in zip(times[k], times[b]))
+    row = {"eager_step_ms": statistics.median(times["eager"]) * 1e3, "primkit_step": paired("primkit", "eager")}
+    if inductor:
+        row["primkit_inductor_step"] = paired("primkit_inductor", "inductor")
+    return row
+
+
+_COMPILE_ONE = """
+import json, sys, time, torch
+from primkit.tools.bench import _models, _Outputs
+name, backend, device = sys.argv[1:4]
+torch.manual_seed(0)
+model, inputs = _models()[name]()
+model = _Outputs(model).eval().to(device)
+inputs = {k: v.to(device) for k, v in inputs.items()}
+import primkit.decompositions  # noqa: F401  (primkit's import is not compile time)
+compiled = torch.compile(model, backend=backend)
+with torch.no_grad():
+    if device == "cuda":
+        torch.cuda.synchronize()
+    t = time.perf_counter()
+    compiled(**inputs)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    print(json.dumps(time.perf_counter() - t))
+"""
+
+
+def _fresh(code: str, *argv, env=None) -> object:
+    """``code`` run in a fresh interpreter; its last printed line, as JSON."""
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env)
+    if out.returncode:
+        raise RuntimeError(f"{' '.join(argv)}: the fresh interpreter failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def compile_seconds(name: str, backend: str, device: str) -> float:
+    """The first call of torch.compile(model, backend=backend) in a fresh interpreter, empty Inductor cache."""
+    with tempfile.TemporaryDirectory(prefix="primkit-inductor-cache-") as cache:
+        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")}
+        return _fresh(_COMPILE_ONE, name, backend, device, env=env)
+
+
+def bench_compile_time(name, device, repeat) -> dict:
+    """primkit_inductor/inductor on the first call, the median of ``repeat`` alternated pairs of fresh
+    interpreters, and each side's seconds."""
+    pairs = []
+    for i in range(repeat):
+        order = ("inductor", "primkit_inductor") if i % 2 == 0 else ("primkit_inductor", "inductor")
+        t = {b: compile_seconds(name, b, device) for b in order}
+        pairs.append(t)
+    return {"inductor_compile_s": statistics.median(p["inductor"] for p in pairs),
+            "primkit_inductor_compile_s": statistics.median(p["primkit_inductor"] for p in pairs),
+            "compile": statistics.median(p["primkit_inductor"] / p["inductor"] for p in pairs)}
+
+
+_DEPTH_ONE = """
+import json, resource, sys, time, torch, transformers as tf
+layers, how = int(sys.argv[1]), sys.argv[2]
+torch.manual_seed(0)
+ids = torch.randint(1, 512, (2, 64))
+class Out(torch.nn.Module):
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+    def forward(self, input_ids):
+        return self.m(input_ids=input_ids).last_hidden_state
+def build(n):
+    config = tf.LlamaConfig(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=n,
+                            num_attention_heads=8)
+    return Out(tf.LlamaModel(config).eval())
+from primkit import trace
+def run(model):
+    with torch.no_grad():
+        if how == "trace":
+            return trace(model, ids)
+        return torch.export.export(model, (ids,)).run_decompositions()
+run(build(1))          # the first trace in a process pays one-time costs, whatever the depth: not timed
+model = build(layers)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter()
+run(model)
+seconds = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps([seconds, peak / 1024]))
+"""
+
+
+def bench_depth(layers=(4, 16, 32)) -> dict:
+    """layers -> {trace_s, export_s, trace_peak_mb, export_peak_mb}, each in a fresh interpreter."""
+    rows = {}
+    for n in layers:
+        row = {}
+        for how in ("trace", "export"):
+            seconds, peak_mb = _fresh(_DEPTH_ONE, str(n), how)
+            row[f"{how}_s"], row[f"{how}_peak_mb"] = seconds, peak_mb
+        row["trace/export"] = row["trace_s"] / row["export_s"]
+        rows[n] = row
+    return rows
+
+
+def depth_table(rows: dict) -> str:
+    first, last = min(rows), max(rows)
+    lines = ["| layers | trace s | export+run_decompositions s | trace/export | trace peak MB | export peak MB |",
+             "|---|---|---|---|---|---|"]
+    for n, r in rows.items():
+        lines.append(f"| {n} | {r['trace_s']:.2f} | {r['export_s']:.2f} | {r['trace/export']:.2f}x | "
+                     f"{r['trace_peak_mb']:.0f} | {r['export_peak_mb']:.0f} |")
+    lines.append(f"| growth {first} -> {last} | {rows[last]['trace_s'] / rows[first]['trace_s']:.1f}x | "
+                 f"{rows[last]['export_s'] / rows[first]['export_s']:.1f}x | | | |")
+    return "\n".join(lines)
