@@ -37,7 +37,10 @@ NOT_BITWISE = {"linalg.lstsq", "linalg.lstsq_out", "primkit.lstsq"}
 NOT_BITWISE_CUDA = {"aten._upsample_bicubic2d_aa_backward", "aten._upsample_bilinear2d_aa_backward",
                     "aten.max_pool3d_with_indices_backward", "index_reduce", "istft", "primkit.scatter_add",
                     "primkit.scatter_reduce", "scatter_reduce_two", "scatter_reduce_two_complex",
-                    "scatter_reduce_two_src_larger"}
+                    "scatter_reduce_two_src_larger", "aten.fractional_max_pool3d_backward"}
+# On CUDA, where several indices write one element, which write lands is unspecified (eager's scatter too):
+# the executor and the reference backend may keep different ones, so only the geometry is compared there.
+UNSPECIFIED_CUDA = {"primkit.scatter"}
 
 
 def _uninitialized(entry) -> bool:
@@ -119,7 +122,8 @@ def test_executor_matches_reference(entry, dtype, device):
     with _seeded():
         actual = compiled(*ex_in)
     close = entry.name in NOT_BITWISE or device == "cuda" and entry.name in NOT_BITWISE_CUDA
-    values = "geometry" if _uninitialized(entry) else "close" if close else "bitwise"
+    geometry = _uninitialized(entry) or device == "cuda" and entry.name in UNSPECIFIED_CUDA
+    values = "geometry" if geometry else "close" if close else "bitwise"
     assert_identical(actual, expected, entry.name, values)
     assert_identical(ex_in, ref_in, f"{entry.name} inputs after the call", values)
 
