@@ -21,6 +21,7 @@ from __future__ import annotations
 import pytest
 import torch
 from functorch.compile import aot_function, make_boxed_func
+from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 
 from primkit import opinfo
 from primkit.decompositions import DecompositionError, check_prim_only, get_decompositions
@@ -33,10 +34,49 @@ from test_ops import _differentiable, _finite, _seeding, _vjp
 
 TABLE = get_decompositions()
 DTYPE = torch.float64
-SAMPLES = 4
+SAMPLES = 2
+
+
+def _xfails(names, reason, raises):
+    return {name: XFail("gradients", reason, raises=raises) for name in names}
+
 
 # Known failures, scoped to their entry: strict xfails with the exception they raise.
-XFAILS: dict[str, XFail] = {}
+XFAILS: dict[str, XFail] = {
+    **_xfails(("linalg.cholesky", "linalg.lu_factor", "linalg.eigvals", "linalg.inv", "inverse", "linalg.solve",
+               "linalg.matrix_power", "linalg.tensorsolve", "linalg.tensorinv"),
+              "AOTAutograd's functionalization wraps the effectful aten._linalg_check_errors (which eager's composites "
+              "call after a factorization) in the with_effects higher-order op, threading an effect token, before "
+              "the decomposition table is consulted: primkit's decomposition of it never runs and the graph keeps "
+              "with_effects", DecompositionError),
+    **_xfails(("nn.functional.embedding_bag", "aten.embedding_bag"),
+              "no decomposition of aten._embedding_bag and _embedding_bag_backward (issue 31, missing overloads)",
+              DecompositionError),
+    **_xfails(("pdist", "_pdist_forward"), "no decomposition of aten._pdist_backward (issue 31, missing overloads)",
+              DecompositionError),
+    **_xfails(("grid_sampler_2d", "nn.functional.grid_sample", "grid_sampler_3d"),
+              "no decomposition of grid_sampler_2d_backward / grid_sampler_3d_backward (3d: issue 31, missing "
+              "overloads)", DecompositionError),
+    **_xfails(("multilabel_margin_loss", "multilabel_margin_loss_forward"),
+              "torch's own Python kernel of multilabel_margin_loss_forward at the Autograd key (run by AOTAutograd's "
+              "Python dispatcher before the table is consulted) differentiates to other gradients than eager's "
+              "kernel on the reduction='none' sample: aot_function with an empty table gives the same difference",
+              AssertionError),
+    **_xfails(("combinations", "index_bool_mask", "index_fill_tensor_value", "repeat_interleave_tensor",
+               "linalg.lstsq", "nn.functional.ctc_loss", "masked_select"),
+              "an output size depends on data: aot_function (dynamic=False) traces under a FakeTensorMode without a "
+              "ShapeEnv, which refuses such an op before the table is consulted", DynamicOutputShapeException),
+    **_xfails(("cov", "corrcoef", "narrow.Tensor", "narrow.Tensor.expanded"),
+              "the op reads a tensor's value as a Python value (cov's aten.equal, narrow's start tensor): "
+              "aot_function (dynamic=False) traces under a FakeTensorMode without a ShapeEnv, which refuses that",
+              DataDependentOutputException),
+    "istft": XFail("gradients", "torch's own Python reference of istft (torch._refs), which AOTAutograd's Python "
+                   "dispatcher runs as its CompositeImplicitAutograd kernel before the table is consulted, rejects a "
+                   "valid sample: 'Expected input.size(2) == n_fft'", raises=AssertionError),
+    **_xfails(("_chunk_cat", "linalg.eig"),
+              "eager's autograd refuses the gradient on every sample (test_gradients checks primkit's by gradcheck "
+              "there): AOTAutograd, which calls eager's derivative, has nothing to compare", AssertionError),
+}
 
 
 def _entries():
