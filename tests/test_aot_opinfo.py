@@ -13,14 +13,15 @@ differentiable inputs).
 
 Samples: those with finite inputs whose gradient eager computes (where eager refuses, AOTAutograd,
 which calls eager's derivative, refuses too), at most ``SAMPLES`` of them chosen by
-``variant_samples`` (one of each layout and kind, the rest spread). AOTAutograd's trace is nearly
-all of the time; the module runs in about 3 minutes with -n 0 on this machine's one free core.
+``variant_samples`` (one of each layout and kind, the rest spread). AOTAutograd's trace and partition
+are nearly all of the time: with SAMPLES = 2 the module's 600 entries take about 2 minutes of CPU
+(117 s measured with -n 0; 4 samples took about twice as long).
 """
 from __future__ import annotations
 
 import pytest
 import torch
-from functorch.compile import aot_function, make_boxed_func
+from functorch.compile import aot_function
 from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 
 from primkit import opinfo
@@ -31,6 +32,7 @@ from primkit.opinfo.harness import as_function, joint_call, variant_samples
 
 from conftest import devices, xfail_mark
 from test_ops import _differentiable, _finite, _seeding, _vjp
+from training import _recording_compiler
 
 TABLE = get_decompositions()
 DTYPE = torch.float64
@@ -122,13 +124,6 @@ def _eager_gradients(entry, device):
     return [a for a in accepted if id(a[0]) in chosen]
 
 
-def _recorder(graphs, kind):
-    def compiler(gm, example_inputs):
-        graphs[kind] = gm
-        return make_boxed_func(gm.forward)
-    return compiler
-
-
 def run_aot(entry, device):
     """(graphs, [(sample, primkit's gradients, eager's gradients)]): the entry's samples through one
     aot_function, each sample's gradients from its own outputs."""
@@ -138,7 +133,8 @@ def run_aot(entry, device):
     # Fresh leaves of each sample's inputs (joint_call's copies are detached).
     inputs = [[t.detach().requires_grad_(t.requires_grad) for t in ins] for _, _, ins, _, _ in checked]
     graphs = {}
-    compiled = aot_function(joint, _recorder(graphs, "forward"), _recorder(graphs, "backward"), decompositions=TABLE)
+    compiled = aot_function(joint, _recording_compiler(graphs, "forward"), _recording_compiler(graphs, "backward"),
+                            decompositions=TABLE)
     with _seeding(entry):
         outputs = compiled(*[t for ins in inputs for t in ins])
     results = [(sample, _vjp(out, ins, seed=seed), want)
