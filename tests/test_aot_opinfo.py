@@ -101,9 +101,10 @@ def pytest_generate_tests(metafunc):
 
 
 def _eager_gradients(entry, device):
-    """[(sample, its call, its differentiable inputs, eager's gradients, the cotangents' seed)]: the samples with finite inputs
-    whose gradient eager computes, at most SAMPLES of them. Differentiable inputs as test_gradients
-    takes them: every floating input, or only the first where eager differentiates only that one."""
+    """[(sample, its call, its differentiable inputs, eager's gradients, the cotangents' seed)]: the
+    samples with finite inputs whose gradient eager computes, at most SAMPLES of them. Differentiable
+    inputs as test_gradients takes them: every floating input, or only the first where eager
+    differentiates only that one."""
     samples = [s for s in entry.samples(device, DTYPE) if _finite(as_function(entry.op, s)[1])]
     at = EAGER_REFERENCE_INPUTS.get(entry.name, lambda sample, ts: ts)
     accepted = []
@@ -153,8 +154,9 @@ def assert_gradients_equal(entry, results):
         if entry.name in HERMITIAN_INPUT:    # compared on Hermitian perturbations (opinfo.gradients)
             got = [(g + g.mH) / 2 if k == 0 else g for k, g in enumerate(got)]
         for k, (a, e) in enumerate(zip(got, want, strict=True)):
-            torch.testing.assert_close(a, e, atol=atol, rtol=rtol, equal_nan=True,
-                                       msg=lambda m, k=k: f"gradient of input {k} differs from eager for {sample}:\n{m}")
+            torch.testing.assert_close(
+                a, e, atol=atol, rtol=rtol, equal_nan=True,
+                msg=lambda m, k=k: f"gradient of input {k} differs from eager for {sample}:\n{m}")
 
 
 def test_aot_autograd(entry, device):
