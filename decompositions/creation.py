@@ -66,6 +66,13 @@ def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
     return full(size, 0, dtype=dtype or torch.get_default_dtype(), layout=layout, device=device)
 
 
+@register(aten._efficientzerotensor.default)
+def efficientzerotensor(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """Zeros (eager's is a ZeroTensor that allocates nothing; autograd makes one for the gradient of an
+    op whose derivative is zero, sgn's of a real input)."""
+    return zeros(size, dtype=dtype, layout=layout, device=device)
+
+
 @register(aten.ones.default)
 def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
     return full(size, 1, dtype=dtype or torch.get_default_dtype(), layout=layout, device=device)

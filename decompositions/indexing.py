@@ -14,8 +14,8 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, broadcast_to, like, prepare, register_data_dependent, register_overloads, to_dtype,
-    wrap_dim)
+    P, aten, broadcast_shapes, broadcast_to, like, prepare, register_data_dependent, register_overloads,
+    register_with_variants, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.prims import dtypes as dt
@@ -532,6 +532,24 @@ def masked_scatter(a, mask, source):
 
 
 register_overloads(masked_scatter, "masked_scatter", ("default", "out"), inplace=("default",))
+
+
+def masked_scatter_backward(grad_output, mask, sizes):
+    """The gradient of masked_scatter's source (of size ``sizes``): grad_output's elements where the
+    mask is set, in order, then zeros (the source elements masked_scatter did not read). The k-th set
+    element goes to position k, a running count of the mask: no size depends on the data."""
+    numel = math.prod(sizes)
+    zeros = aten.zeros.default([numel], dtype=grad_output.dtype, device=grad_output.device)
+    if numel == 0:
+        return aten.reshape.default(zeros, sizes)
+    mask = aten.reshape.default(broadcast_to(mask, grad_output.shape), [-1])
+    position = aten.sub.Tensor(aten.cumsum.default(mask, 0, dtype=torch.int64), 1)
+    position = aten.where.ScalarOther(mask, position, 0)
+    values = aten.where.ScalarOther(mask, aten.reshape.default(grad_output, [-1]), 0)
+    return aten.reshape.default(aten.scatter_add.default(zeros, 0, position, values), sizes)
+
+
+register_with_variants("masked_scatter_backward", masked_scatter_backward)
 
 
 def put(a, index, source, accumulate=False):

@@ -472,15 +472,23 @@ def _flip_where(odd, x):
     return P.where(odd, P.neg(x), x)
 
 
+def _lu_of_det(name, a):
+    """The LU factorization eager's det and slogdet return (and their backward ops read): of A^T where A
+    is row-major and real (det(A^T) = det(A), and A's memory is A^T's in the column-major layout LAPACK
+    takes, so eager copies nothing), else of A."""
+    transposed = a.dim() >= 2 and a.is_contiguous() and a.dtype not in dt.COMPLEX
+    return _lu_of_square(name, conj_transpose(a) if transposed else a)
+
+
 def _linalg_det(a):
-    lu, pivots = _lu_of_square("linalg.det", a)
+    lu, pivots = _lu_of_det("linalg.det", a)
     diagonal = P.diagonal(lu, 0, a.dim() - 2, a.dim() - 1)
     det = _flip_where(_permutation_is_odd(pivots), P.prod(diagonal, [diagonal.dim() - 1]))
     return det, column_major(lu), pivots
 
 
 def _linalg_slogdet(a):
-    lu, pivots = _lu_of_square("linalg.slogdet", a)
+    lu, pivots = _lu_of_det("linalg.slogdet", a)
     diagonal = P.diagonal(lu, 0, a.dim() - 2, a.dim() - 1)
     last = diagonal.dim() - 1
     magnitude = P.abs(diagonal)

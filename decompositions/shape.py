@@ -905,6 +905,34 @@ register_with_variants("slice_scatter", slice_scatter)
 register_with_variants("diagonal_scatter", diagonal_scatter)
 
 
+# The backward ops of diagonal and unfold (AOTAutograd's backward graphs hold them).
+def diagonal_backward(grad_output, input_sizes, offset, dim1, dim2):
+    """diagonal's gradient: grad_output on the diagonal of zeros of the input's size."""
+    zeros = aten.zeros.default(input_sizes, dtype=grad_output.dtype, device=grad_output.device)
+    return diagonal_scatter(zeros, grad_output, offset, dim1, dim2)
+
+
+def unfold_backward(grad_in, input_sizes, dim, size, step):
+    """unfold's gradient: each window's gradient added back where the window read (windows overlap
+    where step < size). grad_in holds the windows along ``dim`` and each window's elements last."""
+    if len(input_sizes) == 0:      # a 0-d input unfolds to its one element
+        return aten.reshape.default(grad_in, [])
+    dim = wrap_dim(dim, len(input_sizes), "unfold_backward")
+    windows = grad_in.shape[dim]
+    g = aten.flatten.using_ints(aten.movedim.int(grad_in, -1, dim + 1), dim, dim + 1)
+    starts = P.broadcast_in_dim(P.iota(windows, start=0, step=step, dtype=torch.int64, device=grad_in.device),
+                                [windows, size], [0])
+    offsets = P.broadcast_in_dim(P.iota(size, start=0, step=1, dtype=torch.int64, device=grad_in.device),
+                                 [windows, size], [1])
+    index = aten.reshape.default(P.add(starts, offsets), [-1])
+    zeros = aten.zeros.default(input_sizes, dtype=grad_in.dtype, device=grad_in.device)
+    return aten.index_add.default(zeros, dim, index, g)
+
+
+register_with_variants("diagonal_backward", diagonal_backward)
+register_with_variants("unfold_backward", unfold_backward)
+
+
 # ------------------------------------------------------------------ conveniences of torch.* and Tensor
 # CompositeImplicitAutograd in eager: torch.export keeps them, and these are what its graph then
 # decomposes with. Each is written in the views and copies above (or in shape.py).

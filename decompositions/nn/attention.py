@@ -125,8 +125,10 @@ def sdpa_flash_for_cpu(q, k, v, dropout_p=0.0, is_causal=False, *, attn_mask=Non
         raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0")
     # The kernel repeats key/value heads itself when the query has more (grouped-query attention).
     out, logsumexp = _attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa=True)
-    # Eager lays the output out like the query and logsumexp as (batch, seq, heads), transposed.
-    return dense_in_order(out, dim_order(q)), dense_in_order(to_dtype(logsumexp, torch.float32), [0, 2, 1])
+    # Eager lays the output out like the query and logsumexp as (batch, seq, heads), transposed, in the
+    # kernel's accumulation dtype (float64 for float64, else float32): its backward reads it.
+    accumulate = torch.float64 if q.dtype == torch.float64 else torch.float32
+    return dense_in_order(out, dim_order(q)), dense_in_order(to_dtype(logsumexp, accumulate), [0, 2, 1])
 
 
 # The CUDA kernels' extra outputs. With dropout_p == 0 no random numbers are drawn, so the philox

@@ -2,6 +2,8 @@
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 from primkit.decompositions.common import P, aten, register_out, register_with_variants, to_dtype, wrap_dim
@@ -63,6 +65,33 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
 
 
 register_out(aten._cdist_forward.out, cdist_forward, "_cdist_forward")
+
+
+def cdist_backward(grad, x1, x2, p, cdist):
+    """The gradient of _cdist_forward's x1: for each pair, the derivative of ||x1_i - x2_j||_p in x1_i,
+    d/dx = sign(d) |d|^(p-1) / dist^(p-1) with d = x1_i - x2_j (d / dist for p = 2, sign(d) for p = 1,
+    sign(d) where |d| attains the max for p = inf), weighted by grad and summed over j. Zero where the
+    distance is 0 (and, for p < 1, where d is 0), as eager's kernel."""
+    diff = aten.sub.Tensor(aten.unsqueeze.default(x1, -2), aten.unsqueeze.default(x2, -3))
+    dist, g = aten.unsqueeze.default(cdist, -1), aten.unsqueeze.default(grad, -1)
+    if p == 0:
+        return aten.zeros_like.default(x1, memory_format=torch.contiguous_format)
+    if p == 1:
+        term = aten.mul.Tensor(aten.sign.default(diff), g)
+    elif p == math.inf:
+        at_max = aten.eq.Tensor(aten.abs.default(diff), dist)
+        term = aten.mul.Tensor(aten.mul.Tensor(aten.sign.default(diff), at_max), g)
+    else:
+        power = aten.mul.Tensor(aten.sign.default(diff), aten.pow.Tensor_Scalar(aten.abs.default(diff), p - 1))
+        term = aten.div.Tensor(aten.mul.Tensor(power, g), aten.pow.Tensor_Scalar(dist, p - 1))
+        zero = aten.eq.Scalar(dist, 0)
+        if p < 1:
+            zero = aten.logical_or.default(zero, aten.eq.Scalar(diff, 0))
+        term = aten.where.ScalarSelf(zero, 0.0, term)
+    return contiguous(aten.sum.dim_IntList(term, [-2]))
+
+
+register_with_variants("_cdist_backward", cdist_backward)
 
 
 @register(aten._pdist_forward.default)

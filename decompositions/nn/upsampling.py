@@ -55,35 +55,62 @@ def _nearest(name, n, exact):
 LINEAR_MODES = {"upsample_linear1d": 1, "upsample_bilinear2d": 2, "upsample_trilinear3d": 3}
 
 
+def _linear_taps(in_size, out_size, scale, align_corners, acc, device):
+    """(i0, i1, lam) of one dim's linear interpolation: output j blends input i0[j] with weight 1 - lam[j]
+    and i1[j] with weight lam[j]."""
+    s = _scale(in_size, out_size, scale, align_corners)
+    shape = [out_size]
+    i = P.iota(out_size, start=0, step=1, dtype=acc, device=device)
+    c = lambda v: prepare(v, acc, shape, device)   # noqa: E731
+    if align_corners:
+        src = P.mul(i, c(s))
+    else:
+        src = P.maximum(P.sub(P.mul(P.add(i, c(0.5)), c(s)), c(0.5)), c(0.0))
+    i0 = P.convert_element_type(P.trunc(src), torch.int64)     # src >= 0
+    i0 = P.minimum(i0, prepare(in_size - 1, torch.int64, shape, device))
+    lam = P.sub(src, P.convert_element_type(i0, acc))
+    step = P.convert_element_type(P.lt(i0, prepare(in_size - 1, torch.int64, shape, device)), torch.int64)
+    return i0, P.add(i0, step), lam
+
+
+def _along(lam, like_shape, dim):
+    return P.broadcast_in_dim(lam, list(like_shape), [dim])
+
+
 def _linear(name, n):
     def fn(a, output_size, align_corners, *scales):
         _check_upsample(name, a, n, output_size)
         scales = list(scales) + [None] * (n - len(scales))
         (x,), orig = upcast(a)
-        acc = x.dtype
         for k in range(n):
             dim = 2 + k
-            in_size, out_size = a.shape[dim], output_size[k]
-            s = _scale(in_size, out_size, scales[k], align_corners)
-            shape = [out_size]
-            i = P.iota(out_size, start=0, step=1, dtype=acc, device=a.device)
-            c = lambda v: prepare(v, acc, shape, a.device)   # noqa: E731
-            if align_corners:
-                src = P.mul(i, c(s))
-            else:
-                src = P.maximum(P.sub(P.mul(P.add(i, c(0.5)), c(s)), c(0.5)), c(0.0))
-            i0 = P.convert_element_type(P.trunc(src), torch.int64)     # src >= 0
-            i0 = P.minimum(i0, prepare(in_size - 1, torch.int64, shape, a.device))
-            lam = P.sub(src, P.convert_element_type(i0, acc))
-            step = P.convert_element_type(P.lt(i0, prepare(in_size - 1, torch.int64, shape, a.device)), torch.int64)
-            i1 = P.add(i0, step)
-            w_shape = [1] * x.dim()
-            w_shape[dim] = out_size
-            lam = P.broadcast_in_dim(lam, list(x.shape[:dim]) + [out_size] + list(x.shape[dim + 1:]), [dim])
+            i0, i1, lam = _linear_taps(a.shape[dim], output_size[k], scales[k], align_corners, x.dtype, a.device)
             x0, x1 = P.index_select(x, dim, i0), P.index_select(x, dim, i1)
+            lam = _along(lam, x0.shape, dim)
             x = P.add(P.mul(x0, P.sub(like(lam, 1.0), lam)), P.mul(x1, lam))
         return output_layout(to_dtype(x, orig), a)
     fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _linear_backward(name, n):
+    """The transpose of _linear: each dim's blend, last dim first, sends the gradient of output j back to
+    inputs i0[j] and i1[j] with the blend's weights (added where several outputs read one input)."""
+    def fn(grad_output, output_size, input_size, align_corners, *scales):
+        scales = list(scales) + [None] * (n - len(scales))
+        (g,), orig = upcast(grad_output)
+        for k in reversed(range(n)):
+            dim = 2 + k
+            i0, i1, lam = _linear_taps(input_size[dim], output_size[k], scales[k], align_corners, g.dtype,
+                                       g.device)
+            lam = _along(lam, g.shape, dim)
+            shape = list(g.shape)
+            shape[dim] = input_size[dim]
+            grad = aten.zeros.default(shape, dtype=g.dtype, device=g.device)
+            grad = aten.index_add.default(grad, dim, i0, P.mul(g, P.sub(like(lam, 1.0), lam)))
+            g = aten.index_add.default(grad, dim, i1, P.mul(g, lam))
+        return contiguous(to_dtype(g, orig))
+    fn.__name__ = fn.__qualname__ = f"{name}_backward"
     return fn
 
 
@@ -175,6 +202,9 @@ for _n in (1, 2, 3):
                        False)
 for _name, _n in LINEAR_MODES.items():
     _register_upsample(_name, _linear(_name, _n), _n, True)
+    _backward = _linear_backward(_name, _n)
+    register(getattr(aten, f"{_name}_backward").default)(_backward)
+    register_out(getattr(aten, f"{_name}_backward").grad_input, _backward)
 _register_upsample("upsample_bicubic2d", upsample_bicubic2d, 2, True)
 
 
