@@ -57,11 +57,17 @@ def _one_element(op, **tensors):
             raise AssertionError(f"{op}: Expecting {name} tensor to be one element, but received : {t.numel()}")
 
 
-def _along(t, axis, ndim):
-    """A per-channel parameter (C,) shaped to broadcast along ``axis`` of an ndim tensor."""
-    shape = [1] * ndim
-    shape[axis] = t.shape[0]
-    return P.reshape(t, shape)
+def _along(t, ndim):
+    """A per-channel parameter (C,) shaped (C, 1, ...) to broadcast along dim 0 of an ndim tensor."""
+    return P.reshape(t, [t.shape[0]] + [1] * (ndim - 1))
+
+
+def _axis_first(x, axis):
+    """x with axis and 0 swapped (its own inverse): torch.ao computes per channel on this view,
+    so its result's strides are those of elementwise ops on it, swapped back."""
+    order = list(range(x.dim()))
+    order[0], order[axis] = axis, 0
+    return aten.permute.default(x, order), order
 
 
 def _clamp(x, low, high):
@@ -147,8 +153,10 @@ def quantize_per_channel(input, scales, zero_points, axis, quant_min, quant_max,
     x = _float_input("quantize_per_channel", input)
     _check_axis("quantize_per_channel", x, axis)
     _bounds_check("quantize_per_channel", quant_min, quant_max, dtype)
-    inv = aten.reciprocal.default(_along(scales, axis, x.dim()))
-    return _quantize(x, inv, _along(zero_points, axis, x.dim()), quant_min, quant_max, dtype)
+    x, order = _axis_first(x, axis)
+    inv = aten.reciprocal.default(_along(scales, x.dim()))
+    q = aten.add.Tensor(aten.round.default(aten.mul.Tensor(x, inv)), _along(zero_points, x.dim()))
+    return P.convert_element_type(aten.permute.default(_clamp(q, quant_min, quant_max), order), dtype)
 
 
 @register_when_defined("quantized_decomposed::dequantize_per_channel")
@@ -156,8 +164,10 @@ def dequantize_per_channel(input, scales, zero_points, axis, quant_min, quant_ma
     _check_dtype("dequantize_per_channel", input, dtype)
     _check_axis("dequantize_per_channel", input, axis)
     _bounds_check("dequantize_per_channel", quant_min, quant_max, dtype)
-    shifted = input if zero_points is None else aten.sub.Tensor(input, _along(zero_points, axis, input.dim()))
-    return to_dtype(aten.mul.Tensor(shifted, _along(scales, axis, input.dim())), out_dtype or torch.float32)
+    x, order = _axis_first(input, axis)
+    shifted = x if zero_points is None else aten.sub.Tensor(x, _along(zero_points, x.dim()))
+    res = to_dtype(aten.mul.Tensor(shifted, _along(scales, x.dim())), out_dtype or torch.float32)
+    return aten.permute.default(res, order)
 
 
 # ----------------------------------------------------------------------------- choosing qparams
@@ -288,18 +298,22 @@ def fake_quantize_per_channel_affine_cachemask(input, scale, zero_point, axis, q
     so it clamps to quant_min; the result is (qval - zero_point) * scale in double."""
     _check_per_channel(input, scale, zero_point, axis, quant_min, quant_max)
     compute = torch.float64 if input.dtype == torch.float64 else torch.float32
-    inv = _along(P.div(like(to_dtype(scale, torch.float32), 1.0), to_dtype(scale, torch.float32)), axis, input.dim())
-    product = elementwise(P.mul, to_dtype(input, compute), to_dtype(inv, compute))
-    zp = to_dtype(_along(zero_point, axis, input.dim()), compute)
+
+    def at_axis(t, dtype):   # a (C,) parameter over input's shape, along axis
+        return P.broadcast_in_dim(to_dtype(t, dtype), input.shape, [axis])
+    scale32 = to_dtype(scale, torch.float32)
+    inv = P.div(like(scale32, 1.0), scale32)
+    product = P.mul(to_dtype(input, compute), at_axis(inv, compute))
+    zp = at_axis(zero_point, compute)
     if zero_point.dtype == torch.int32:
-        qval = elementwise(P.add, P.round(product), zp)
+        qval = P.add(P.round(product), zp)
     else:
-        qval = to_dtype(P.round(to_dtype(elementwise(P.add, product, zp), torch.float32)), compute)
+        qval = to_dtype(P.round(to_dtype(P.add(product, zp), torch.float32)), compute)
     in_int64 = P.lt(P.abs(qval), like(qval, 2.0 ** 63))   # false for inf and nan
     mask = P.logical_and(in_int64, P.logical_and(P.ge(qval, like(qval, quant_min)), P.le(qval, like(qval, quant_max))))
     clamped = P.where(in_int64, P.clamp(qval, like(qval, quant_min), like(qval, quant_max)), like(qval, quant_min))
-    steps = elementwise(P.sub, to_dtype(clamped, torch.float64), to_dtype(zp, torch.float64))
-    fake = to_dtype(elementwise(P.mul, steps, to_dtype(_along(scale, axis, input.dim()), torch.float64)), input.dtype)
+    steps = P.sub(to_dtype(clamped, torch.float64), at_axis(zero_point, torch.float64))
+    fake = to_dtype(P.mul(steps, at_axis(scale, torch.float64)), input.dtype)
     return _straight_through(input, fake, mask), mask
 
 
@@ -310,35 +324,34 @@ def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, 
 
 # ----------------------------------------------------------------------------- low-precision matmuls
 
-def _check_matrices(name, a, b, first="self", second="mat2"):
+def _check_matrices(name, a, b, first, second):
     for what, t in ((first, a), (second, b)):
         if t.dim() != 2:
-            raise RuntimeError(f"{name}: Expected {what} to be a 2D tensor, but got a {t.dim()}D tensor")
+            raise RuntimeError(f"{name}: Expected {what} to be of dimension 2 but got {t.dim()}")
     if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"{name}: mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                           f"{b.shape[0]}x{b.shape[1]})")
+        raise RuntimeError(f"{name}: {first} and {second} shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} "
+                           f"and {b.shape[0]}x{b.shape[1]})")
 
 
 @register(aten._int_mm.default)
 def int_mm(self, mat2):
-    """int8 x int8 -> int32: the products summed in int32, as eager's kernel accumulates."""
-    _check_matrices("_int_mm", self, mat2)
-    for what, t in (("self", self), ("mat2", mat2)):
-        if t.dtype != torch.int8:
-            raise RuntimeError(f"_int_mm: Expected {what} dtype to be int8, but got {dt.short(t.dtype)}")
+    """int8 (or uint8) x int8 -> int32: the products summed in int32, as eager's kernel accumulates."""
+    _check_matrices("_int_mm", self, mat2, "self", "mat2")
+    if self.dtype not in (torch.int8, torch.uint8):
+        raise RuntimeError(f"_int_mm: Expected self dtype to be int8 or uint8 but got {dt.short(self.dtype)}")
+    if mat2.dtype != torch.int8:
+        raise RuntimeError(f"_int_mm: Expected mat2 dtype to be of type int8 but got {dt.short(mat2.dtype)}")
     return P.matmul(to_dtype(self, torch.int32), to_dtype(mat2, torch.int32))
 
 
-def _scale_of(name, what, scale, rows, along):
+def _scale_of(scale, along):
     """A tensor-wise scale (one float32 element) as 0-d; a row-wise one ((m, 1) for mat_a, (1, n) for
-    mat_b) as it is: both broadcast over the float32 matrix."""
-    if scale.dtype == torch.float32 and scale.numel() == 1:
+    mat_b) as it is: both broadcast over the float32 matrix. None for any other."""
+    if scale.dtype != torch.float32:
+        return None
+    if scale.numel() == 1:
         return P.reshape(scale, [])
-    if scale.dtype == torch.float32 and scale.dim() == 2 and tuple(scale.shape) == along:
-        return scale
-    raise RuntimeError(f"{name}: {what} must be a single float32 element (tensor-wise scaling) or a float32 "
-                       f"tensor of shape {list(along)} (row-wise scaling); got {dt.short(scale.dtype)} of shape "
-                       f"{list(scale.shape)}")
+    return scale if scale.dim() == 2 and tuple(scale.shape) == along else None
 
 
 @register(aten._scaled_mm.default)
@@ -346,19 +359,21 @@ def scaled_mm(self, mat2, scale_a, scale_b, bias=None, scale_result=None, out_dt
     """Eager's CPU kernel: each float8 matrix upcast to float32 and multiplied by its scale, the
     float32 product, bias added in float32, divided by scale_result for a float8 output, rounded
     to out_dtype (default: self's dtype). use_fast_accum changes nothing on CPU."""
-    _check_matrices("_scaled_mm", self, mat2)
-    for what, t in (("mat_a", self), ("mat_b", mat2)):
-        if t.dtype not in FLOAT8:
-            raise RuntimeError(f"_scaled_mm: Expected {what} to be a Float8 matrix, got {dt.short(t.dtype)}")
-    out_dtype = out_dtype or self.dtype
+    _check_matrices("_scaled_mm", self, mat2, "mat_a", "mat_b")
+    scales = _scale_of(scale_a, (self.shape[0], 1)), _scale_of(scale_b, (1, mat2.shape[1]))
+    if self.dtype not in FLOAT8 or mat2.dtype not in FLOAT8 or None in scales:
+        # eager's ValueError
+        raise ValueError(f"_scaled_mm: Invalid scaling configuration: mat_a and mat_b must be float8 (got "
+                         f"{dt.short(self.dtype)} and {dt.short(mat2.dtype)}) and their scales float32, either "
+                         f"single elements (tensor-wise) or of shapes [{self.shape[0]}, 1] and [1, {mat2.shape[1]}] "
+                         f"(row-wise); got {dt.short(scale_a.dtype)} {list(scale_a.shape)} and "
+                         f"{dt.short(scale_b.dtype)} {list(scale_b.shape)}")
     if bias is not None and bias.numel() != mat2.shape[1]:
         raise RuntimeError(f"_scaled_mm: Bias must be size {mat2.shape[1]} but got {bias.numel()}")
+    out_dtype = out_dtype or self.dtype
     # eager makes both matrices contiguous first: the float32 product then runs the same BLAS path
-    self, mat2 = contiguous(self), contiguous(mat2)
-    a = elementwise(P.mul, to_dtype(self, torch.float32), _scale_of("_scaled_mm", "scale_a", scale_a,
-                                                                   self.shape[0], (self.shape[0], 1)))
-    b = elementwise(P.mul, to_dtype(mat2, torch.float32), _scale_of("_scaled_mm", "scale_b", scale_b,
-                                                                   mat2.shape[1], (1, mat2.shape[1])))
+    a = elementwise(P.mul, to_dtype(contiguous(self), torch.float32), scales[0])
+    b = elementwise(P.mul, to_dtype(contiguous(mat2), torch.float32), scales[1])
     product = P.matmul(a, b)
     if bias is not None:
         product = elementwise(P.add, product, to_dtype(bias, torch.float32))
