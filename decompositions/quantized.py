@@ -172,10 +172,8 @@ def dequantize_per_channel(input, scales, zero_points, axis, quant_min, quant_ma
 
 # ----------------------------------------------------------------------------- choosing qparams
 
-@register_when_defined("quantized_decomposed::choose_qparams.tensor")
-def choose_qparams(input, quant_min, quant_max, eps, dtype):
-    """torch.ao's determine_qparams (per tensor, affine) on aminmax(input): returns scale (1,)
-    float64 and zero_point (1,) int64."""
+def _min_max_around_zero(input, quant_min, quant_max, dtype):
+    """torch.ao's checks, then min(aminmax(input).min, 0) and max(aminmax(input).max, 0)."""
     if input.dtype not in (torch.float32, torch.float16, torch.bfloat16):
         raise AssertionError(f"choose_qparams: Expecting input to have dtype torch.float32/16/b16, but got "
                              f"dtype: {input.dtype}")
@@ -188,12 +186,52 @@ def choose_qparams(input, quant_min, quant_max, eps, dtype):
         raise AssertionError("choose_qparams: qmin must be strictly less than qmax for user-specified "
                              "quantization range.")
     low, high = aten.aminmax.default(input)
-    low = aten.minimum.default(low, aten.zeros_like.default(low))
-    high = aten.maximum.default(high, aten.zeros_like.default(high))
+    return (aten.minimum.default(low, aten.zeros_like.default(low)),
+            aten.maximum.default(high, aten.zeros_like.default(high)))
+
+
+@register_when_defined("quantized_decomposed::choose_qparams.tensor")
+def choose_qparams(input, quant_min, quant_max, eps, dtype):
+    """torch.ao's determine_qparams (per tensor, affine) on aminmax(input): returns scale (1,)
+    float64 and zero_point (1,) int64."""
+    low, high = _min_max_around_zero(input, quant_min, quant_max, dtype)
     scale = aten.div.Scalar(aten.sub.Tensor(high, low), float(quant_max - quant_min))
     scale = aten.maximum.default(scale, P.full([1], eps, dtype=torch.float32, device=input.device))
     steps = aten._to_copy.default(aten.round.default(aten.div.Tensor(low, scale)), dtype=torch.int32)
     zero_point = aten.clamp.default(aten.rsub.Scalar(steps, quant_min), quant_min, quant_max)
+    return to_dtype(scale, torch.float64), to_dtype(zero_point, torch.int64)
+
+
+@register_when_defined("quantized_decomposed::choose_qparams_symmetric.tensor")
+def choose_qparams_symmetric(input, quant_min, quant_max, eps, dtype):
+    """determine_qparams per tensor, symmetric: scale = max(|min|, |max|) / ((quant_max - quant_min) / 2),
+    zero_point 0 (128 for uint8)."""
+    low, high = _min_max_around_zero(input, quant_min, quant_max, dtype)
+    high = aten.maximum.default(aten.neg.default(low), high)
+    scale = aten.div.Scalar(high, float(quant_max - quant_min) / 2)
+    scale = aten.maximum.default(scale, P.full([1], eps, dtype=torch.float32, device=input.device))
+    zero_point = P.full([1], 128 if dtype == torch.uint8 else 0, dtype=torch.int64, device=input.device)
+    return to_dtype(scale, torch.float64), zero_point
+
+
+@register_when_defined("quantized_decomposed::choose_qparams_per_token_asymmetric",
+                       "quantized_decomposed::_choose_qparams_per_token_asymmetric_impl")
+def choose_qparams_per_token_asymmetric(input, dtype):
+    """Per row of the last dim (XNNPACK's rule, int8 range whatever dtype): scale (..., 1) float64 and
+    zero_point (..., 1) int64, the zero point chosen from the end with the smaller rounding error."""
+    qmin, qmax = -128, 127
+    low = aten.amin.default(input, [-1], True)
+    high = aten.amax.default(input, [-1], True)
+    low = aten.minimum.default(low, aten.zeros_like.default(low))
+    high = aten.maximum.default(high, aten.zeros_like.default(high))
+    scale = aten.clamp.default(aten.div.Scalar(aten.sub.Tensor(high, low), float(qmax - qmin)),
+                               torch.finfo(torch.float32).eps)
+    descaled_min, descaled_max = aten.div.Tensor(low, scale), aten.div.Tensor(high, scale)
+    from_min = aten.add.Tensor(descaled_min, qmin)
+    from_max = aten.add.Tensor(descaled_max, qmax)
+    zero_point = aten.where.self(aten.gt.Scalar(aten.add.Tensor(from_min, from_max), 0),
+                                 aten.rsub.Scalar(descaled_min, qmin), aten.rsub.Scalar(descaled_max, qmax))
+    zero_point = aten.round.default(aten.clamp.default(zero_point, qmin, qmax))
     return to_dtype(scale, torch.float64), to_dtype(zero_point, torch.int64)
 
 

@@ -121,6 +121,14 @@ def choose_qparams_samples(op, device, dtype):
     yield SampleInput(make((), device, dtype), (-128, 127, 1e-3, torch.int8), name="0-d")
 
 
+def choose_qparams_per_token_samples(op, device, dtype):
+    for shape in ((4, 8), (2, 3, 8), (5,)):
+        for name, x in layouts(shape, device, dtype, low=-6, high=6):
+            yield SampleInput(x, (torch.int8,), name=f"{name} {shape}")
+    yield SampleInput(make((3, 6), device, dtype, low=1, high=5), (torch.int8,), name="all positive rows")
+    yield SampleInput(torch.zeros(2, 4, device=device, dtype=dtype), (torch.int8,), name="zero rows (eps)")
+
+
 def _qd_entry(name, overload, samples, dtypes, errors=None):
     aten_name = f"quantized_decomposed::{name}" + ("" if overload == "default" else f".{overload}")
     return OpInfo(name=f"quantized_decomposed.{name}" + ("" if overload == "default" else f".{overload}"),
@@ -159,6 +167,8 @@ QUANTIZED_DECOMPOSED = [
     _qd_entry("quantize_per_channel", "default", quantize_per_channel_samples, QUANTIZABLE, _per_channel_errors),
     _qd_entry("dequantize_per_channel", "default", dequantize_per_channel_samples, QDTYPES),
     _qd_entry("choose_qparams", "tensor", choose_qparams_samples, QUANTIZABLE, _choose_errors),
+    _qd_entry("choose_qparams_symmetric", "tensor", choose_qparams_samples, QUANTIZABLE, _choose_errors),
+    _qd_entry("choose_qparams_per_token_asymmetric", "default", choose_qparams_per_token_samples, QUANTIZABLE),
 ]
 
 
