@@ -170,6 +170,35 @@ def dequantize_per_channel(input, scales, zero_points, axis, quant_min, quant_ma
     return aten.permute.default(res, order)
 
 
+# ----------------------------------------------------------------------------- per token (rows of the last dim)
+
+def _check_tokens(input, scales, zero_points):
+    tokens = input.shape[:-1].numel()
+    for name, t in (("scales", scales), ("zero_points", zero_points)):
+        if t.numel() != tokens:
+            raise AssertionError(f"per-token quantization: num_tokens: {tokens} {name}: {list(t.shape)}")
+
+
+@register_when_defined("quantized_decomposed::quantize_per_token")
+def quantize_per_token(input, scales, zero_points, quant_min, quant_max, dtype):
+    """clamp(round(input * (1 / scales) + zero_points)).to(dtype): here the zero point is added
+    before rounding (torch.ao's order for tokens)."""
+    _bounds_check("quantize_per_token", quant_min, quant_max, dtype)
+    _check_tokens(input, scales, zero_points)
+    q = aten.round.default(aten.add.Tensor(aten.mul.Tensor(input, aten.reciprocal.default(scales)), zero_points))
+    return P.convert_element_type(aten.clamp.default(q, quant_min, quant_max), dtype)
+
+
+@register_when_defined("quantized_decomposed::dequantize_per_token")
+def dequantize_per_token(input, scales, zero_points, quant_min, quant_max, dtype, output_dtype=torch.float32):
+    return to_dtype(aten.mul.Tensor(aten.sub.Tensor(input, zero_points), scales), output_dtype)
+
+
+@register_when_defined("quantized_decomposed::convert_element_type.no_fuse")
+def convert_element_type_no_fuse(input, dtype):
+    return P.convert_element_type(input, dtype)
+
+
 # ----------------------------------------------------------------------------- choosing qparams
 
 def _min_max_around_zero(input, quant_min, quant_max, dtype):
@@ -212,6 +241,19 @@ def choose_qparams_symmetric(input, quant_min, quant_max, eps, dtype):
     scale = aten.maximum.default(scale, P.full([1], eps, dtype=torch.float32, device=input.device))
     zero_point = P.full([1], 128 if dtype == torch.uint8 else 0, dtype=torch.int64, device=input.device)
     return to_dtype(scale, torch.float64), zero_point
+
+
+@register_when_defined("quantized_decomposed::choose_qparams_per_token")
+def choose_qparams_per_token(input, dtype):
+    """Symmetric int8 per row of the last dim: scale = max(amax(|input|), 1e-5) / 127 (float32 for a
+    float16 input), zero point 0 in the scale's dtype."""
+    if dtype != torch.int8:
+        raise Exception(f"unsupported dtype in choose_qparams_per_token: {dtype}")  # noqa: TRY002  (eager's)
+    scales = aten.amax.default(aten.abs.default(input), [-1], True)
+    if scales.dtype == torch.float16:
+        scales = to_dtype(scales, torch.float32)
+    scales = aten.div.Scalar(aten.clamp.default(scales, 1e-5), 127)
+    return scales, aten.zeros_like.default(scales)
 
 
 @register_when_defined("quantized_decomposed::choose_qparams_per_token_asymmetric",

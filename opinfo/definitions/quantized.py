@@ -129,6 +129,32 @@ def choose_qparams_per_token_samples(op, device, dtype):
     yield SampleInput(torch.zeros(2, 4, device=device, dtype=dtype), (torch.int8,), name="zero rows (eps)")
 
 
+def quantize_per_token_samples(op, device, dtype):
+    for shape in ((4, 8), (2, 3, 8)):
+        rows = shape[:-1]
+        scales = torch.rand(*rows, 1, device=device) * 0.1 + 0.01
+        zps = torch.randint(-5, 6, (*rows, 1), device=device)
+        for name, x in layouts(shape, device, dtype, low=-6, high=6):
+            yield SampleInput(x, (scales, zps, -128, 127, torch.int8), name=f"{name} {shape}")
+
+
+def dequantize_per_token_samples(op, device, dtype):
+    info = torch.iinfo(dtype)
+    for shape in ((4, 8), (2, 3, 8)):
+        rows = shape[:-1]
+        scales = (torch.rand(*rows, 1, device=device) * 0.1 + 0.01).double()   # float64, as torch.ao passes them
+        zps = torch.randint(-5, 6, (*rows, 1), device=device)
+        for out_dtype in (torch.float32, torch.bfloat16):
+            q = make(shape, device, dtype, low=max(info.min, -1000), high=min(info.max, 1000))
+            yield SampleInput(q, (scales, zps, info.min, info.max, dtype, out_dtype), name=f"{shape} out {out_dtype}")
+
+
+def convert_no_fuse_samples(op, device, dtype):
+    for name, x in layouts((3, 4, 5), device, dtype, low=-100, high=100):
+        for to in (torch.int8, torch.float32, torch.bfloat16):
+            yield SampleInput(x, (to,), name=f"{name} to {to}")
+
+
 def _qd_entry(name, overload, samples, dtypes, errors=None):
     aten_name = f"quantized_decomposed::{name}" + ("" if overload == "default" else f".{overload}")
     return OpInfo(name=f"quantized_decomposed.{name}" + ("" if overload == "default" else f".{overload}"),
@@ -169,6 +195,10 @@ QUANTIZED_DECOMPOSED = [
     _qd_entry("choose_qparams", "tensor", choose_qparams_samples, QUANTIZABLE, _choose_errors),
     _qd_entry("choose_qparams_symmetric", "tensor", choose_qparams_samples, QUANTIZABLE, _choose_errors),
     _qd_entry("choose_qparams_per_token_asymmetric", "default", choose_qparams_per_token_samples, QUANTIZABLE),
+    _qd_entry("choose_qparams_per_token", "default", choose_qparams_per_token_samples, QUANTIZABLE),
+    _qd_entry("quantize_per_token", "default", quantize_per_token_samples, QUANTIZABLE),
+    _qd_entry("convert_element_type", "no_fuse", convert_no_fuse_samples, QUANTIZABLE),
+    _qd_entry("dequantize_per_token", "default", dequantize_per_token_samples, QDTYPES),
 ]
 
 
