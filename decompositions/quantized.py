@@ -24,9 +24,11 @@ from primkit.prims import dtypes as dt
 
 FLOAT8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 
-# torch.ao's bounds of each quantized dtype (quant_min and quant_max must lie inside them)
-_QVALUE_BOUNDS = {d: (torch.iinfo(d).min, torch.iinfo(d).max)
-                  for d in (torch.uint8, torch.int8, torch.uint16, torch.int16, torch.int32)}
+# torch.ao's bounds of each quantized dtype (quant_min and quant_max must lie inside them): integers, and
+# float8 (values rounded to integers, then converted)
+_QVALUE_BOUNDS = {**{d: (torch.iinfo(d).min, torch.iinfo(d).max)
+                     for d in (torch.uint8, torch.int8, torch.uint16, torch.int16, torch.int32)},
+                  **{d: (int(torch.finfo(d).min), int(torch.finfo(d).max)) for d in FLOAT8}}
 
 
 def _bounds_check(op, quant_min, quant_max, dtype):

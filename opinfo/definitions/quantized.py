@@ -29,7 +29,8 @@ FLOAT8 = frozenset({torch.float8_e4m3fn, torch.float8_e5m2})
 EXACT = {d: (0.0, 0.0) for d in FLOATING | QUANTIZABLE | QDTYPES | FLOAT8 | {torch.int64}}
 
 # (quant_min, quant_max, dtype, scale, zero_point) as PT2E's quantizers choose them
-QPARAMS = ((-128, 127, torch.int8, 0.05, 3), (0, 255, torch.uint8, 0.07, 128), (-127, 127, torch.int8, 0.013, 0))
+QPARAMS = ((-128, 127, torch.int8, 0.05, 3), (0, 255, torch.uint8, 0.07, 128), (-127, 127, torch.int8, 0.013, 0),
+           (-448, 448, torch.float8_e4m3fn, 0.01, 0))
 
 
 def _ties(device, dtype, scale):
@@ -78,6 +79,16 @@ def dequantize_per_tensor_samples(op, device, dtype):
     q = make((4, 5), device, dtype, low=low, high=high)
     yield SampleInput(q, (1e-3, 0, info.min, info.max, dtype), name="zero point 0")
     yield SampleInput(make((0,), device, dtype), (0.1, 1, info.min, info.max, dtype), name="empty")
+
+
+def dequantize_float8_samples(op, device, dtype):
+    """float8 storage, as torch.ao's float8 quantization writes it."""
+    bounds = int(torch.finfo(dtype).min), int(torch.finfo(dtype).max)
+    for out_dtype in (torch.float32, torch.bfloat16):
+        q = (torch.randn(3, 4, 5, device=device) * 100).to(dtype)
+        yield SampleInput(q, (0.01, 0, *bounds, dtype), {"out_dtype": out_dtype}, name=f"out {out_dtype}")
+        yield SampleInput(q.transpose(0, 2), (0.3, 2, *bounds, dtype), {"out_dtype": out_dtype},
+                          name=f"transposed out {out_dtype}")
 
 
 def _channels(device, n, scale_dtype=torch.float32):
@@ -155,9 +166,10 @@ def convert_no_fuse_samples(op, device, dtype):
             yield SampleInput(x, (to,), name=f"{name} to {to}")
 
 
-def _qd_entry(name, overload, samples, dtypes, errors=None):
+def _qd_entry(name, overload, samples, dtypes, errors=None, *, suffix=""):
+    """``suffix``: a second entry of the same overload (other samples and dtypes)."""
     aten_name = f"quantized_decomposed::{name}" + ("" if overload == "default" else f".{overload}")
-    return OpInfo(name=f"quantized_decomposed.{name}" + ("" if overload == "default" else f".{overload}"),
+    return OpInfo(name=f"quantized_decomposed.{name}" + ("" if overload == "default" else f".{overload}") + suffix,
                   op=getattr(getattr(qd, name), overload), aten=(aten_name,), sample_inputs=samples,
                   dtypes=dtypes, error_inputs=errors, tolerances=EXACT, family="quantized",
                   # CompositeExplicitAutograd kernels without a derivative: eager's results never require grad
@@ -188,6 +200,7 @@ QUANTIZED_DECOMPOSED = [
     _qd_entry("quantize_per_tensor", "tensor", _as_tensors(quantize_per_tensor_samples, False), QUANTIZABLE),
     _qd_entry("quantize_per_tensor", "tensor2", _as_tensors(quantize_per_tensor_samples, True), QUANTIZABLE),
     _qd_entry("dequantize_per_tensor", "default", dequantize_per_tensor_samples, QDTYPES, _dequantize_errors),
+    _qd_entry("dequantize_per_tensor", "default", dequantize_float8_samples, FLOAT8, suffix=".float8"),
     _qd_entry("dequantize_per_tensor", "tensor", _as_tensors(dequantize_per_tensor_samples, False), QDTYPES),
     _qd_entry("dequantize_per_tensor", "tensor2", _as_tensors(dequantize_per_tensor_samples, True), QDTYPES),
     _qd_entry("quantize_per_channel", "default", quantize_per_channel_samples, QUANTIZABLE, _per_channel_errors),
