@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from primkit.decompositions import non_prim_ops, trace
+from primkit.graph import non_prim_ops, trace
 
 pt2e = pytest.importorskip("torchao.quantization.pt2e.quantize_pt2e",
                            reason="torchao (the `test` extra) is not installed: PT2E lives in torchao")
