@@ -245,6 +245,24 @@ def fft_c2r(a, *, dim, last_dim_size):
     return aten._fft_c2r.default(a, dim, 0, last_dim_size)
 
 
+def _extreme(dtype, largest):
+    """A dtype's largest or smallest finite value as a Python number (a complex dtype's real part's)."""
+    if dtype == torch.bool:
+        return largest
+    info = torch.iinfo(dtype) if dtype in dt.INT else torch.finfo(dtype)
+    return info.max if largest else info.min
+
+
+@register_when_defined(_prim("maximum_value"))
+def maximum_value(dtype):
+    return _extreme(dtype, True)
+
+
+@register_when_defined(_prim("minimum_value"))
+def minimum_value(dtype):
+    return _extreme(dtype, False)
+
+
 # ----------------------------------------------------------------------------- creation
 
 @register_when_defined(_prim("iota"))

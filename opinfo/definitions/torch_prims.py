@@ -133,7 +133,20 @@ def _full(shape, value, device="cpu"):
     return prims.full(shape, value, dtype=torch.float32, device=device, requires_grad=False)
 
 
+def _clamp_to_extremes(x):
+    """x clamped to its dtype's finite range, the bounds from prims.minimum_value / maximum_value."""
+    return torch.clamp(x, prims.minimum_value(x.dtype), prims.maximum_value(x.dtype))
+
+
+def _extremes_samples(op, device, dtype):
+    yield SampleInput(make((4, 5), device, dtype), name="(4, 5)")
+    if dtype == torch.float32:
+        yield SampleInput(torch.tensor([float("inf"), float("-inf"), 1.0, float("nan")], device=device), name="inf")
+
+
 CREATION = [
+    OpInfo(name="prims.maximum_value", op=_clamp_to_extremes, aten=("prims::maximum_value", "prims::minimum_value"),
+           sample_inputs=_extremes_samples, dtypes=F32 | I64, family="torch_prims", supports_autograd=False),
     _creation("iota", _iota, [("start 2 step 3", lambda d, dt: (2, (5, 3), {"device": d})),
                               ("negative step", lambda d, dt: (10, (4, -2), {"device": d}))]),
     _creation("full", _full, [("(3, 4)", lambda d, dt: ([3, 4], (2.5,), {"device": d}))]),
