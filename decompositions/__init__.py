@@ -17,8 +17,8 @@ from primkit.decompositions.table import get_decompositions
 
 # Each module registers its decompositions on import; one module (nn, collective: one package) per op family.
 from primkit.decompositions import (  # noqa: E402,F401
-    aliases, backward, collective, complex, creation, elementwise, fft, indexing, linalg, nn, random,
-    reductions, shape, sorting, special,
+    aliases, backward, collective, complex, creation, elementwise, fft, indexing, linalg, nn, quantized,
+    random, reductions, shape, sorting, special, torch_prims,
 )
 
 # Public API kept where users import it from (the tracer is primkit.graph's).

@@ -12,6 +12,7 @@ _BY_NAME = {
     "float16": torch.float16, "bfloat16": torch.bfloat16,
     "float32": torch.float32, "float64": torch.float64,
     "complex64": torch.complex64, "complex128": torch.complex128,
+    "float8_e4m3fn": torch.float8_e4m3fn, "float8_e5m2": torch.float8_e5m2,
 }
 NAMES = frozenset(_BY_NAME)
 
@@ -26,6 +27,8 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "integral": ("bool", "int"),
     "inexact": ("float", "complex"),
     "all": ("bool", "int", "float", "complex"),
+    # storage formats for low-precision matmuls (_scaled_mm): only converted from and to
+    "float8": ("float8_e4m3fn", "float8_e5m2"),
 }
 
 FLOAT = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64})

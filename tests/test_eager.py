@@ -53,6 +53,12 @@ ALIASING_DIFFERS = {
     "narrow.Tensor": _DYNAMIC_SLICE, "narrow.Tensor.expanded": _DYNAMIC_SLICE,
     "_conj": "prims have no conjugate bit: eager's _conj is a view flagged conjugate, the mode computes the "
              "conjugate values" + _COPIES,
+    "prims.view_of_dtype": _BITCAST,
+    "prims.device_put": "torch's prims.device_put declares a new tensor (its schema aliases nothing) but eager's "
+                        "kernel, a.to(device), returns the input itself on its own device; the mode copies the "
+                        "result of a schema that aliases nothing" + _COPIES,
+    "prims.conj": "prims have no conjugate bit: torch's prims.conj is a view flagged conjugate, the mode computes "
+                  "the conjugate values" + _COPIES,
 }
 
 
