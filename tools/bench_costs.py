@@ -24,13 +24,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import torch
 
+from primkit.tools.bench_models import _Outputs, _tensors, _timed
+
 
 def _loss(out) -> torch.Tensor:
-    from primkit.tools.bench import _tensors
     first = _tensors(out)[0]
     return first.float().pow(2).mean()
 
@@ -45,7 +45,6 @@ def _step(model, opt, inputs):
 
 def bench_training(name, build, device, repeat, inductor=True) -> dict:
     """Ratios of a training step: primkit/eager and, with ``inductor``, primkit_inductor/inductor."""
-    from primkit.tools.bench import _Outputs, _timed
     torch.manual_seed(0)
     model, inputs = build()
     base = _Outputs(model).train().to(device)
@@ -81,7 +80,7 @@ def bench_training(name, build, device, repeat, inductor=True) -> dict:
 
 _COMPILE_ONE = """
 import json, sys, time, torch
-from primkit.tools.bench import _models, _Outputs
+from primkit.tools.bench_models import _models, _Outputs
 name, backend, device = sys.argv[1:4]
 torch.manual_seed(0)
 model, inputs = _models()[name]()
