@@ -9,6 +9,7 @@ import gc
 import operator
 import os
 import re
+import sys
 import threading
 
 import torch
@@ -19,7 +20,6 @@ from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from primkit import decompositions as decompositions_package
 from primkit import prims
 from primkit.graph import dispatch_tracer, guards, targets
 from primkit.graph.canonicalize import canonicalize_graph
@@ -78,11 +78,16 @@ def _dir_of(module) -> str:
     return os.path.dirname(os.path.abspath(module.__file__)) + os.sep
 
 
+# the decompositions' folder (that of composite.py, one of its modules: the package itself imports this one),
+# and every folder whose frames are not the user's program
+_FAMILIES = _dir_of(sys.modules[composites.__module__])
+_NOT_USER = (_dir_of(torch), _dir_of(prims), _FAMILIES, os.path.dirname(os.path.abspath(__file__)) + os.sep)
+
+
 def _user_frame(tb) -> str:
     """The innermost frame of the traceback outside torch and primkit: the user's line."""
     import traceback
-    skip = tuple(_dir_of(m) for m in (torch, prims, decompositions_package)) + (os.path.dirname(__file__) + os.sep,)
-    frames = [f for f in traceback.extract_tb(tb) if not f.filename.startswith(skip)]
+    frames = [f for f in traceback.extract_tb(tb) if not f.filename.startswith(_NOT_USER)]
     return _frame_text(frames[-1]) if frames else "an unknown place"
 
 
@@ -90,12 +95,10 @@ def _decomposition_frame(tb):
     """The innermost frame of one of primkit's decompositions, where it is deeper than the program's own
     frames: the decomposition, not the program, asked for the value (None where the program did)."""
     import traceback
-    families = _dir_of(decompositions_package)
-    skip = tuple(_dir_of(m) for m in (torch, prims, decompositions_package)) + (os.path.dirname(__file__) + os.sep,)
     frames = traceback.extract_tb(tb)
-    user = max((i for i, f in enumerate(frames) if not f.filename.startswith(skip)), default=-1)
+    user = max((i for i, f in enumerate(frames) if not f.filename.startswith(_NOT_USER)), default=-1)
     # (composite.py runs torch's composites for the tracer: machinery, not a decomposition)
-    inner = max((i for i, f in enumerate(frames) if f.filename.startswith(families)
+    inner = max((i for i, f in enumerate(frames) if f.filename.startswith(_FAMILIES)
                  and os.path.basename(f.filename) != "composite.py"), default=-1)
     return frames[inner] if inner > user else None
 
