@@ -33,6 +33,12 @@ def is_number(x) -> bool:
     return isinstance(x, (numbers.Number, torch.SymInt, torch.SymFloat, torch.SymBool)) and not isinstance(x, torch.Tensor)
 
 
+def is_symbolic(x) -> bool:
+    """A number known only when the graph runs (t.item(), a dynamic size): a SymInt, SymFloat or SymBool,
+    on which a decomposition must not branch (statically_known_true asks without guarding)."""
+    return isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool))
+
+
 def broadcast_shapes(*shapes) -> tuple:
     """Eager's broadcasting rule, with eager's error message (RuntimeError)."""
     ndim = max((len(s) for s in shapes), default=0)

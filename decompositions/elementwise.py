@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 
 import torch
+from torch.fx.experimental.symbolic_shapes import statically_known_true
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, elementwise, is_number, like, out_names, prepare, promote, register_inplace,
+    P, aten, broadcast_shapes, elementwise, is_number, is_symbolic, like, out_names, prepare, promote, register_inplace,
     register_out, register_with_variants, tensor_device, to_dtype, upcast, write_into)
 from primkit.decompositions.indexing import INEXACT
 from primkit.decompositions.registry import register
@@ -243,7 +244,7 @@ register_with_variants("nan_to_num", nan_to_num)
 # ---- arithmetic ------------------------------------------------------------------------------
 
 def _check_alpha(name, alpha, dtype, arg="alpha"):
-    if alpha is None or alpha == 1:
+    if alpha is None or statically_known_true(alpha == 1):   # (alpha = t.item(): a symbolic number)
         return
     if dtype == torch.bool and not isinstance(alpha, bool):
         raise RuntimeError(f"{name}: Boolean {arg} only supported for Boolean results.")
@@ -252,7 +253,7 @@ def _check_alpha(name, alpha, dtype, arg="alpha"):
 
 
 def _scaled(b, alpha):
-    return b if alpha == 1 else P.mul(b, like(b, alpha))
+    return b if statically_known_true(alpha == 1) else P.mul(b, like(b, alpha))
 
 
 def add(a, b, *, alpha=1):
@@ -316,10 +317,13 @@ POW_BY_FORMULA = {
 def pow_(a, b):
     compute, result = promote(a, b)
     if isinstance(a, torch.Tensor) and is_number(b):
-        if category(result) == 1 and b < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        # eager's float16 kernel calls std::pow for every exponent (bfloat16 does not)
-        if category(result) == 2 and result != torch.float16 and not isinstance(b, complex) and b in POW_BY_FORMULA:
+        if category(result) == 1:
+            # a symbolic exponent (t.item()) is checked when the graph runs (a runtime assert)
+            torch._check(b >= 0, lambda: "Integers to negative integer powers are not allowed.")
+        # eager's float16 kernel calls std::pow for every exponent (bfloat16 does not); a symbolic exponent
+        # takes std::pow too (eager's formulas differ from it only at -0 and infinities, and by an ulp for 3, -2)
+        if category(result) == 2 and result != torch.float16 and not isinstance(b, complex) and \
+                not is_symbolic(b) and b in POW_BY_FORMULA:
             return to_dtype(POW_BY_FORMULA[b](to_dtype(a, compute)), result)
     return elementwise(P.pow, a, b)
 
@@ -646,7 +650,10 @@ def clamp(a, min=None, max=None):
 
 
 def _check_fits(value, dtype):
-    """eager converts a Python bound to the result dtype and refuses a finite value beyond its range."""
+    """eager converts a Python bound to the result dtype and refuses a finite value beyond its range (a
+    symbolic bound, t.item(), is not checked: its value is known only when the graph runs)."""
+    if is_symbolic(value):
+        return
     if is_number(value) and dtype in dt.FLOAT and math.isfinite(value) and abs(value) > torch.finfo(dtype).max:
         raise RuntimeError(f"value cannot be converted to type {_CPP_TYPES.get(dtype, dtype)} without overflow")
     # An int bound is not wrapped as an elementwise operand is (common.wrapped): eager refuses it.

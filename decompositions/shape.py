@@ -540,11 +540,12 @@ def constant_pad_nd(a, pad, value=0):
 
 
 def cast_value(value, dtype):
-    """A Python number as eager stores it into a tensor of dtype (bool, truncated int, or as is)."""
+    """A Python number as eager stores it into a tensor of dtype (bool, truncated int, or as is); a symbolic
+    number (t.item()) symbolically, without reading its value."""
     if dtype == torch.bool:
-        return bool(value)
+        return value != 0 if isinstance(value, (torch.SymInt, torch.SymFloat)) else bool(value)
     if dtype in dt.INT:
-        return int(value)
+        return torch.sym_int(value)
     return value
 
 

@@ -1,6 +1,6 @@
 """Decompositions of sorting, selection, scans and searching: sort, argsort, msort, topk,
 kthvalue, median, nanmedian, the cumulative scans, searchsorted, bucketize, take, nonzero,
-argwhere and masked_select; mode, quantile and nanquantile (read from the sorted operand, as
+argwhere, masked_select and the check _assert_async; mode, quantile and nanquantile (read from the sorted operand, as
 eager does); unique (_unique2, _unique), unique_consecutive, unique_dim and unique_dim_consecutive;
 isin.
 
@@ -311,6 +311,24 @@ def masked_select(a, mask):
 register_overloads(nonzero, "nonzero", ("default", "out"))
 register_overloads(nonzero, "argwhere", ("default",))
 register_overloads(masked_select, "masked_select", ("default", "out"))
+
+
+@register(aten.item.default)
+def item(a):
+    """t.item(): the value read on the host, the item prim (an unbacked SymInt, SymFloat or SymBool under fake
+    tensors), where a tracer keeps item whole (torch.export's run_decompositions; AOTAutograd under
+    torch.compile). trace and eager through prims do not use this entry (table.HOST_READ_ENTRIES)."""
+    return P.item(a)
+
+
+@register(aten._assert_async.default, aten._assert_async.msg)
+def assert_async(a, assert_msg="Expected Tensor with single nonzero value, but got zero"):
+    """torch._assert_async(t, msg): a's one value read on the host (the item prim) and checked where the graph
+    runs (aten._assert_scalar, the check torch.export keeps for torch._check), raising msg when it is zero."""
+    if a.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    nonzero = a if a.dtype == torch.bool else P.ne(a, like(a, 0))
+    aten._assert_scalar.default(P.item(nonzero), assert_msg)
 
 
 # --- modes, quantiles, unique values ---------------------------------------------------------

@@ -8,6 +8,17 @@ from primkit.decompositions.lowering import lower_to
 from primkit.decompositions.registry import DecompositionError, kept_ops, overloads_of, registered
 
 
+# aten.item's entry (the item prim) serves the tracers that keep item whole: torch.export's run_decompositions
+# and AOTAutograd. trace and eager through prims leave it out, so that torch's composite reads the value with
+# aten._local_scalar_dense: make_fx folds that read of a constant tensor to its value (trace makes each read of
+# data the item prim after), and it is the eager mode's host read (a sync point).
+HOST_READ_ENTRIES = frozenset({torch.ops.aten.item.default})
+
+
+def without_host_reads(table: dict) -> dict:
+    return {op: fn for op, fn in table.items() if op not in HOST_READ_ENTRIES}
+
+
 def get_decompositions(ops=None, *, target=None, keep=None) -> dict:
     """A decomposition table for make_fx / torch.export / AOTAutograd.
 

@@ -9,6 +9,7 @@ import gc
 import operator
 import os
 import re
+import sys
 import threading
 
 import torch
@@ -25,16 +26,20 @@ from primkit.graph.canonicalize import canonicalize_graph
 from primkit.decompositions.composite import composites
 from primkit.decompositions.lowering import prim_set
 from primkit.decompositions.registry import DecompositionError, kept_ops
-from primkit.decompositions.table import get_decompositions
+from primkit.decompositions.table import get_decompositions, without_host_reads
 
 # Non-prim targets a prim graph may hold: tuple indexing and SymInt bookkeeping.
 SYM_OPS = {
     operator.getitem, operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
     operator.mod, operator.neg, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
     operator.gt, operator.ge, torch.sym_max, torch.sym_min, torch.sym_ite, torch.sym_not, torch.sym_float,
-    torch.sym_int,
+    torch.sym_int, torch.sym_sum,
     torch.ops.aten.sym_size.int, torch.ops.aten.sym_stride.int, torch.ops.aten.sym_numel.default,
     torch.ops.aten.sym_storage_offset.default,
+    # checks on symbolic numbers (torch._check, torch._check_is_size, torch.export's range asserts): they take
+    # and give no tensor, and raise where the graph runs if the number breaks them
+    torch.ops.aten._assert_scalar.default, torch.ops.aten.sym_constrain_range.default,
+    torch.ops.aten.sym_constrain_range_for_size.default,
 }
 
 
@@ -65,42 +70,107 @@ def check_prim_only(gm: torch.fx.GraphModule, context: str = "", note: str = "",
     return gm
 
 
+def _frame_text(f) -> str:
+    return f"{f.filename}:{f.lineno} in {f.name} ({(f.line or '').strip()})"
+
+
+def _dir_of(module) -> str:
+    return os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+
+
+# the decompositions' folder (that of composite.py, one of its modules: the package itself imports this one),
+# and every folder whose frames are not the user's program
+_FAMILIES = _dir_of(sys.modules[composites.__module__])
+_NOT_USER = (_dir_of(torch), _dir_of(prims), _FAMILIES, os.path.dirname(os.path.abspath(__file__)) + os.sep)
+
+
 def _user_frame(tb) -> str:
     """The innermost frame of the traceback outside torch and primkit: the user's line."""
     import traceback
-    skip = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (torch, prims))
-    skip += (os.path.dirname(os.path.abspath(__file__)) + os.sep,)
-    frames = [f for f in traceback.extract_tb(tb) if not f.filename.startswith(skip)]
-    if not frames:
-        return "an unknown place"
-    f = frames[-1]
-    return f"{f.filename}:{f.lineno} in {f.name} ({(f.line or '').strip()})"
+    frames = [f for f in traceback.extract_tb(tb) if not f.filename.startswith(_NOT_USER)]
+    return _frame_text(frames[-1]) if frames else "an unknown place"
+
+
+def _decomposition_frame(tb):
+    """The innermost frame of one of primkit's decompositions, where it is deeper than the program's own
+    frames: the decomposition, not the program, asked for the value (None where the program did)."""
+    import traceback
+    frames = traceback.extract_tb(tb)
+    user = max((i for i, f in enumerate(frames) if not f.filename.startswith(_NOT_USER)), default=-1)
+    # (composite.py runs torch's composites for the tracer: machinery, not a decomposition)
+    inner = max((i for i, f in enumerate(frames) if f.filename.startswith(_FAMILIES)
+                 and os.path.basename(f.filename) != "composite.py"), default=-1)
+    return frames[inner] if inner > user else None
+
+
+# Tensor -> Python number conversions: Python requires each to return a plain int or float, never a
+# symbolic one, so one of a tensor's value read from data cannot be traced (.item() can: a SymInt or SymFloat)
+_CONVERSIONS = {torch.Tensor.__int__: "int()", torch.Tensor.__float__: "float()", torch.Tensor.__complex__: "complex()",
+                torch.Tensor.__index__: "an index (range(t), a list index, a slice bound)"}
+
+
+class _NumberConversions(TorchFunctionMode):
+    """Names the conversion (``int(t)``, ``float(t)``, ``range(t)``) on the error when one of a tensor's
+    value read from data fails, for _data_dependence_named."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        try:
+            return func(*args, **(kwargs or {}))
+        except Exception as e:
+            if func in _CONVERSIONS and not hasattr(e, "primkit_conversion"):
+                e.primkit_conversion = _CONVERSIONS[func]
+            raise
 
 
 @contextlib.contextmanager
 def _data_dependence_named(name):
-    """Data-dependent control flow (``if t.sum() > 0:``) or a Python number made of data (``int(t.item())``)
-    ends make_fx in torch's guard error on an unbacked symbol; say instead which op read data and where the
-    program branched on it or specialized it."""
+    """Data-dependent control flow (``if t.sum() > 0:``) or a Python number made of data (``int(t)``,
+    ``float(t.item())``) ends make_fx in torch's guard error on an unbacked symbol; say instead which op read
+    data and where the program branched on it or made it a plain number."""
     from torch._subclasses.fake_tensor import DataDependentOutputException
     from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
     try:
         yield
     except (GuardOnDataDependentSymNode, DataDependentOutputException) as e:
         where = _user_frame(e.__traceback__)
-        if "Could not extract specialized" in str(e):   # int(n), float(n) of a value read from data
-            what = (f"and the program makes it a plain Python number (int(), float()) at {where}: a graph holds "
-                    f"one such number for every input. Use the value as .item() gives it (torch.zeros(t.item()) "
-                    f"traces), or keep it in tensors")
+        conversion = getattr(e, "primkit_conversion", None)
+        if conversion is None and "Could not extract specialized" in str(e):   # int(n) of n = t.item()
+            conversion = "int()"
+        inside = _decomposition_frame(e.__traceback__)
+        if inside is not None:
+            what = (f"which the program passes to an op at {where}, whose decomposition in primkit asks for its value "
+                    f"at {_frame_text(inside)}: a limitation of that decomposition (please report it)")
+        elif conversion is not None:
+            what = (f"and the program makes it a plain Python number with {conversion} at {where}: Python holds "
+                    f"such a number as a constant, never a symbolic one, so a graph would hold the traced value for "
+                    f"every input. Use t.item() as the number instead (x * t.item(), torch.full((3,), t.item()), "
+                    f"t.item() + 1, torch.zeros(t.item())): the graph reads it at each call; or keep it in tensors")
         else:
             what = (f"and the program branches on it at {where}: a graph holds one path for every input, so "
-                    f"data-dependent control flow cannot be traced. Keep the decision in tensors (torch.where, masks)")
+                    f"data-dependent control flow (if, while, bool(t)) cannot be traced. Keep the decision in tensors "
+                    f"(torch.where, masks)")
         error = DecompositionError(
             ["aten::_local_scalar_dense"], f"trace({name}): ",
             f"read a tensor's value on the host, {what}, or run the program eagerly through prims, op by op on real "
             f"tensors: `with primkit.runtime.eager.through_prims(): ...`")
         error.add_note(f"torch said: {str(e).splitlines()[0]}")
         raise error from e
+
+
+def _runtime_asserts(gm, name):
+    """What the trace assumed of a number read from data is checked where the graph runs: torch._check(n < 10),
+    torch._check_is_size(n) in the program, and what ops needed of it (torch.zeros(n): n >= 0), recorded by the
+    ShapeEnv as deferred runtime asserts, become ``aten._assert_scalar`` nodes (``sym_constrain_range_for_size``
+    for a size), as torch.export inserts them. A graph without a value read from data (.item(), nonzero's
+    count) is left as it is."""
+    from torch._guards import detect_fake_mode
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+    from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
+    if not any(free_unbacked_symbols(n.meta.get("val")) for n in gm.graph.nodes):
+        return
+    mode = detect_fake_mode([n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"])
+    if mode is not None and mode.shape_env is not None:
+        insert_deferred_runtime_asserts(gm, mode.shape_env, f"trace({name})")
 
 
 def _items_as_prims(gm):
@@ -187,13 +257,22 @@ def _module_state(program) -> tuple[dict, list]:
     return where, tensors
 
 
-def _static_fakes(tensors):
-    """Fake copies of the module's state with static sizes, in a fake mode make_fx's symbolic
-    tracing adopts: only the program's arguments have symbolic sizes (as under torch.export)."""
+def _symbolic_mode():
+    """The fake mode of a ``dynamic=True`` trace (make_fx's symbolic tracing adopts it), made as make_fx makes
+    its own but with ``export=True``: torch's fake mode otherwise reads the value of a 0-d integer (or
+    float64) tensor argument when it fakes it, so that ``.item()`` of it is a backed symbol specialized on
+    that value (``int(n)`` in the program gives the traced value, checked by no guard: the graph would
+    return it for every n). With export=True its ``.item()`` is an unbacked symbol, as of any other tensor."""
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
     # the settings of the mode make_fx's symbolic tracing makes for itself
-    mode = FakeTensorMode(allow_fallback_kernels=False, allow_non_fake_inputs=True, shape_env=ShapeEnv())
+    return FakeTensorMode(allow_fallback_kernels=False, allow_non_fake_inputs=True, shape_env=ShapeEnv(),
+                          export=True)
+
+
+def _static_fakes(mode, tensors):
+    """Fake copies of the module's state with static sizes, in the fake mode of a symbolic trace: only the
+    program's arguments have symbolic sizes (as under torch.export)."""
     return [mode.from_tensor(t, static_shapes=True) for t in tensors]
 
 
@@ -355,7 +434,8 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         table = get_decompositions(target=target)
     else:
         table = decompositions
-    table = targets.stamped({op: f for op, f in table.items() if op not in kept} if kept else table)
+    # a host read stays aten._local_scalar_dense while make_fx traces (see _items_as_prims)
+    table = targets.stamped(without_host_reads({op: f for op, f in table.items() if op not in kept} if kept else table))
     composite_table = {**table, **targets.kept_composites(kept)}
     program = fn
     name = getattr(fn, "__name__", type(fn).__name__)
@@ -387,7 +467,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             wrapped = [FunctionalTensor.to_functional(v) if isinstance(v, torch.Tensor) else v for v in values]
             state_values, args = wrapped[:len(state)], wrapped[len(state):]
             tensors = {i: v for i, v in enumerate(args) if isinstance(v, torch.Tensor)}
-            with order.watching(tensors), _EntriesFirst(table):
+            with order.watching(tensors), _EntriesFirst(table), _NumberConversions():
                 out = call(state_values, args)
             # an argument the program returns (x.relu_(), an out= tensor) is returned as itself, after the
             # epilogue's write, in its own layout (not as the value written into it)
@@ -427,11 +507,14 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             path = f"make_fx: {e}" if isinstance(e, dispatch_tracer.Unsupported) else \
                 f"make_fx: the direct path raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     if gm is None:
-        traced_state = _static_fakes(state) if dynamic else state
+        fake_mode = _symbolic_mode() if dynamic else None
+        traced_state = _static_fakes(fake_mode, state) if dynamic else state
         try:
-            with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing():
+            with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing(), \
+                    torch._guards.tracing(torch._guards.TracingContext(fake_mode) if dynamic else None):
                 gm = make_fx(functional, decomposition_table=table, tracing_mode=mode,
                              _allow_non_fake_inputs=True)(*traced_state, *inputs)
+            _runtime_asserts(gm, name)
         except RuntimeError as e:
             if "mutating a non-functional tensor" not in str(e):
                 raise

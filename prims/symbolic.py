@@ -106,6 +106,11 @@ _SYM_CALLS = {
     torch.ops.aten.sym_size.int: lambda t, d: t.shape[d],
     torch.ops.aten.sym_stride.int: lambda t, d: t.strides[d],
     torch.ops.aten.sym_numel.default: lambda t: t.numel(),
+    torch.sym_sum: sum,
+    # checks on numbers read from data: they constrain the values a graph runs on, not its shapes
+    torch.ops.aten._assert_scalar.default: lambda *args: None,
+    torch.ops.aten.sym_constrain_range.default: lambda *args, **kwargs: None,
+    torch.ops.aten.sym_constrain_range_for_size.default: lambda *args, **kwargs: None,
 }
 
 

@@ -56,7 +56,7 @@ from primkit import prims
 from primkit.runtime import executor
 from primkit.decompositions.composite import composites, is_composite
 from primkit.decompositions.registry import DecompositionError
-from primkit.decompositions.table import get_decompositions
+from primkit.decompositions.table import get_decompositions, without_host_reads
 from primkit.prims.meta import TensorMeta
 from primkit.prims.registration import run_meta, unalias
 
@@ -88,7 +88,7 @@ class ThroughPrims(TorchDispatchMode):
         if mode not in _MODES:
             raise ValueError(f"through_prims: mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
         self.mode = mode
-        self.table = get_decompositions()
+        self.table = without_host_reads(get_decompositions())
         self.lazy = _Recorder() if lazy else None
         self.prims: collections.Counter = collections.Counter()
         self.undecomposed: collections.Counter = collections.Counter()

@@ -218,7 +218,32 @@ def _masked_select_errors(op, device):
                      RuntimeError, "")
 
 
+def _one_element_samples(op, device, dtype):
+    for shape in ((), (1,), (1, 1)):
+        yield SampleInput(make(shape, device, dtype), name=f"{shape}")
+
+
+def _assert_async_samples(op, device, dtype):
+    """Nonzero values (a zero fails the check where the graph runs: tests/test_numbers_from_tensors.py)."""
+    for shape in ((), (1,), (1, 1)):
+        yield SampleInput(torch.ones(shape, device=device, dtype=dtype), name=f"{shape}")
+        yield SampleInput(torch.ones(shape, device=device, dtype=dtype), ("the value must be nonzero",),
+                          name=f"{shape} msg")
+
+
+def _one_element_errors(match):
+    def errors(op, device):
+        yield ErrorInput(SampleInput(torch.ones(2, device=device)), RuntimeError, match)
+    return errors
+
+
 ENTRIES = [
+    _entry("item", torch.Tensor.item, ("aten::item",), _one_element_samples,
+           errors=_one_element_errors("a Tensor with 2 elements cannot be converted to Scalar"),
+           supports_autograd=False),   # a Python number: nothing for a gradient to flow into
+    _entry("_assert_async", torch._assert_async, ("aten::_assert_async", "aten::_assert_async.msg"),
+           _assert_async_samples, errors=_one_element_errors("more than one value is ambiguous"),
+           supports_autograd=False),   # returns nothing
     _entry("sort", torch.sort, ("aten::sort", "aten::sort.values"),
            _along_dim(({}, {"descending": True}), extremal=True), errors=_sort_errors, supports_out=False,
            dtypes=REAL | BOOL),

@@ -47,6 +47,9 @@ def item(prim, a):
     check(numel == 1, prim, "C1", lambda: f"expected a tensor with exactly one element, got shape "
           f"{shape_str(a.shape)}")
     check_dtype(prim, "C2", a, prim.dtypes)
+    memo = getattr(a, "item_memo", None)
+    if memo is not None:   # torch.compile's float argument, a 0-d tensor whose value dynamo already made a symbol
+        return memo
     ctx = torch.library.get_ctx()
     if ctx is not None:
         env = getattr(ctx, "_shape_env", None)   # FakeImplCtx's ShapeEnv: the public API only makes sizes (>= 0)
