@@ -91,7 +91,8 @@ def _numel(shape) -> int:
 
 def uniform(shape, low, high, seed, offset, *, dtype, device):
     bits = SIGNIFICAND_BITS[dtype]
-    return _draw(_numel(shape), seed, offset, device, dtype, lambda z: low + (high - low) * _unit(z, bits)).reshape(shape)
+    return _draw(_numel(shape), seed, offset, device, dtype,
+                 lambda z: low + (high - low) * _unit(z, bits)).reshape(shape)
 
 
 def normal(shape, mean, std, seed, offset, *, dtype, device):
