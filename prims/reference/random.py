@@ -45,8 +45,9 @@ def _mix64_(z, tmp):
 
 
 # Words are made in blocks of this many on CPU, each block's dozen passes in cache: over a whole large tensor
-# each pass would stream it through memory (a (4096, 4096) draw took seconds). Elementwise, so the same words.
-CPU_BLOCK = 1 << 15
+# each pass would stream it through memory (a (4096, 4096) normal took 10 s). Below torch's parallel grain
+# (32768), so a block's ops run serially. Elementwise, so the same words.
+CPU_BLOCK = 1 << 14
 
 
 def _blocks(n: int, device):
