@@ -376,6 +376,15 @@ def _multinomial_checks(probs, n, replacement):
         raise RuntimeError(f"multinomial: number of categories cannot exceed 2^24, got {probs.shape[-1]}")
 
 
+def _float32_above(u):
+    """The least float32 >= u, for float64 u: for a float32 c, c < u exactly when c < that float32 (none lies
+    between them), so the search runs on the float32 sums without widening them."""
+    r = P.convert_element_type(u, torch.float32)
+    up = P.nextafter(r, P.broadcast_in_dim(P.scalar_tensor(math.inf, dtype=torch.float32, device=u.device),
+                                           list(u.shape), []))
+    return P.where(P.lt(P.convert_element_type(r, torch.float64), u), up, r)
+
+
 def multinomial(probs, num_samples, replacement=False, *, generator=None):
     """Eager's CPU algorithm, drawing what it draws from the default generator. Eager also checks on the
     host that probs are finite, non-negative and not all zero (a data-dependent error); primkit does not.
@@ -400,17 +409,20 @@ def multinomial(probs, num_samples, replacement=False, *, generator=None):
             out = aten.topk.default(q, num_samples)[1]
         return in_layout(out, contiguous_strides(out.shape))
     k = probs.shape[-1]
-    rows = P.reshape(probs, [probs.shape[0] if probs.dim() == 2 else 1, k])
+    rows = probs if probs.dim() == 2 else P.reshape(probs, [1, k])
     acc = torch.float64 if probs.dtype == torch.float64 else torch.float32   # the kernel's sum type
     cum = aten.cumsum.default(to_dtype(rows, acc), 1)
-    cum = aten.div.Tensor(cum, aten.slice.Tensor(cum, 1, k - 1, k))
     d = rows.shape[0]
+    # each row's last sum, gathered: a slice is a view, whose reference kernel copies all of cum's storage
+    last = P.broadcast_in_dim(P.scalar_tensor(k - 1, dtype=torch.int64, device=probs.device), [d, 1], [])
+    cum = aten.div.Tensor(cum, P.gather(cum, 1, last))
     everywhere = P.broadcast_in_dim(P.scalar_tensor(True, dtype=torch.bool, device=probs.device), [d, num_samples], [])
     u = masked_uniform(everywhere, 0.0, 1.0)      # one double per (distribution, sample), row-major
-    below = P.lt(P.broadcast_in_dim(to_dtype(aten.slice.Tensor(cum, 1, 0, k - 1), torch.float64),
-                                    [d, num_samples, k - 1], [0, 2]),
-                 P.broadcast_in_dim(u, [d, num_samples, k - 1], [0, 1]))
-    out = P.sum(P.convert_element_type(below, torch.int64), [2])
+    if acc == torch.float32:
+        u = _float32_above(u)
+    # the kernel's binary search: the count of cum[j] < u, the left insertion point of u in the row (never k:
+    # the last sum is 1 > u)
+    out = P.searchsorted(cum, u, False)
     return out if probs.dim() == 2 else P.reshape(out, [num_samples])
 
 

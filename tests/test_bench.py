@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from primkit.tools import bench   # noqa: E402
+from primkit.tools import bench, bench_costs   # noqa: E402
 
 
 def test_bench_prints_its_table(capsys):
@@ -18,3 +18,14 @@ def test_bench_prints_its_table(capsys):
     row = next(line for line in out.splitlines() if line.startswith("| resnet |"))
     assert "| direct |" in row
     assert any(line.startswith("| geomean |") for line in out.splitlines())
+
+
+def test_bench_big_prints_its_table(capsys):
+    """``--big tiny``: every big-input op on small shapes, one repetition."""
+    assert bench.main(["--big", "tiny", "--repeat", "1", "--import-repeat", "0"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("| input |"))
+    assert "reference/eager" in header and "executor/eager" in header and "trace s" in header
+    rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| input |")]
+    assert len(rows) == len(bench_costs.big_cases(tiny=True))
+    assert any(row.startswith("| multinomial") and "replacement" in row for row in rows)

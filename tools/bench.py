@@ -188,9 +188,13 @@ def main(argv=None, prog="primkit bench") -> int:
     p.add_argument("--depth", action="store_true",
                    help="instead of inference: trace of a Llama-style decoder at 4, 16, 32 layers against "
                         "torch.export's run_decompositions, with peak memory")
+    p.add_argument("--big", nargs="?", const="full", choices=["full", "tiny"],
+                   help="big inputs instead of the models (tiny: the same ops on small shapes)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     from primkit import decompositions  # noqa: F401  (defines the prims before any timing)
+    if args.big:
+        return bench_costs.main_big(args.big, args.repeat, args.threads)
     chosen = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in chosen if m not in models]
     if unknown:

@@ -14,6 +14,11 @@ call's compile time, and tracing depth.
   against ``torch.export.export(...).run_decompositions()`` (PyTorch's core ATen table) on the same
   model, each in a fresh interpreter; the growth from the fewest to the most layers, and the peak
   resident memory the trace adds (``ru_maxrss`` after it, less before it).
+- **Big inputs** (``--big``): ops whose prim graph once ran for minutes on a large input (random numbers,
+  var / std with a correction, 3-d max pooling, float16 instance norm), on CPU. Per shape: ``trace`` time
+  (fake tensors: it should not grow with the input), and the traced graph's run on the reference backend and
+  on the executor against eager (median of the per-repetition ratios). ``--big tiny`` runs the same ops on
+  small shapes (the unit test's).
 """
 from __future__ import annotations
 
@@ -182,3 +187,73 @@ def depth_table(rows: dict) -> str:
     lines.append(f"| growth {first} -> {last} | {rows[last]['trace_s'] / rows[first]['trace_s']:.1f}x | "
                  f"{rows[last]['export_s'] / rows[first]['export_s']:.1f}x | | | |")
     return "\n".join(lines)
+
+
+def big_cases(tiny: bool):
+    """name -> (fn, args): the big-input ops, on their big shapes or (tiny) on small ones."""
+    def size(big, small):
+        return small if tiny else big
+    square = size((4096, 4096), (64, 64))
+    return {
+        f"var dim 1 correction 2 {square}": (lambda x: torch.var(x, dim=1, correction=2), (torch.randn(square),)),
+        f"std dim 1 correction 2 {square}": (lambda x: torch.std(x, dim=1, correction=2), (torch.randn(square),)),
+        f"multinomial {size((1024, 50000), (8, 500))} x 64": (lambda p: torch.multinomial(p, 64),
+                                                              (torch.rand(size((1024, 50000), (8, 500))),)),
+        f"multinomial {size((1024, 50000), (8, 500))} x 64 replacement": (
+            lambda p: torch.multinomial(p, 64, True), (torch.rand(size((1024, 50000), (8, 500))),)),
+        f"randint {square}": (lambda: torch.randint(0, 100, square), ()),
+        f"normal(mean {square}, 2.0)": (lambda m: torch.normal(m, 2.0), (torch.randn(square),)),
+        f"exponential_ {square}": (lambda x: x.clone().exponential_(), (torch.randn(square),)),
+        f"max_pool3d k3 s2 {size((2, 16, 64, 64, 64), (1, 2, 8, 8, 8))}": (
+            lambda x: torch.nn.functional.max_pool3d(x, 3, 2),
+            (torch.randn(size((2, 16, 64, 64, 64), (1, 2, 8, 8, 8))),)),
+        f"InstanceNorm2d float16 train {size((8, 64, 256, 256), (2, 4, 8, 8))}": (
+            torch.nn.InstanceNorm2d(size(64, 4)).train(),
+            (torch.randn(size((8, 64, 256, 256), (2, 4, 8, 8)), dtype=torch.float16),)),
+    }
+
+
+def bench_big(fn, args, repeat):
+    """trace time, and the traced graph on the reference backend and the executor against eager (median of the
+    per-repetition ratios), for one op on its big input."""
+    from primkit.graph import trace
+    from primkit.runtime import executor
+    start = time.perf_counter()
+    gm = trace(fn, *args)
+    row = {"trace_s": time.perf_counter() - start}
+    run = executor.compile(gm)
+    runs = {"eager": lambda: fn(*args), "reference": lambda: gm(*args), "executor": lambda: run(*args)}
+    times = {k: [] for k in runs}
+    with torch.no_grad():
+        for _ in range(repeat):
+            for k, f in runs.items():
+                start = time.perf_counter()
+                f()
+                times[k].append(time.perf_counter() - start)
+    row["eager_ms"] = statistics.median(times["eager"]) * 1e3
+    for k in ("reference", "executor"):
+        row[k] = statistics.median(a / b for a, b in zip(times[k], times["eager"]))
+    return row
+
+
+BIG_COLUMNS = [("eager_ms", "eager ms", "{:.1f}"), ("reference", "reference/eager", "{:.2f}x"),
+               ("executor", "executor/eager", "{:.2f}x"), ("trace_s", "trace s", "{:.2f}")]
+
+
+def _big_table(rows: dict) -> str:
+    lines = ["| input | " + " | ".join(c[1] for c in BIG_COLUMNS) + " |", "|---" * (len(BIG_COLUMNS) + 1) + "|"]
+    for name, r in rows.items():
+        lines.append(f"| {name} | " + " | ".join(fmt.format(r[key]) for key, _, fmt in BIG_COLUMNS) + " |")
+    return "\n".join(lines)
+
+
+def main_big(size: str, repeat: int, threads: int) -> int:
+    from primkit.graph import trace
+    trace(torch.neg, torch.ones(2))     # the first trace of a process pays a one-time setup: not the first shape's
+    rows = {}
+    for name, (fn, args) in big_cases(size == "tiny").items():
+        rows[name] = bench_big(fn, args, repeat)
+        print(f"{name}: " + ", ".join(f"{k} {v:.4g}" for k, v in rows[name].items()), flush=True)
+    print(f"\ncpu, {threads} thread(s), big inputs ({size}), median of {repeat}:\n")
+    print(_big_table(rows), flush=True)
+    return 0

@@ -134,6 +134,15 @@ def errors_randperm(op, device):
     yield err("C3", "n beyond uint8", 300, torch.uint8)
 
 
+def _spec_word(seed: int, counter: int) -> int:
+    """word(c) of random.yaml's doc: mix64(mix64(seed) + c * 0x9E3779B97F4A7C15) modulo 2 ** 64."""
+    def mix64(z):
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % (1 << 64)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % (1 << 64)
+        return z ^ (z >> 31)
+    return mix64((mix64(seed % (1 << 64)) + counter * 0x9E3779B97F4A7C15) % (1 << 64))
+
+
 def sanity_checks(device="cpu"):
     """(name, passed, detail) for the properties of the counter-based prims that single samples do not
     show: the same (seed, offset) replays, another offset or seed gives other numbers, and moments and
@@ -158,6 +167,12 @@ def sanity_checks(device="cpu"):
     # The stream is one sequence of counters: a call at offset k continues a call at offset 0.
     head, tail = P.random_bits([10], 7, 0, dtype=torch.int64, **kw), P.random_bits([4], 7, 6, dtype=torch.int64, **kw)
     yield "random_bits: offset k continues the stream", torch.equal(head[6:], tail), ""
+    # The words are random.yaml's splitmix64, here in Python integers, past the blocks the CPU reference makes
+    # them in (prims/reference/random.py) too.
+    words = P.random_bits([40000], 7, 3, dtype=torch.int64, **kw)
+    at = [0, 1, 32766, 32767, 32768, 32769, 39999]
+    expected = [_spec_word(7, 3 + i) for i in at]
+    yield "random_bits: the words are splitmix64's", [w % (1 << 64) for w in words[at].tolist()] == expected, ""
 
     def moment(name, value, expected, tolerance):
         yield f"{name} = {expected} +- {tolerance}", abs(value - expected) <= tolerance, f"got {value}"

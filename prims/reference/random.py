@@ -34,11 +34,51 @@ def _mix64(z):
     return z ^ _shr(z, 31)
 
 
-def _words(n: int, seed: int, first_counter: int, device, stride: int = 1):
-    """The stream's words at counters first_counter, first_counter + stride, ... (n of them)."""
-    key = _mix64(torch.tensor(seed, dtype=torch.int64, device=device))
-    counters = torch.arange(n, dtype=torch.int64, device=device) * stride + _int64(first_counter % (1 << 64))
-    return _mix64(key + counters * GAMMA)
+def _mix64_(z, tmp):
+    """_mix64 in place on z, with tmp (z's size) as scratch: no allocation."""
+    for k, mul in ((30, MIX1), (27, MIX2), (31, None)):
+        torch.bitwise_right_shift(z, k, out=tmp)
+        z.bitwise_xor_(tmp.bitwise_and_((1 << (64 - k)) - 1))
+        if mul is not None:
+            z.mul_(mul)
+    return z
+
+
+# Words are made in blocks of this many on CPU, each block's dozen passes in cache: over a whole large tensor
+# each pass would stream it through memory (a (4096, 4096) normal took 10 s). Below torch's parallel grain
+# (32768), so a block's ops run serially. Elementwise, so the same words.
+CPU_BLOCK = 1 << 14
+
+
+def _blocks(n: int, device):
+    """(start, stop) of the blocks a stream of n words is made in: one block off the CPU."""
+    step = CPU_BLOCK if torch.device(device).type == "cpu" else max(n, 1)
+    return [(i, min(i + step, n)) for i in range(0, n, step)]
+
+
+def _draw(n: int, seed: int, first_counter: int, device, dtype, sample, streams: int = 1):
+    """A tensor of n values of dtype: sample(words_0, ..., words_{s-1}) block by block, words_j holding the words at
+    counters first_counter + streams * i + j for the block's i (the interleaved streams a normal takes its two
+    uniforms from)."""
+    key = int(_mix64(torch.tensor(seed, dtype=torch.int64)))
+    out = torch.empty(n, dtype=dtype, device=device)
+    size = max((b - a for a, b in _blocks(n, device)), default=0)
+    scratch = [torch.empty(size, dtype=torch.int64, device=device) for _ in range(streams + 1)]
+    # key + (first + streams * i + j) * GAMMA = base_j + i * step, modulo 2 ** 64
+    step = _int64((streams * GAMMA) % (1 << 64))
+    for start, stop in _blocks(n, device):
+        m, words = stop - start, []
+        for j in range(streams):
+            base = _int64((key + (first_counter + j) * GAMMA) % (1 << 64))
+            z = torch.arange(start, stop, dtype=torch.int64, device=device, out=scratch[j][:m])
+            words.append(_mix64_(z.mul_(step).add_(base), scratch[-1][:m]))
+        out[start:stop] = sample(*words)
+    return out
+
+
+def _words(n: int, seed: int, first_counter: int, device):
+    """The stream's words at counters first_counter, first_counter + 1, ... (n of them)."""
+    return _draw(n, seed, first_counter, device, torch.int64, lambda z: z)
 
 
 def _unit(words, bits: int):
@@ -51,20 +91,20 @@ def _numel(shape) -> int:
 
 
 def uniform(shape, low, high, seed, offset, *, dtype, device):
-    u = _unit(_words(_numel(shape), seed, offset, device), SIGNIFICAND_BITS[dtype])
-    return (low + (high - low) * u).to(dtype).reshape(shape)
+    bits = SIGNIFICAND_BITS[dtype]
+    return _draw(_numel(shape), seed, offset, device, dtype,
+                 lambda z: low + (high - low) * _unit(z, bits)).reshape(shape)
 
 
 def normal(shape, mean, std, seed, offset, *, dtype, device):
-    n = _numel(shape)
-    u1 = _unit(_words(n, seed, 2 * offset, device, stride=2), 53)
-    u2 = _unit(_words(n, seed, 2 * offset + 1, device, stride=2), 53)
-    z = torch.sqrt(-2.0 * torch.log1p(-u1)) * torch.cos(2.0 * math.pi * u2)
-    return (mean + std * z).to(dtype).reshape(shape)
+    def sample(w1, w2):
+        u1, u2 = _unit(w1, 53), _unit(w2, 53)
+        return mean + std * (torch.sqrt(-2.0 * torch.log1p(-u1)) * torch.cos(2.0 * math.pi * u2))
+    return _draw(_numel(shape), seed, 2 * offset, device, dtype, sample, streams=2).reshape(shape)
 
 
 def bernoulli(p, seed, offset):
-    u = _unit(_words(p.numel(), seed, offset, p.device), 53).reshape(p.shape)
+    u = _draw(p.numel(), seed, offset, p.device, torch.float64, lambda z: _unit(z, 53)).reshape(p.shape)
     return u < p.to(torch.float64)
 
 
@@ -73,9 +113,9 @@ SIGN = _int64(1 << 63)
 
 
 def random_bits(shape, seed, offset, *, dtype, device):
-    words = _shr(_words(_numel(shape), seed, offset, device), 64 - INT_BITS[dtype])
     # the top bits as an unsigned value; the integer cast wraps it into the dtype's two's complement
-    return words.to(dtype).reshape(shape)
+    bits = INT_BITS[dtype]
+    return _draw(_numel(shape), seed, offset, device, dtype, lambda z: _shr(z, 64 - bits)).reshape(shape)
 
 
 def _ult(x, y):
@@ -94,14 +134,13 @@ def _umod(words, r: int):
 
 
 def randint(shape, low, high, seed, offset, *, dtype, device):
-    words = _words(_numel(shape), seed, offset, device)
     # int64 addition wraps: low + m is exact whenever it lies in [low, high)
-    return (_umod(words, high - low) + low).to(dtype).reshape(shape)
+    return _draw(_numel(shape), seed, offset, device, dtype, lambda z: _umod(z, high - low) + low).reshape(shape)
 
 
 def exponential(shape, lambd, seed, offset, *, dtype, device):
-    u = _unit(_words(_numel(shape), seed, offset, device), 53)
-    return (-torch.log1p(-u) / lambd).to(dtype).reshape(shape)
+    return _draw(_numel(shape), seed, offset, device, dtype,
+                 lambda z: -torch.log1p(-_unit(z, 53)) / lambd).reshape(shape)
 
 
 def randperm(n, seed, offset, *, dtype, device):
