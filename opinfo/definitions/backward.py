@@ -451,6 +451,26 @@ def sample_inputs_nll_loss_backward(op, device, dtype):
         grad = make(tuple(target.shape) if reduction == 0 else (), device, dtype)
         yield SampleInput(grad, (x, target, weight, reduction, ignore, total_weight),
                           name=f"{shape} reduction={reduction} weight={weighted} ignore_index={ignore}")
+    # a single sample's grad_output and total_weight as eager also takes them: shape (1,)
+    for reduction, weighted in ((1, False), (1, True), (2, False), (2, True)):
+        x = torch.log_softmax(make((5,), device, dtype), -1)
+        weight = make((5,), device, dtype, low=0.1, high=2) if weighted else None
+        _, total_weight = aten.nll_loss_forward(x, torch.tensor(3, device=device), weight, reduction, -100)
+        yield SampleInput(make((1,), device, dtype), (x, torch.tensor(3, device=device), weight, reduction, -100,
+                                                      total_weight.reshape(1)),
+                          name=f"(5,) grad_output (1,) total_weight (1,) reduction={reduction} weight={weighted}")
+
+
+def error_inputs_nll_loss_backward(op, device):
+    x = torch.log_softmax(make((3, 5), device, torch.float32), -1)
+    target, one = torch.tensor([1, 2, 3], device=device), torch.tensor(1.0, device=device)
+    yield ErrorInput(SampleInput(make((2,), device, torch.float32), (x, target, None, 0, -100, one)), RuntimeError,
+                     r"size\[0\] == 3")
+    yield ErrorInput(SampleInput(make((1, 1), device, torch.float32), (x[0], target[0], None, 1, -100, one)),
+                     RuntimeError, "single element grad_output")
+    two = make((2,), device, torch.float32)
+    yield ErrorInput(SampleInput(make((), device, torch.float32), (x, target, None, 1, -100, two)), RuntimeError,
+                     "single element tensor")
 
 
 def sample_inputs_nll_loss2d_backward(op, device, dtype):
@@ -688,7 +708,7 @@ ENTRIES = [
            tolerances=ACCUMULATE_TOLERANCES),
     _entry(aten._scaled_dot_product_flash_attention_for_cpu_backward.default, sample_inputs_sdpa_cpu_backward,
            tolerances=ATTENTION_TOLERANCES),
-    _entry(aten.nll_loss_backward.default, sample_inputs_nll_loss_backward),
+    _entry(aten.nll_loss_backward.default, sample_inputs_nll_loss_backward, errors=error_inputs_nll_loss_backward),
     _entry(aten.nll_loss2d_backward.default, sample_inputs_nll_loss2d_backward),
     _entry(aten.mse_loss_backward.default, sample_inputs_mse_loss_backward, errors=error_inputs_mse_loss_backward),
     _entry(aten.binary_cross_entropy_backward.default, sample_inputs_binary_cross_entropy_backward),

@@ -408,6 +408,9 @@ def sample_inputs_nll_loss(op, device, dtype):
         yield SampleInput(x, (target,), {"reduction": reduction, "ignore_index": 1}, name=f"ignore_index=1 {reduction}")
         yield SampleInput(make((4,), device, dtype), (torch.tensor(2, device=device),), {"reduction": reduction},
                           name=f"1-d {reduction}")
+        yield SampleInput(make((4,), device, dtype), (torch.tensor(2, device=device),),
+                          {"reduction": reduction, "weight": make((4,), device, dtype, low=0.1, high=2)},
+                          name=f"1-d weight {reduction}")
         yield SampleInput(make((2, 4, 3, 3), device, dtype), (torch.randint(0, 4, (2, 3, 3), device=device),),
                           {"reduction": reduction}, name=f"4-d {reduction}")
         yield SampleInput(make((2, 4, 3), device, dtype), (torch.randint(0, 4, (2, 3), device=device),),
@@ -656,6 +659,9 @@ def sample_inputs_nll_loss_forward(op, device, dtype):
                           name=f"weight ignore_index=1 reduction={reduction}")
         yield SampleInput(make((4,), device, dtype), (torch.tensor(2, device=device), None, reduction, -100),
                           name=f"1-d reduction={reduction}")
+        yield SampleInput(make((4,), device, dtype), (torch.tensor(1, device=device),
+                                                      make((4,), device, dtype, low=0.1, high=2), reduction, -100),
+                          name=f"1-d weight reduction={reduction}")
 
 
 def sample_inputs_log_sigmoid_forward(op, device, dtype):
