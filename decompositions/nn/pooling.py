@@ -157,6 +157,8 @@ def _avg_pool(name, a, n, kernel_size, stride, padding, ceil_mode, count_include
     kernel, stride, padding, dilation, out = pool_geometry(name, a, n, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{name}: divisor must be not zero")
+    if a.dtype not in dt.FLOAT and a.dtype != torch.int64:   # eager's kernels: floating types and Long
+        raise RuntimeError(f"{name}: not implemented for '{dt.EAGER_NAMES.get(a.dtype, a.dtype)}'")
     x, spatial, restore = _pool_layout(a, n)
     (xc,), orig = upcast(x)
     win = pool_windows(xc, spatial, kernel, stride, dilation, out, padding, 0)
@@ -170,7 +172,9 @@ def _avg_pool(name, a, n, kernel_size, stride, padding, ceil_mode, count_include
         low = [0] * n if count_include_pad else padding
         counts = pool_windows(ones, list(range(n)), kernel, stride, dilation, out, low, 0)
         count = P.broadcast_in_dim(P.sum(counts, [n]), list(total.shape), spatial)
-    return restore(to_dtype(P.div(total, count), orig))
+    # eager's Long kernel sums in int64 (wrapping) and divides as C++ does, rounding toward zero
+    divide = P.trunc_divide if a.dtype == torch.int64 else P.div
+    return restore(to_dtype(divide(total, count), orig))
 
 
 @register(aten.avg_pool2d.default)

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 import torch.utils._pytree as pytree
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from primkit.opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
+from primkit.opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
 from primkit.opinfo.harness import clone_sample
 from primkit.opinfo.samples import extremal_unary, layouts, make
 
@@ -264,6 +264,7 @@ def sample_inputs_avg_pool2d(op, device, dtype):
         ((2, 2, 6, 5), 2, {"stride": 2, "padding": 1, "ceil_mode": True}),
         ((2, 2, 6, 5), 2, {"stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False}),
         ((2, 3, 6, 6), (3, 2), {"padding": 1, "divisor_override": 5}),
+        ((2, 3, 6, 6), (3, 2), {"padding": 1, "divisor_override": -3}),
         ((3, 5, 5), 2, {}),
     ]
     for shape, k, kwargs in cases:
@@ -749,6 +750,7 @@ def sample_inputs_avg_pool3d(op, device, dtype):
         ((1, 2, 4, 6, 5), [2, 2, 2], {"stride": [2, 2, 2], "padding": [1, 1, 1], "ceil_mode": True,
                                       "count_include_pad": False}),
         ((1, 2, 4, 4, 4), [3, 2, 2], {"padding": [1, 1, 0], "divisor_override": 5}),
+        ((1, 2, 4, 4, 4), [3, 2, 2], {"padding": [1, 1, 0], "divisor_override": -3}),
         ((3, 4, 5, 5), [2, 2, 2], {}),
     ]
     for shape, k, kwargs in cases:
@@ -1007,10 +1009,11 @@ def error_inputs_weight_norm_interface(op, device):
 
 
 def _entry(name, op, aten, samples, *, dtypes=FLOATING, errors=None, tolerances=None, xfails=(), inplace=None,
-           out=False, autograd=True):
+           out=False, autograd=True, dtypes_cuda=None):
     return OpInfo(name=name, op=op, aten=aten, sample_inputs=samples, dtypes=frozenset(dtypes), error_inputs=errors,
                   tolerances=tolerances or {}, xfails=tuple(xfails), inplace=inplace, supports_out=out,
-                  supports_autograd=autograd, family="nn")
+                  supports_autograd=autograd, family="nn",
+                  dtypes_cuda=None if dtypes_cuda is None else frozenset(dtypes_cuda))
 
 
 # Reductions (mean/var/sum) in another order than eager's kernels: a few ulps in float32 and a
@@ -1076,8 +1079,9 @@ ENTRIES = [
     _entry("nn.functional.conv_transpose2d", F.conv_transpose2d, ("aten::convolution",), _conv_samples(2, True)),
     _entry("nn.functional.max_pool2d", F.max_pool2d, ("aten::max_pool2d_with_indices",), sample_inputs_max_pool2d,
            errors=error_inputs_max_pool2d),
+    # Eager's CPU average poolings also take int64 (sum in int64, division rounded toward zero); CUDA's do not.
     _entry("nn.functional.avg_pool2d", F.avg_pool2d, ("aten::avg_pool2d",), sample_inputs_avg_pool2d,
-           errors=error_inputs_avg_pool2d, tolerances=REDUCTION_TOLERANCES),
+           errors=error_inputs_avg_pool2d, tolerances=REDUCTION_TOLERANCES, dtypes=NUMERIC, dtypes_cuda=FLOATING),
     _entry("nn.functional.adaptive_avg_pool2d", F.adaptive_avg_pool2d, ("aten::_adaptive_avg_pool2d",),
            sample_inputs_adaptive_avg_pool2d, errors=error_inputs_adaptive_avg_pool2d,
            tolerances=REDUCTION_TOLERANCES),
@@ -1087,7 +1091,7 @@ ENTRIES = [
            ("aten::adaptive_avg_pool2d",), sample_inputs_global_avg_pool_channels_last),
     _entry("nn.functional.max_pool1d", F.max_pool1d, ("aten::max_pool1d",), sample_inputs_pool1d),
     _entry("nn.functional.avg_pool1d", F.avg_pool1d, ("aten::avg_pool1d",), sample_inputs_pool1d,
-           tolerances=REDUCTION_TOLERANCES),
+           tolerances=REDUCTION_TOLERANCES, dtypes=NUMERIC, dtypes_cuda=FLOATING),
     _entry("nn.functional.embedding", F.embedding, ("aten::embedding",), sample_inputs_embedding,
            errors=error_inputs_embedding),
     _entry("nn.functional.dropout", F.dropout, ("aten::dropout", "aten::native_dropout", "aten::dropout_"),
@@ -1122,7 +1126,7 @@ ENTRIES = [
            ("aten::adaptive_avg_pool1d", "aten::adaptive_avg_pool1d.out"), sample_inputs_adaptive_avg_pool1d,
            tolerances=REDUCTION_TOLERANCES, out=True),
     _entry("aten.avg_pool1d", aten.avg_pool1d, ("aten::avg_pool1d", "aten::avg_pool1d.out"), sample_inputs_pool1d,
-           tolerances=REDUCTION_TOLERANCES, out=True),
+           tolerances=REDUCTION_TOLERANCES, out=True, dtypes=NUMERIC, dtypes_cuda=FLOATING),
     _entry("aten.convolution", aten.convolution, ("aten::convolution", "aten::convolution.out"),
            sample_inputs_convolution, out=True),
     _entry("aten.embedding", aten.embedding, ("aten::embedding", "aten::embedding.out"), sample_inputs_aten_embedding,
@@ -1175,9 +1179,9 @@ ENTRIES = [
     out_entry(aten._batch_norm_no_update.out, aten._batch_norm_no_update.default,
               _no_training(sample_inputs_native_batch_norm), tolerances=REDUCTION_TOLERANCES),
     # 3-d, adaptive max and un-pooling; instance norm.
-    # Eager's CPU avg_pool3d has no float16/bfloat16 kernels.
+    # Eager's CPU avg_pool3d has no float16/bfloat16 kernels; it has int64's (as avg_pool2d), CUDA's has not.
     _entry("aten.avg_pool3d", aten.avg_pool3d, ("aten::avg_pool3d", "aten::avg_pool3d.out"), sample_inputs_avg_pool3d,
-           dtypes=FLOAT32_64, tolerances=REDUCTION_TOLERANCES, out=True),
+           dtypes=FLOAT32_64 | INTEGRAL, tolerances=REDUCTION_TOLERANCES, out=True, dtypes_cuda=FLOAT32_64),
     _entry("nn.functional.max_pool3d", F.max_pool3d, ("aten::max_pool3d", "aten::max_pool3d_with_indices"),
            sample_inputs_max_pool3d),
     out_entry(aten.max_pool3d_with_indices.out, aten.max_pool3d_with_indices, sample_inputs_max_pool3d_with_indices),
