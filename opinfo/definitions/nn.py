@@ -1613,8 +1613,13 @@ def sample_inputs_ctc_loss(op, device, dtype):
                               name=f"padded {reduction} zero_infinity={zero_infinity}")
             yield SampleInput(log_probs, (concatenated, input_lengths, target_lengths), kw,
                               name=f"concatenated {reduction} zero_infinity={zero_infinity}")
-    yield SampleInput(log_probs, (targets, tuple(input_lengths.tolist()), tuple(target_lengths.tolist())),
-                      {"reduction": "none"}, name="tuple lengths")
+    for reduction in ("none", "mean", "sum"):   # ctc_loss.IntList
+        yield SampleInput(log_probs, (targets, tuple(input_lengths.tolist()), tuple(target_lengths.tolist())),
+                          {"reduction": reduction, "zero_infinity": True}, name=f"tuple lengths {reduction}")
+        yield SampleInput(log_probs[:, 0], (targets[0], torch.tensor(7, device=device), torch.tensor(3, device=device)),
+                          {"reduction": reduction}, name=f"unbatched {reduction}")
+    yield SampleInput(log_probs, (concatenated, input_lengths.int(), target_lengths.short()), {},
+                      name="int32 / int16 lengths")
     yield SampleInput(log_probs, (targets, input_lengths, target_lengths), {"blank": C - 1, "reduction": "none"},
                       name="last class is blank")
 
@@ -1624,6 +1629,8 @@ def error_inputs_ctc_loss(op, device):
     targets, lengths = torch.ones(2, 2, dtype=torch.long, device=device), torch.tensor([4, 4], device=device)
     yield ErrorInput(SampleInput(log_probs, (targets, lengths, torch.tensor([2, 1], device=device)), {"blank": 3}),
                      RuntimeError, "blank must be in label range")
+    yield ErrorInput(SampleInput(log_probs, (targets, lengths.double(), torch.tensor([2, 1], device=device))),
+                     RuntimeError, "input_lengths must be integral")
 
 
 def sample_inputs_margin_ranking(op, device, dtype):
