@@ -961,6 +961,15 @@ def sample_inputs_aten_embedding_bag(op, device, dtype):
                       name="per_sample_weights")
 
 
+def sample_inputs_embedding_bag_impl(op, device, dtype):
+    """aten._embedding_bag / _embedding_bag_forward_only: aten.embedding_bag's arguments, and padding_idx."""
+    yield from sample_inputs_aten_embedding_bag(op, device, dtype)
+    indices, offsets = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9], device=device), torch.tensor([0, 4, 4, 6], device=device)
+    for mode in (0, 1, 2):
+        yield SampleInput(make((10, 3), device, dtype), (indices, offsets, False, mode, False, None, False, 4),
+                          name=f"padding_idx=4 mode={mode}")
+
+
 def error_inputs_embedding_bag(op, device):
     w = make((10, 3), device, torch.float32)
     yield ErrorInput(SampleInput(torch.tensor([1, 2], device=device), (w,),
@@ -1223,6 +1232,10 @@ ENTRIES = [
            sample_inputs_embedding_bag, errors=error_inputs_embedding_bag, tolerances=REDUCTION_TOLERANCES),
     _entry("aten.embedding_bag", aten.embedding_bag, ("aten::embedding_bag",), sample_inputs_aten_embedding_bag,
            tolerances=REDUCTION_TOLERANCES),
+    _entry("aten._embedding_bag", aten._embedding_bag, ("aten::_embedding_bag",), sample_inputs_embedding_bag_impl,
+           tolerances=REDUCTION_TOLERANCES),
+    _entry("aten._embedding_bag_forward_only", aten._embedding_bag_forward_only, ("aten::_embedding_bag_forward_only",),
+           sample_inputs_embedding_bag_impl, tolerances=REDUCTION_TOLERANCES, autograd=False),
 ]
 
 
