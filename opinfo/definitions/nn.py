@@ -697,6 +697,31 @@ def sample_inputs_convolution(op, device, dtype):
                               name=f"{name} {xs} {ws} transposed={transposed}")
 
 
+def sample_inputs_underscore_convolution(op, device, dtype):
+    """aten._convolution: convolution's arguments, then benchmark, deterministic, cudnn_enabled, allow_tf32."""
+    for s in sample_inputs_convolution(op, device, dtype):
+        yield SampleInput(s.input, s.args + (False, True, True, True), name=s.name)
+
+
+def sample_inputs_convolution_deprecated(op, device, dtype):
+    for s in sample_inputs_convolution(op, device, dtype):
+        yield SampleInput(s.input, s.args + (False, False, True), name=s.name)
+
+
+def sample_inputs_conv_tbc(op, device, dtype):
+    """(input (T, B, C_in), weight (K, C_in, C_out), bias, pad); contiguous inputs (eager's kernel views a
+    transposed one and fails)."""
+    for ts, ws, pad in (((7, 2, 3), (3, 3, 4), 0), ((5, 3, 2), (3, 2, 5), 1), ((4, 1, 2), (1, 2, 3), 2)):
+        x, weight, bias = make(ts, device, dtype), make(ws, device, dtype), make((ws[2],), device, dtype)
+        yield SampleInput(x, (weight, bias, pad), name=f"{ts} {ws} pad={pad}")
+
+
+def error_inputs_conv_tbc(op, device):
+    x = make((5, 2, 3), device, torch.float32)
+    yield ErrorInput(SampleInput(x, (make((3, 4, 2), device, torch.float32), make((2,), device, torch.float32))),
+                     RuntimeError, "Input dim 2")
+
+
 def sample_inputs_aten_embedding(op, device, dtype):
     """(weight, indices, padding_idx)."""
     weight = make((10, 4), device, dtype)
@@ -1138,6 +1163,13 @@ ENTRIES = [
            tolerances=REDUCTION_TOLERANCES, out=True, dtypes=NUMERIC, dtypes_cuda=FLOATING),
     _entry("aten.convolution", aten.convolution, ("aten::convolution", "aten::convolution.out"),
            sample_inputs_convolution, out=True),
+    _entry("aten._convolution", aten._convolution, ("aten::_convolution", "aten::_convolution.out"),
+           sample_inputs_underscore_convolution, out=True),
+    _entry("aten._convolution.deprecated", aten._convolution.deprecated, ("aten::_convolution.deprecated",),
+           sample_inputs_convolution_deprecated),
+    # float32 and float64: the products summed in another order than eager's BLAS
+    _entry("aten.conv_tbc", aten.conv_tbc, ("aten::conv_tbc", "aten::conv_tbc.out"), sample_inputs_conv_tbc,
+           errors=error_inputs_conv_tbc, tolerances=REDUCTION_TOLERANCES, out=True),
     _entry("aten.embedding", aten.embedding, ("aten::embedding", "aten::embedding.out"), sample_inputs_aten_embedding,
            out=True),
     _entry("aten.nll_loss", aten.nll_loss, ("aten::nll_loss", "aten::nll_loss.out"), sample_inputs_nll_loss_forward,
