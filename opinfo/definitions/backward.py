@@ -633,6 +633,18 @@ def sample_inputs_upsample_aa_backward(op, device, dtype):
                           name=f"{list(input_size[2:])} -> {output_size} align_corners={align} scales={scales}")
 
 
+def _sample_inputs_nearest_backward(n):
+    """grad_output in every layout, upsampling, downsampling, and scales given (output_size, input_size, *scales)."""
+    def samples(op, device, dtype):
+        for name, g in layouts((2, 3) + (7,) * n, device, dtype):
+            yield SampleInput(g, ([7] * n, [2, 3] + [5] * n), name=f"{name} 5 -> 7")
+        for in_size, out_size, scales in ((6, 3, ()), (4, 9, (2.5,) * n), (5, 2, (0.3,) * n)):
+            yield SampleInput(make((1, 2) + (out_size,) * n, device, dtype), ([out_size] * n, [1, 2] + [in_size] * n,
+                                                                               *scales),
+                              name=f"{in_size} -> {out_size} scales={scales}")
+    return samples
+
+
 def error_inputs_upsample_aa_backward(op, device):
     g = make((2, 3, 7, 3), device, torch.float32)
     rows = (
@@ -730,6 +742,9 @@ ENTRIES = [
     _entry(aten._adaptive_avg_pool3d_backward.default, sample_inputs_adaptive_avg_pool3d_backward,
            tolerances=ACCUMULATE_TOLERANCES, out=aten._adaptive_avg_pool3d_backward.out),
     # Eager has float32/float64 kernels only (as for the forward).
+    *(_entry(getattr(aten, f"{name}{n}d_backward").default, _sample_inputs_nearest_backward(n),
+             out=getattr(aten, f"{name}{n}d_backward").grad_input)
+      for n in (1, 2, 3) for name in ("upsample_nearest", "_upsample_nearest_exact")),
     *(_entry(getattr(aten, f"_upsample_{mode}2d_aa_backward").default, sample_inputs_upsample_aa_backward,
              errors=error_inputs_upsample_aa_backward, dtypes=FLOAT32_64,
              out=getattr(aten, f"_upsample_{mode}2d_aa_backward").grad_input) for mode in ("bilinear", "bicubic")),
