@@ -645,6 +645,16 @@ def _sample_inputs_nearest_backward(n):
     return samples
 
 
+def sample_inputs_pdist_backward(op, device, dtype):
+    """(grad, input, p, pdist) for every branch of eager's formulas, rows repeated (zero distances)."""
+    for p in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, math.inf):
+        for shape in ((5, 3), (1, 3)):
+            x = make(shape, device, dtype)
+            x[-1] = x[0]
+            dist = aten._pdist_forward(x, p)
+            yield SampleInput(make(tuple(dist.shape), device, dtype), (x, p, dist), name=f"{shape} p={p}")
+
+
 def error_inputs_upsample_aa_backward(op, device):
     g = make((2, 3, 7, 3), device, torch.float32)
     rows = (
@@ -742,6 +752,7 @@ ENTRIES = [
     _entry(aten._adaptive_avg_pool3d_backward.default, sample_inputs_adaptive_avg_pool3d_backward,
            tolerances=ACCUMULATE_TOLERANCES, out=aten._adaptive_avg_pool3d_backward.out),
     # Eager has float32/float64 kernels only (as for the forward).
+    _entry(aten._pdist_backward.default, sample_inputs_pdist_backward, dtypes=FLOAT32_64),   # eager: no half kernel
     *(_entry(getattr(aten, f"{name}{n}d_backward").default, _sample_inputs_nearest_backward(n),
              out=getattr(aten, f"{name}{n}d_backward").grad_input)
       for n in (1, 2, 3) for name in ("upsample_nearest", "_upsample_nearest_exact")),
