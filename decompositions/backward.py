@@ -26,7 +26,7 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import elementwise_strides
+from primkit.prims.meta.strides import elementwise_strides, sizes_differ
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -749,18 +749,37 @@ def sdpa_flash_backward(grad_out, q, k, v, out, logsumexp, cum_seq_q, cum_seq_k,
 # ----------------------------------------------------------------------------- losses
 
 
+def _check_nll_backward_sizes(grad_output, a, target, reduction, total_weight):
+    """Eager's checks: an unreduced batch's grad_output has the target's shape; otherwise grad_output and
+    total_weight are single elements (shape () or (1,))."""
+    if reduction == NONE and a.dim() >= 2:
+        if sizes_differ(grad_output.shape, target.shape):
+            raise RuntimeError(f"nll_loss_backward: grad_output of shape {list(grad_output.shape)} should have the "
+                               f"target's shape {list(target.shape)}")
+    elif grad_output.dim() > 1 or sizes_differ([numel_of(grad_output.shape)], [1]):
+        raise RuntimeError(f"nll_loss_backward: expected a single element grad_output tensor, "
+                           f"got shape {list(grad_output.shape)}")
+    if sizes_differ([numel_of(total_weight.shape)], [1]):
+        raise RuntimeError(f"nll_loss_backward: expected total_weight to be a single element tensor, "
+                           f"got shape {list(total_weight.shape)}")
+
+
 def _nll_loss_backward(name):
     def decomp(grad_output, a, target, weight, reduction, ignore_index, total_weight):
         if reduction not in (NONE, MEAN, SUM):
             raise RuntimeError(f"{reduction} is not a valid value for reduction")
+        _check_nll_backward_sizes(grad_output, a, target, reduction, total_weight)
         (x,), orig = upcast(a)
         t = to_dtype(target, torch.int64)
         if a.dim() == 1:
             t = P.expand_dims(t, [0])
         g = to_dtype(grad_output, x.dtype)
-        g = P.reshape(g, list(t.shape)) if reduction == NONE else P.broadcast_in_dim(g, list(t.shape), [])
+        # eager takes a single-element grad_output / total_weight of shape () or (1,)
+        g = P.reshape(g, list(t.shape)) if reduction == NONE else \
+            P.broadcast_in_dim(P.reshape(g, []), list(t.shape), [])
         if reduction == MEAN:
-            g = P.div(g, P.broadcast_in_dim(to_dtype(total_weight, x.dtype), list(t.shape), []))
+            tw = P.reshape(to_dtype(total_weight, x.dtype), [])
+            g = P.div(g, P.broadcast_in_dim(tw, list(t.shape), []))
         ignored = P.eq(t, i64(ignore_index, t.shape, t.device))
         safe = P.where(ignored, i64(0, t.shape, t.device), t)
         if weight is not None:

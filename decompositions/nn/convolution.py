@@ -35,6 +35,48 @@ def convolution(a, weight, bias, stride, padding, dilation, transposed, output_p
     return P.convolution(a, weight, bias, *params[:3], transposed, params[3], groups)
 
 
+@register(aten._convolution.default)
+def _convolution(a, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark=False,
+                 deterministic=False, cudnn_enabled=True, allow_tf32=True):
+    # benchmark, deterministic, cudnn_enabled and allow_tf32 choose eager's kernel, not what it computes
+    return convolution(a, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+@register(aten._convolution.deprecated)
+def _convolution_deprecated(a, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
+                            benchmark, deterministic, cudnn_enabled):
+    return convolution(a, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+@register(aten.conv_tbc.default)
+def conv_tbc(a, weight, bias, pad=0):
+    """A 1-d convolution in time-batch-channel layout: input (T, B, C_in), weight (K, C_in, C_out), bias
+    (C_out,); the result (T + 2 * pad - K + 1, B, C_out) is contiguous. As eager's kernel (an addmm_ per
+    kernel tap): the bias, then tap after tap the product in float32 added to it, rounded to the input's dtype
+    after each tap (float16 / bfloat16 round K times)."""
+    if a.dim() != 3 or weight.dim() != 3 or bias.dim() != 1:
+        raise RuntimeError(f"conv_tbc: expected a 3-D input, a 3-D weight and a 1-D bias, got sizes "
+                           f"{list(a.shape)}, {list(weight.shape)} and {list(bias.shape)}")
+    if a.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if bias.shape[0] != weight.shape[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if a.dtype != weight.dtype or a.dtype != bias.dtype:
+        raise RuntimeError(f"conv_tbc: expected input, weight and bias of one dtype, got {dt.short(a.dtype)}, "
+                           f"{dt.short(weight.dtype)} and {dt.short(bias.dtype)}")
+    (t, b, c_in), (k, _, c_out) = a.shape, weight.shape
+    length = t + 2 * pad - k + 1
+    (x, w), orig = upcast(a, weight)
+    x = P.pad(x, 0, [pad, 0, 0], [pad, 0, 0], [0, 0, 0]) if pad else x
+    out = P.broadcast_in_dim(bias, [length, b, c_out], [2])
+    for tap in range(k):
+        rows = P.reshape(P.slice(x, [tap, 0, 0], [tap + length, b, c_in], [1, 1, 1]), [length * b, c_in])
+        w_tap = P.reshape(P.slice(w, [tap, 0, 0], [tap + 1, c_in, c_out], [1, 1, 1]), [c_in, c_out])
+        product = P.reshape(P.matmul(rows, w_tap), [length, b, c_out])
+        out = to_dtype(P.add(to_dtype(out, x.dtype), product), orig)
+    return out
+
+
 def _same_padding(name, a, weight, stride, dilation, n):
     """'same' padding: total d*(k-1) split evenly, the odd element on the high side (as eager)."""
     if any(s != 1 for s in stride):
@@ -82,6 +124,8 @@ for _n in (1, 2, 3):
 for _n, _op in ((1, aten.conv_transpose1d.default), (2, aten.conv_transpose2d.input), (3, aten.conv_transpose3d.input)):
     register(_op)(_conv_nd(_n, True))
 register_out(aten.convolution.out, convolution)
+register_out(aten._convolution.out, _convolution)
+register_out(aten.conv_tbc.out, conv_tbc)
 
 
 # F.unfold and F.fold: the windowed prims on a batch of images (3-d / 2-d inputs are a batch of one),

@@ -117,12 +117,54 @@ def _pdist(a, p):
     n = a.shape[0]
     if n < 2:
         return P.full([0], 0, dtype=a.dtype, device=a.device)
-    # Row r pairs with rows r + 1 .. n - 1.
-    first = P.cat([P.full([n - 1 - r], r, dtype=torch.int64, device=a.device) for r in range(n - 1)], 0)
-    second = P.cat([P.iota(n - 1 - r, start=r + 1, step=1, dtype=torch.int64, device=a.device)
-                    for r in range(n - 1)], 0)
+    first, second = _pairs(n, a.device)
     diff = aten.sub.Tensor(P.index_select(a, 0, first), P.index_select(a, 0, second))
     return aten.linalg_vector_norm.default(diff, p, [1])
+
+
+def _pairs(n, device):
+    """The rows (i, j), i < j, of every pair in row-major order: row r pairs with rows r + 1 .. n - 1."""
+    first = P.cat([P.full([n - 1 - r], r, dtype=torch.int64, device=device) for r in range(n - 1)], 0)
+    second = P.cat([P.iota(n - 1 - r, start=r + 1, step=1, dtype=torch.int64, device=device)
+                    for r in range(n - 1)], 0)
+    return first, second
+
+
+@register(aten._pdist_backward.default)
+def pdist_backward(grad, a, p, dist):
+    """Per pair (i, j), diff = a_i - a_j and d its distance, eager's formulas: p = 0: 0; p = 1: sign(diff);
+    p < 2: sign(diff) |diff| ** (p - 1) / d ** (p - 1) (0 where d == 0, or diff == 0 for p < 1); p = 2:
+    diff / d; p = inf: sign(diff) where |diff| == d; else diff |diff| ** (p - 2) / d ** (p - 1) (0 where
+    d == 0); times the pair's gradient, added into row i and subtracted from row j."""
+    if not a.is_contiguous() or not dist.is_contiguous():
+        raise RuntimeError("_pdist_backward requires self and pdist to be contiguous")
+    check_floating("_pdist_backward", a)
+    n = a.shape[0]
+    if n < 2 or p == 0:
+        return P.full(list(a.shape), 0, dtype=a.dtype, device=a.device)
+    first, second = _pairs(n, a.device)
+    diff = aten.sub.Tensor(P.index_select(a, 0, first), P.index_select(a, 0, second))
+    g, d = aten.unsqueeze.default(grad, 1), aten.unsqueeze.default(dist, 1)
+    zero = aten.zeros_like.default(diff)
+    if p == 1:
+        term = aten.mul.Tensor(aten.sign.default(diff), g)
+    elif p == float("inf"):
+        term = aten.mul.Tensor(aten.mul.Tensor(aten.sign.default(diff), aten.eq.Tensor(aten.abs.default(diff), d)), g)
+    else:
+        if p == 2:
+            ratio = aten.div.Tensor(diff, d)
+        elif p < 2:
+            ratio = aten.div.Tensor(aten.mul.Tensor(aten.sign.default(diff), aten.pow.Tensor_Scalar(
+                aten.abs.default(diff), p - 1)), aten.pow.Tensor_Scalar(d, p - 1))
+        else:
+            ratio = aten.div.Tensor(aten.mul.Tensor(diff, aten.pow.Tensor_Scalar(aten.abs.default(diff), p - 2)),
+                                    aten.pow.Tensor_Scalar(d, p - 1))
+        undefined = aten.eq.Scalar(d, 0)
+        if p < 1:
+            undefined = aten.logical_or.default(undefined, aten.eq.Scalar(diff, 0))
+        term = aten.where.self(undefined, zero, aten.mul.Tensor(ratio, g))
+    out = P.full(list(a.shape), 0, dtype=a.dtype, device=a.device)
+    return P.index_add(P.index_add(out, 0, first, term), 0, second, aten.neg.default(term))
 
 
 register_out(aten._pdist_forward.out, pdist_forward)

@@ -35,14 +35,17 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 EMBEDDING_BAG_MODES = ("sum", "mean", "max")
 
 
-def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                   for_backward=False):
     """(output, offset2bag, bag_size, max_indices) of bags of rows: bag b holds the indices from
     offsets[b] to the next offset; a row at padding_idx counts in no bag; an empty bag gives zeros.
 
     The auxiliary results (which only eager's backward reads) are eager's CPU kernel's in inference:
     offset2bag, each index's bag (empty where eager takes its fast sum path: float32/float16/bfloat16
     weights with unit row stride and no padding_idx); bag_size, the bags' sizes without padding rows
-    (in sum mode zeros, one per offset); max_indices, the row each maximum came from (else bag_size). With include_last_offset the last offset must be the input's length, as documented."""
+    (in sum mode zeros, one per offset); max_indices, the row each maximum came from (else bag_size). With
+    include_last_offset the last offset must be the input's length, as documented. ``for_backward``: eager's
+    _embedding_bag (the form autograd records), whose sum mode has one bag_size per bag."""
     if weight.dim() != 2:
         raise RuntimeError(f"embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
     if indices.dim() != 1 or offsets.dim() != 1:
@@ -97,8 +100,8 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
         if mode == 1:
             count = P.broadcast_in_dim(to_dtype(bag_size, w.dtype), [bags, dim], [0])
             out = P.where(P.gt(count, like(count, 0)), P.div(out, count), zeros)
-        if mode == 0:   # eager sizes the bags only for mean and max mode (and its backward): zeros, one per offset
-            bag_size = P.full([offsets.shape[0]], 0, dtype=torch.int64, device=device)
+        if mode == 0:   # eager sizes the bags only for mean and max mode: zeros, one per offset (bag)
+            bag_size = P.full([bags if for_backward else offsets.shape[0]], 0, dtype=torch.int64, device=device)
         max_indices = bag_size
         fast_sum = (mode == 0 and (padding_idx is None or padding_idx < 0) and weight.stride(1) == 1 and
                     weight.dtype in (torch.float32, torch.float16, torch.bfloat16) and
@@ -122,6 +125,19 @@ def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode
         padding_idx = padding_idx + weight.shape[0]
     return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset,
                           -1 if padding_idx is None else padding_idx)
+
+
+@register(aten._embedding_bag_forward_only.default)
+def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                                per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
+
+
+@register(aten._embedding_bag.default)
+def _embedding_bag_default(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                           per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                          for_backward=True)
 register_out(aten.embedding.out, embedding)
 
 

@@ -526,6 +526,35 @@ def _padded_targets(targets, tl, n, device):
 
 @register(aten._ctc_loss.Tensor, aten._ctc_loss.default)
 def ctc_loss_forward(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    return _ctc(log_probs, targets, input_lengths, target_lengths, blank, with_alpha=True)
+
+
+@register(aten.ctc_loss.IntList, aten.ctc_loss.Tensor)
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=MEAN, zero_infinity=False):
+    """Eager's composite over _ctc_loss, whose target lengths it reads as data for the mean (which fails on
+    fake tensors): an unbatched input as a batch of one, infinite losses zeroed under zero_infinity, the
+    mean of each loss over its target length (at least 1)."""
+    for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if isinstance(lengths, torch.Tensor) and lengths.dtype not in dt.INT:
+            raise RuntimeError(f"ctc_loss: {name} must be integral, got {dt.short(lengths.dtype)}")
+    batched = log_probs.dim() == 3
+    x = log_probs if batched else P.expand_dims(log_probs, [1])
+    nll, _ = _ctc(x, targets, input_lengths, target_lengths, blank, with_alpha=False)
+    if zero_infinity:
+        nll = P.where(P.eq(nll, like(nll, math.inf)), like(nll, 0), nll)
+    if reduction == MEAN:
+        n = x.shape[1]
+        tl = _lengths(target_lengths, n, x.device)
+        per_label = P.div(nll, to_dtype(P.maximum(tl, like(tl, 1)), nll.dtype))
+        return P.div(P.sum(per_label, [0]), P.full([], n, dtype=nll.dtype, device=x.device))
+    if reduction == SUM:
+        return P.sum(nll, [0])
+    if reduction != NONE:
+        raise RuntimeError(f"{reduction} is not a valid value for reduction")
+    return nll if batched else P.squeeze(nll, [0])
+
+
+def _ctc(log_probs, targets, input_lengths, target_lengths, blank, *, with_alpha):
     """(negative log-likelihood per sample, log_alpha): the CTC forward recursion over the extended labels
     l' = (blank, l1, blank, l2, ..., blank), unrolled over time: alpha_t(s) = log_add(alpha_{t-1}(s),
     alpha_{t-1}(s-1), alpha_{t-1}(s-2) where l'_s is a label unlike l'_{s-2}) + log_probs[t, l'_s]; a sample's
@@ -573,6 +602,8 @@ def ctc_loss_forward(log_probs, targets, input_lengths, target_lengths, blank=0,
     before = P.reshape(P.gather(alpha, 1, P.maximum(P.sub(last, like(last, 1)), like(last, 0))), [N])
     before = P.where(P.gt(tl, like(tl, 0)), before, like(before, -math.inf))
     nll = P.neg(_log_add(end, before))
+    if not with_alpha:
+        return nll, None
     width = 2 * P.item(P.amax(tl, [0])) + 1
     log_alpha = P.slice(P.cat([P.expand_dims(a, [1]) for a in alphas], 1), [0, 0, 0], [N, T, width], [1, 1, 1])
     return nll, log_alpha

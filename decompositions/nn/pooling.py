@@ -87,10 +87,47 @@ def pool_slices(x, spatial, kernel, stride, dilation, out, pad_low, fill):
     return slices
 
 
+def _separable_max_pool(x, spatial, kernel, stride, dilation, out, padding):
+    """(values, flat spatial input index) of 3-d max pooling as three 1-d poolings, the last dim first: a
+    window's maximum is the maximum over d of the maxima over h of the maxima over w, so 3 (k - 1) elementwise
+    steps stand for the k ** 3 - 1 of the window's slices (27 strided reads of the input for k = 3). The index
+    follows eager's scan of the window in row-major order, ``v > best or isnan(v)`` (the first maximum, the
+    last nan): reducing the innermost dim first and the outermost last picks the same position."""
+    n = len(spatial)
+    pad_low, pad_high = [0] * x.dim(), [0] * x.dim()
+    for i, d in enumerate(spatial):
+        pad_low[d] = padding[i]
+        pad_high[d] = (out[i] - 1) * stride[i] + (kernel[i] - 1) * dilation[i] + 1 - x.shape[d] - padding[i]
+    values = P.pad(x, dt.lowest(x.dtype), pad_low, pad_high, [0] * x.dim()) if any(pad_low + pad_high) else x
+    sizes = [x.shape[d] for d in spatial]
+    grid = P.reshape(P.iota(numel_of(sizes), start=0, step=1, dtype=torch.int64, device=x.device), sizes)
+    grid = P.pad(grid, -1, [pad_low[d] for d in spatial], [pad_high[d] for d in spatial], [0] * n)
+    index = P.broadcast_in_dim(grid, list(values.shape), spatial)
+    for i in reversed(range(n)):
+        d = spatial[i]
+
+        def tap(t, k):
+            starts, limits, steps = [0] * t.dim(), list(t.shape), [1] * t.dim()
+            starts[d], steps[d] = k * dilation[i], stride[i]
+            limits[d] = starts[d] + (out[i] - 1) * stride[i] + 1
+            return P.slice(t, starts, limits, steps)
+        best, best_index = tap(values, 0), tap(index, 0)
+        for k in range(1, kernel[i]):
+            v = tap(values, k)
+            better = P.gt(v, best) if x.dtype not in dt.FLOAT else P.logical_or(P.gt(v, best), P.isnan(v))
+            best, best_index = P.where(better, v, best), P.where(better, tap(index, k), best_index)
+        values, index = best, best_index
+    return contiguous(values), contiguous(index)
+
+
 def _max_pool(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
     kernel, stride, padding, dilation, out = pool_geometry(name, a, n, kernel_size, stride, padding, dilation,
                                                             ceil_mode)
     x, spatial, restore = _max_pool_layout(a, n)
+    if n == 3:
+        values, index = _separable_max_pool(x, spatial, kernel, stride, dilation, out, padding)
+        return restore(values), restore(_first_valid_where_empty(index, values, x, spatial, kernel, stride, dilation,
+                                                                 out, padding))
     slices = pool_slices(x, spatial, kernel, stride, dilation, out, padding, dt.lowest(a.dtype))
     win = P.cat([P.expand_dims(s, [x.dim()]) for s in slices], x.dim())
     last = win.dim() - 1
@@ -105,15 +142,25 @@ def _max_pool(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
     grid_win = pool_windows(grid, list(range(n)), kernel, stride, dilation, out, padding, -1)
     index = P.squeeze(P.gather(P.broadcast_in_dim(grid_win, list(win.shape), spatial + [last]), last,
                                P.expand_dims(position, [last])), [last])
-    if a.dtype in dt.FLOAT:
-        # A window of only -inf: eager keeps its first in-bounds position, not a padded one.
-        big = P.broadcast_in_dim(P.scalar_tensor(torch.iinfo(torch.int64).max, dtype=torch.int64, device=a.device),
-                                 list(grid_win.shape), [])
-        first = P.amin(P.where(P.ge(grid_win, P.broadcast_in_dim(
-            P.scalar_tensor(0, dtype=torch.int64, device=a.device), list(grid_win.shape), [])), grid_win, big), [n])
-        first = P.broadcast_in_dim(first, list(values.shape), spatial)
-        index = P.where(P.eq(values, like(values, -math.inf)), first, index)
-    return restore(values), restore(index)
+    return restore(values), restore(_first_valid_where_empty(index, values, x, spatial, kernel, stride, dilation,
+                                                             out, padding, grid_win))
+
+
+def _first_valid_where_empty(index, values, x, spatial, kernel, stride, dilation, out, padding, grid_win=None):
+    """index, where a float window holds only -inf: eager keeps its first in-bounds position, not a padded one."""
+    if x.dtype not in dt.FLOAT:
+        return index
+    n = len(spatial)
+    if grid_win is None:
+        sizes = [x.shape[d] for d in spatial]
+        grid = P.reshape(P.iota(numel_of(sizes), start=0, step=1, dtype=torch.int64, device=x.device), sizes)
+        grid_win = pool_windows(grid, list(range(n)), kernel, stride, dilation, out, padding, -1)
+    big = P.broadcast_in_dim(P.scalar_tensor(torch.iinfo(torch.int64).max, dtype=torch.int64, device=x.device),
+                             list(grid_win.shape), [])
+    first = P.amin(P.where(P.ge(grid_win, P.broadcast_in_dim(
+        P.scalar_tensor(0, dtype=torch.int64, device=x.device), list(grid_win.shape), [])), grid_win, big), [n])
+    first = P.broadcast_in_dim(first, list(values.shape), spatial)
+    return P.where(P.eq(values, like(values, -math.inf)), first, index)
 
 
 @register(aten.max_pool2d_with_indices.default)
@@ -157,6 +204,8 @@ def _avg_pool(name, a, n, kernel_size, stride, padding, ceil_mode, count_include
     kernel, stride, padding, dilation, out = pool_geometry(name, a, n, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{name}: divisor must be not zero")
+    if a.dtype not in dt.FLOAT and a.dtype != torch.int64:   # eager's kernels: floating types and Long
+        raise RuntimeError(f"{name}: not implemented for '{dt.EAGER_NAMES.get(a.dtype, a.dtype)}'")
     x, spatial, restore = _pool_layout(a, n)
     (xc,), orig = upcast(x)
     win = pool_windows(xc, spatial, kernel, stride, dilation, out, padding, 0)
@@ -170,7 +219,9 @@ def _avg_pool(name, a, n, kernel_size, stride, padding, ceil_mode, count_include
         low = [0] * n if count_include_pad else padding
         counts = pool_windows(ones, list(range(n)), kernel, stride, dilation, out, low, 0)
         count = P.broadcast_in_dim(P.sum(counts, [n]), list(total.shape), spatial)
-    return restore(to_dtype(P.div(total, count), orig))
+    # eager's Long kernel sums in int64 (wrapping) and divides as C++ does, rounding toward zero
+    divide = P.trunc_divide if a.dtype == torch.int64 else P.div
+    return restore(to_dtype(divide(total, count), orig))
 
 
 @register(aten.avg_pool2d.default)

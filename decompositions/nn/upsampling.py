@@ -31,6 +31,17 @@ def _check_upsample(name, a, n, output_size):
                            f"{list(a.shape[2:])} and output {list(output_size)}")
 
 
+def _nearest_source(in_size, out_size, scale, exact, device):
+    """The input position each output position copies along one dim, in float32 arithmetic as eager's
+    nearest_idx computes it."""
+    s = _scale(in_size, out_size, scale, False)
+    i = P.iota(out_size, start=0, step=1, dtype=torch.float32, device=device)
+    if exact:
+        i = P.add(i, prepare(0.5, torch.float32, i.shape, device))
+    src = P.convert_element_type(P.floor(P.mul(i, prepare(s, torch.float32, i.shape, device))), torch.int64)
+    return P.minimum(src, prepare(in_size - 1, torch.int64, src.shape, device))
+
+
 def _nearest(name, n, exact):
     def fn(a, output_size, *scales):
         _check_upsample(name, a, n, output_size)
@@ -38,17 +49,30 @@ def _nearest(name, n, exact):
         x = a
         for k in range(n):
             dim = 2 + k
-            in_size, out_size = a.shape[dim], output_size[k]
-            # float32 arithmetic, as eager's nearest_idx computes it
-            s = _scale(in_size, out_size, scales[k], False)
-            i = P.iota(out_size, start=0, step=1, dtype=torch.float32, device=a.device)
-            if exact:
-                i = P.add(i, prepare(0.5, torch.float32, i.shape, a.device))
-            src = P.convert_element_type(P.floor(P.mul(i, prepare(s, torch.float32, i.shape, a.device))), torch.int64)
-            src = P.minimum(src, prepare(in_size - 1, torch.int64, src.shape, a.device))
-            x = P.index_select(x, dim, src)
+            x = P.index_select(x, dim, _nearest_source(a.shape[dim], output_size[k], scales[k], exact, a.device))
         return output_layout(x, a)
     fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _nearest_backward(name, n, exact):
+    """The transpose of _nearest: each output's gradient added into the input position it copied."""
+    def fn(grad_output, output_size, input_size, *scales):
+        if len(output_size) != n or len(input_size) != n + 2:
+            raise RuntimeError(f"{name}: expected output_size of {n} and input_size of {n + 2} sizes, got "
+                               f"{list(output_size)} and {list(input_size)}")
+        if list(grad_output.shape) != list(input_size[:2]) + list(output_size):
+            raise RuntimeError(f"{name}: expected grad_output of shape {list(input_size[:2]) + list(output_size)}, "
+                               f"got {list(grad_output.shape)}")
+        scales = list(scales) + [None] * (n - len(scales))
+        (g,), orig = upcast(grad_output)
+        for k in range(n):
+            dim, in_size = 2 + k, input_size[2 + k]
+            zeros = P.full(list(g.shape[:dim]) + [in_size] + list(g.shape[dim + 1:]), 0, dtype=g.dtype,
+                           device=g.device)
+            g = P.index_add(zeros, dim, _nearest_source(in_size, output_size[k], scales[k], exact, g.device), g)
+        return output_layout(to_dtype(g, orig), grad_output)
+    fn.__name__ = fn.__qualname__ = f"{name}_backward"
     return fn
 
 
@@ -200,6 +224,11 @@ for _n in (1, 2, 3):
     _register_upsample(f"upsample_nearest{_n}d", _nearest(f"upsample_nearest{_n}d", _n, False), _n, False)
     _register_upsample(f"_upsample_nearest_exact{_n}d", _nearest(f"_upsample_nearest_exact{_n}d", _n, True), _n,
                        False)
+for _n in (1, 2, 3):
+    for _name, _exact in ((f"upsample_nearest{_n}d", False), (f"_upsample_nearest_exact{_n}d", True)):
+        _packet = getattr(aten, f"{_name}_backward")
+        register(_packet.default)(_nearest_backward(_name, _n, _exact))
+        register_out(_packet.grad_input, _nearest_backward(_name, _n, _exact), f"{_name}_backward")
 for _name, _n in LINEAR_MODES.items():
     _register_upsample(_name, _linear(_name, _n), _n, True)
     _backward = _linear_backward(_name, _n)

@@ -451,6 +451,26 @@ def sample_inputs_nll_loss_backward(op, device, dtype):
         grad = make(tuple(target.shape) if reduction == 0 else (), device, dtype)
         yield SampleInput(grad, (x, target, weight, reduction, ignore, total_weight),
                           name=f"{shape} reduction={reduction} weight={weighted} ignore_index={ignore}")
+    # a single sample's grad_output and total_weight as eager also takes them: shape (1,)
+    for reduction, weighted in ((1, False), (1, True), (2, False), (2, True)):
+        x = torch.log_softmax(make((5,), device, dtype), -1)
+        weight = make((5,), device, dtype, low=0.1, high=2) if weighted else None
+        _, total_weight = aten.nll_loss_forward(x, torch.tensor(3, device=device), weight, reduction, -100)
+        yield SampleInput(make((1,), device, dtype), (x, torch.tensor(3, device=device), weight, reduction, -100,
+                                                      total_weight.reshape(1)),
+                          name=f"(5,) grad_output (1,) total_weight (1,) reduction={reduction} weight={weighted}")
+
+
+def error_inputs_nll_loss_backward(op, device):
+    x = torch.log_softmax(make((3, 5), device, torch.float32), -1)
+    target, one = torch.tensor([1, 2, 3], device=device), torch.tensor(1.0, device=device)
+    yield ErrorInput(SampleInput(make((2,), device, torch.float32), (x, target, None, 0, -100, one)), RuntimeError,
+                     r"size\[0\] == 3")
+    yield ErrorInput(SampleInput(make((1, 1), device, torch.float32), (x[0], target[0], None, 1, -100, one)),
+                     RuntimeError, "single element grad_output")
+    two = make((2,), device, torch.float32)
+    yield ErrorInput(SampleInput(make((), device, torch.float32), (x, target, None, 1, -100, two)), RuntimeError,
+                     "single element tensor")
 
 
 def sample_inputs_nll_loss2d_backward(op, device, dtype):
@@ -613,6 +633,28 @@ def sample_inputs_upsample_aa_backward(op, device, dtype):
                           name=f"{list(input_size[2:])} -> {output_size} align_corners={align} scales={scales}")
 
 
+def _sample_inputs_nearest_backward(n):
+    """grad_output in every layout, upsampling, downsampling, and scales given (output_size, input_size, *scales)."""
+    def samples(op, device, dtype):
+        for name, g in layouts((2, 3) + (7,) * n, device, dtype):
+            yield SampleInput(g, ([7] * n, [2, 3] + [5] * n), name=f"{name} 5 -> 7")
+        for in_size, out_size, scales in ((6, 3, ()), (4, 9, (2.5,) * n), (5, 2, (0.3,) * n)):
+            yield SampleInput(make((1, 2) + (out_size,) * n, device, dtype), ([out_size] * n, [1, 2] + [in_size] * n,
+                                                                               *scales),
+                              name=f"{in_size} -> {out_size} scales={scales}")
+    return samples
+
+
+def sample_inputs_pdist_backward(op, device, dtype):
+    """(grad, input, p, pdist) for every branch of eager's formulas, rows repeated (zero distances)."""
+    for p in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, math.inf):
+        for shape in ((5, 3), (1, 3)):
+            x = make(shape, device, dtype)
+            x[-1] = x[0]
+            dist = aten._pdist_forward(x, p)
+            yield SampleInput(make(tuple(dist.shape), device, dtype), (x, p, dist), name=f"{shape} p={p}")
+
+
 def error_inputs_upsample_aa_backward(op, device):
     g = make((2, 3, 7, 3), device, torch.float32)
     rows = (
@@ -688,7 +730,7 @@ ENTRIES = [
            tolerances=ACCUMULATE_TOLERANCES),
     _entry(aten._scaled_dot_product_flash_attention_for_cpu_backward.default, sample_inputs_sdpa_cpu_backward,
            tolerances=ATTENTION_TOLERANCES),
-    _entry(aten.nll_loss_backward.default, sample_inputs_nll_loss_backward),
+    _entry(aten.nll_loss_backward.default, sample_inputs_nll_loss_backward, errors=error_inputs_nll_loss_backward),
     _entry(aten.nll_loss2d_backward.default, sample_inputs_nll_loss2d_backward),
     _entry(aten.mse_loss_backward.default, sample_inputs_mse_loss_backward, errors=error_inputs_mse_loss_backward),
     _entry(aten.binary_cross_entropy_backward.default, sample_inputs_binary_cross_entropy_backward),
@@ -710,6 +752,10 @@ ENTRIES = [
     _entry(aten._adaptive_avg_pool3d_backward.default, sample_inputs_adaptive_avg_pool3d_backward,
            tolerances=ACCUMULATE_TOLERANCES, out=aten._adaptive_avg_pool3d_backward.out),
     # Eager has float32/float64 kernels only (as for the forward).
+    _entry(aten._pdist_backward.default, sample_inputs_pdist_backward, dtypes=FLOAT32_64),   # eager: no half kernel
+    *(_entry(getattr(aten, f"{name}{n}d_backward").default, _sample_inputs_nearest_backward(n),
+             out=getattr(aten, f"{name}{n}d_backward").grad_input)
+      for n in (1, 2, 3) for name in ("upsample_nearest", "_upsample_nearest_exact")),
     *(_entry(getattr(aten, f"_upsample_{mode}2d_aa_backward").default, sample_inputs_upsample_aa_backward,
              errors=error_inputs_upsample_aa_backward, dtypes=FLOAT32_64,
              out=getattr(aten, f"_upsample_{mode}2d_aa_backward").grad_input) for mode in ("bilinear", "bicubic")),

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 import torch.utils._pytree as pytree
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
-from primkit.opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL
+from primkit.opinfo.dtypes import FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
 from primkit.opinfo.harness import clone_sample
 from primkit.opinfo.samples import extremal_unary, layouts, make
 
@@ -264,6 +264,7 @@ def sample_inputs_avg_pool2d(op, device, dtype):
         ((2, 2, 6, 5), 2, {"stride": 2, "padding": 1, "ceil_mode": True}),
         ((2, 2, 6, 5), 2, {"stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False}),
         ((2, 3, 6, 6), (3, 2), {"padding": 1, "divisor_override": 5}),
+        ((2, 3, 6, 6), (3, 2), {"padding": 1, "divisor_override": -3}),
         ((3, 5, 5), 2, {}),
     ]
     for shape, k, kwargs in cases:
@@ -408,6 +409,9 @@ def sample_inputs_nll_loss(op, device, dtype):
         yield SampleInput(x, (target,), {"reduction": reduction, "ignore_index": 1}, name=f"ignore_index=1 {reduction}")
         yield SampleInput(make((4,), device, dtype), (torch.tensor(2, device=device),), {"reduction": reduction},
                           name=f"1-d {reduction}")
+        yield SampleInput(make((4,), device, dtype), (torch.tensor(2, device=device),),
+                          {"reduction": reduction, "weight": make((4,), device, dtype, low=0.1, high=2)},
+                          name=f"1-d weight {reduction}")
         yield SampleInput(make((2, 4, 3, 3), device, dtype), (torch.randint(0, 4, (2, 3, 3), device=device),),
                           {"reduction": reduction}, name=f"4-d {reduction}")
         yield SampleInput(make((2, 4, 3), device, dtype), (torch.randint(0, 4, (2, 3), device=device),),
@@ -656,6 +660,9 @@ def sample_inputs_nll_loss_forward(op, device, dtype):
                           name=f"weight ignore_index=1 reduction={reduction}")
         yield SampleInput(make((4,), device, dtype), (torch.tensor(2, device=device), None, reduction, -100),
                           name=f"1-d reduction={reduction}")
+        yield SampleInput(make((4,), device, dtype), (torch.tensor(1, device=device),
+                                                      make((4,), device, dtype, low=0.1, high=2), reduction, -100),
+                          name=f"1-d weight reduction={reduction}")
 
 
 def sample_inputs_log_sigmoid_forward(op, device, dtype):
@@ -688,6 +695,31 @@ def sample_inputs_convolution(op, device, dtype):
         for name, x in layouts(xs, device, dtype):
             yield SampleInput(x, (weight, bias, stride, padding, dilation, transposed, out_pad, groups),
                               name=f"{name} {xs} {ws} transposed={transposed}")
+
+
+def sample_inputs_underscore_convolution(op, device, dtype):
+    """aten._convolution: convolution's arguments, then benchmark, deterministic, cudnn_enabled, allow_tf32."""
+    for s in sample_inputs_convolution(op, device, dtype):
+        yield SampleInput(s.input, s.args + (False, True, True, True), name=s.name)
+
+
+def sample_inputs_convolution_deprecated(op, device, dtype):
+    for s in sample_inputs_convolution(op, device, dtype):
+        yield SampleInput(s.input, s.args + (False, False, True), name=s.name)
+
+
+def sample_inputs_conv_tbc(op, device, dtype):
+    """(input (T, B, C_in), weight (K, C_in, C_out), bias, pad); contiguous inputs (eager's kernel views a
+    transposed one and fails)."""
+    for ts, ws, pad in (((7, 2, 3), (3, 3, 4), 0), ((5, 3, 2), (3, 2, 5), 1), ((4, 1, 2), (1, 2, 3), 2)):
+        x, weight, bias = make(ts, device, dtype), make(ws, device, dtype), make((ws[2],), device, dtype)
+        yield SampleInput(x, (weight, bias, pad), name=f"{ts} {ws} pad={pad}")
+
+
+def error_inputs_conv_tbc(op, device):
+    x = make((5, 2, 3), device, torch.float32)
+    yield ErrorInput(SampleInput(x, (make((3, 4, 2), device, torch.float32), make((2,), device, torch.float32))),
+                     RuntimeError, "Input dim 2")
 
 
 def sample_inputs_aten_embedding(op, device, dtype):
@@ -743,6 +775,7 @@ def sample_inputs_avg_pool3d(op, device, dtype):
         ((1, 2, 4, 6, 5), [2, 2, 2], {"stride": [2, 2, 2], "padding": [1, 1, 1], "ceil_mode": True,
                                       "count_include_pad": False}),
         ((1, 2, 4, 4, 4), [3, 2, 2], {"padding": [1, 1, 0], "divisor_override": 5}),
+        ((1, 2, 4, 4, 4), [3, 2, 2], {"padding": [1, 1, 0], "divisor_override": -3}),
         ((3, 4, 5, 5), [2, 2, 2], {}),
     ]
     for shape, k, kwargs in cases:
@@ -953,6 +986,15 @@ def sample_inputs_aten_embedding_bag(op, device, dtype):
                       name="per_sample_weights")
 
 
+def sample_inputs_embedding_bag_impl(op, device, dtype):
+    """aten._embedding_bag / _embedding_bag_forward_only: aten.embedding_bag's arguments, and padding_idx."""
+    yield from sample_inputs_aten_embedding_bag(op, device, dtype)
+    indices, offsets = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9], device=device), torch.tensor([0, 4, 4, 6], device=device)
+    for mode in (0, 1, 2):
+        yield SampleInput(make((10, 3), device, dtype), (indices, offsets, False, mode, False, None, False, 4),
+                          name=f"padding_idx=4 mode={mode}")
+
+
 def error_inputs_embedding_bag(op, device):
     w = make((10, 3), device, torch.float32)
     yield ErrorInput(SampleInput(torch.tensor([1, 2], device=device), (w,),
@@ -1001,10 +1043,11 @@ def error_inputs_weight_norm_interface(op, device):
 
 
 def _entry(name, op, aten, samples, *, dtypes=FLOATING, errors=None, tolerances=None, xfails=(), inplace=None,
-           out=False, autograd=True):
+           out=False, autograd=True, dtypes_cuda=None):
     return OpInfo(name=name, op=op, aten=aten, sample_inputs=samples, dtypes=frozenset(dtypes), error_inputs=errors,
                   tolerances=tolerances or {}, xfails=tuple(xfails), inplace=inplace, supports_out=out,
-                  supports_autograd=autograd, family="nn")
+                  supports_autograd=autograd, family="nn",
+                  dtypes_cuda=None if dtypes_cuda is None else frozenset(dtypes_cuda))
 
 
 # Reductions (mean/var/sum) in another order than eager's kernels: a few ulps in float32 and a
@@ -1070,8 +1113,9 @@ ENTRIES = [
     _entry("nn.functional.conv_transpose2d", F.conv_transpose2d, ("aten::convolution",), _conv_samples(2, True)),
     _entry("nn.functional.max_pool2d", F.max_pool2d, ("aten::max_pool2d_with_indices",), sample_inputs_max_pool2d,
            errors=error_inputs_max_pool2d),
+    # Eager's CPU average poolings also take int64 (sum in int64, division rounded toward zero); CUDA's do not.
     _entry("nn.functional.avg_pool2d", F.avg_pool2d, ("aten::avg_pool2d",), sample_inputs_avg_pool2d,
-           errors=error_inputs_avg_pool2d, tolerances=REDUCTION_TOLERANCES),
+           errors=error_inputs_avg_pool2d, tolerances=REDUCTION_TOLERANCES, dtypes=NUMERIC, dtypes_cuda=FLOATING),
     _entry("nn.functional.adaptive_avg_pool2d", F.adaptive_avg_pool2d, ("aten::_adaptive_avg_pool2d",),
            sample_inputs_adaptive_avg_pool2d, errors=error_inputs_adaptive_avg_pool2d,
            tolerances=REDUCTION_TOLERANCES),
@@ -1081,7 +1125,7 @@ ENTRIES = [
            ("aten::adaptive_avg_pool2d",), sample_inputs_global_avg_pool_channels_last),
     _entry("nn.functional.max_pool1d", F.max_pool1d, ("aten::max_pool1d",), sample_inputs_pool1d),
     _entry("nn.functional.avg_pool1d", F.avg_pool1d, ("aten::avg_pool1d",), sample_inputs_pool1d,
-           tolerances=REDUCTION_TOLERANCES),
+           tolerances=REDUCTION_TOLERANCES, dtypes=NUMERIC, dtypes_cuda=FLOATING),
     _entry("nn.functional.embedding", F.embedding, ("aten::embedding",), sample_inputs_embedding,
            errors=error_inputs_embedding),
     _entry("nn.functional.dropout", F.dropout, ("aten::dropout", "aten::native_dropout", "aten::dropout_"),
@@ -1116,9 +1160,16 @@ ENTRIES = [
            ("aten::adaptive_avg_pool1d", "aten::adaptive_avg_pool1d.out"), sample_inputs_adaptive_avg_pool1d,
            tolerances=REDUCTION_TOLERANCES, out=True),
     _entry("aten.avg_pool1d", aten.avg_pool1d, ("aten::avg_pool1d", "aten::avg_pool1d.out"), sample_inputs_pool1d,
-           tolerances=REDUCTION_TOLERANCES, out=True),
+           tolerances=REDUCTION_TOLERANCES, out=True, dtypes=NUMERIC, dtypes_cuda=FLOATING),
     _entry("aten.convolution", aten.convolution, ("aten::convolution", "aten::convolution.out"),
            sample_inputs_convolution, out=True),
+    _entry("aten._convolution", aten._convolution, ("aten::_convolution", "aten::_convolution.out"),
+           sample_inputs_underscore_convolution, out=True),
+    _entry("aten._convolution.deprecated", aten._convolution.deprecated, ("aten::_convolution.deprecated",),
+           sample_inputs_convolution_deprecated),
+    # float32 and float64: the products summed in another order than eager's BLAS
+    _entry("aten.conv_tbc", aten.conv_tbc, ("aten::conv_tbc", "aten::conv_tbc.out"), sample_inputs_conv_tbc,
+           errors=error_inputs_conv_tbc, tolerances=REDUCTION_TOLERANCES, out=True),
     _entry("aten.embedding", aten.embedding, ("aten::embedding", "aten::embedding.out"), sample_inputs_aten_embedding,
            out=True),
     _entry("aten.nll_loss", aten.nll_loss, ("aten::nll_loss", "aten::nll_loss.out"), sample_inputs_nll_loss_forward,
@@ -1169,9 +1220,9 @@ ENTRIES = [
     out_entry(aten._batch_norm_no_update.out, aten._batch_norm_no_update.default,
               _no_training(sample_inputs_native_batch_norm), tolerances=REDUCTION_TOLERANCES),
     # 3-d, adaptive max and un-pooling; instance norm.
-    # Eager's CPU avg_pool3d has no float16/bfloat16 kernels.
+    # Eager's CPU avg_pool3d has no float16/bfloat16 kernels; it has int64's (as avg_pool2d), CUDA's has not.
     _entry("aten.avg_pool3d", aten.avg_pool3d, ("aten::avg_pool3d", "aten::avg_pool3d.out"), sample_inputs_avg_pool3d,
-           dtypes=FLOAT32_64, tolerances=REDUCTION_TOLERANCES, out=True),
+           dtypes=FLOAT32_64 | INTEGRAL, tolerances=REDUCTION_TOLERANCES, out=True, dtypes_cuda=FLOAT32_64),
     _entry("nn.functional.max_pool3d", F.max_pool3d, ("aten::max_pool3d", "aten::max_pool3d_with_indices"),
            sample_inputs_max_pool3d),
     out_entry(aten.max_pool3d_with_indices.out, aten.max_pool3d_with_indices, sample_inputs_max_pool3d_with_indices),
@@ -1213,6 +1264,10 @@ ENTRIES = [
            sample_inputs_embedding_bag, errors=error_inputs_embedding_bag, tolerances=REDUCTION_TOLERANCES),
     _entry("aten.embedding_bag", aten.embedding_bag, ("aten::embedding_bag",), sample_inputs_aten_embedding_bag,
            tolerances=REDUCTION_TOLERANCES),
+    _entry("aten._embedding_bag", aten._embedding_bag, ("aten::_embedding_bag",), sample_inputs_embedding_bag_impl,
+           tolerances=REDUCTION_TOLERANCES),
+    _entry("aten._embedding_bag_forward_only", aten._embedding_bag_forward_only, ("aten::_embedding_bag_forward_only",),
+           sample_inputs_embedding_bag_impl, tolerances=REDUCTION_TOLERANCES, autograd=False),
 ]
 
 
@@ -1603,8 +1658,13 @@ def sample_inputs_ctc_loss(op, device, dtype):
                               name=f"padded {reduction} zero_infinity={zero_infinity}")
             yield SampleInput(log_probs, (concatenated, input_lengths, target_lengths), kw,
                               name=f"concatenated {reduction} zero_infinity={zero_infinity}")
-    yield SampleInput(log_probs, (targets, tuple(input_lengths.tolist()), tuple(target_lengths.tolist())),
-                      {"reduction": "none"}, name="tuple lengths")
+    for reduction in ("none", "mean", "sum"):   # ctc_loss.IntList
+        yield SampleInput(log_probs, (targets, tuple(input_lengths.tolist()), tuple(target_lengths.tolist())),
+                          {"reduction": reduction, "zero_infinity": True}, name=f"tuple lengths {reduction}")
+        yield SampleInput(log_probs[:, 0], (targets[0], torch.tensor(7, device=device), torch.tensor(3, device=device)),
+                          {"reduction": reduction}, name=f"unbatched {reduction}")
+    yield SampleInput(log_probs, (concatenated, input_lengths.int(), target_lengths.short()), {},
+                      name="int32 / int16 lengths")
     yield SampleInput(log_probs, (targets, input_lengths, target_lengths), {"blank": C - 1, "reduction": "none"},
                       name="last class is blank")
 
@@ -1614,6 +1674,8 @@ def error_inputs_ctc_loss(op, device):
     targets, lengths = torch.ones(2, 2, dtype=torch.long, device=device), torch.tensor([4, 4], device=device)
     yield ErrorInput(SampleInput(log_probs, (targets, lengths, torch.tensor([2, 1], device=device)), {"blank": 3}),
                      RuntimeError, "blank must be in label range")
+    yield ErrorInput(SampleInput(log_probs, (targets, lengths.double(), torch.tensor([2, 1], device=device))),
+                     RuntimeError, "input_lengths must be integral")
 
 
 def sample_inputs_margin_ranking(op, device, dtype):
