@@ -16,6 +16,7 @@ torch finds them by name through the ``torch_dynamo_backends`` entry points in p
 from __future__ import annotations
 
 import functools
+import math
 
 import torch
 
@@ -35,6 +36,52 @@ def _table():
     return {op: fn for op, fn in get_decompositions().items() if op is not torch.ops.aten.copy_.default}
 
 
+_SDPA = (torch._C._nn.scaled_dot_product_attention, torch.nn.functional.scaled_dot_product_attention,
+         torch.ops.aten.scaled_dot_product_attention.default)
+
+
+def _math_attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """scaled_dot_product_attention through eager's math path, as eager's CPU kernel calls it: a boolean mask
+    first made an additive one of the query's dtype (the math op reads a boolean mask otherwise)."""
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        attn_mask = torch.zeros_like(attn_mask, dtype=q.dtype).masked_fill_(attn_mask.logical_not(), -math.inf)
+    return torch.ops.aten._scaled_dot_product_attention_math(q, k, v, attn_mask, dropout_p, is_causal, None,
+                                                              scale=scale, enable_gqa=enable_gqa)[0]
+
+
+def attention_dropout_through_math(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """gm (as dynamo captured it) with each scaled_dot_product_attention that drops out (dropout_p > 0)
+    calling eager's math path, ``aten._scaled_dot_product_attention_math``, in place.
+
+    scaled_dot_product_attention picks its kernel when AOTAutograd traces it, before primkit's table is asked:
+    on CUDA, with dropout, a fused kernel (efficient or flash attention) that draws its mask inside the kernel
+    and redraws it in its backward from the seed and offset it returns, which no prim reproduces (the table
+    refuses them). The math path, the one CPU takes with dropout, draws the mask with the dropout op, which
+    primkit decomposes with torch's generator (on CPU: eager's numbers). A dropout_p that is not a number
+    known when dynamo captured the graph is left as it is."""
+    changed = False
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or node.target not in _SDPA:
+            continue
+        names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal")
+        bound = dict(zip(names, node.args))
+        bound.update(node.kwargs)
+        p = bound.get("dropout_p", 0.0)
+        if not isinstance(p, (int, float)) or p <= 0:
+            continue
+        with gm.graph.inserting_before(node):
+            out = gm.graph.call_function(
+                _math_attention, (bound["query"], bound["key"], bound["value"], bound.get("attn_mask"), float(p),
+                                  bool(bound.get("is_causal", False)), bound.get("scale"),
+                                  bool(bound.get("enable_gqa", False))))
+        node.replace_all_uses_with(out)
+        gm.graph.erase_node(node)
+        changed = True
+    if changed:
+        gm.recompile()
+    return gm
+
+
 def _executor_compiler(gm: torch.fx.GraphModule, example_inputs):
     from functorch.compile import make_boxed_func
     return make_boxed_func(executor.compile(gm).forward)
@@ -45,7 +92,7 @@ def primkit(gm: torch.fx.GraphModule, example_inputs, **kwargs):
     from torch._dynamo.backends.common import aot_autograd
     backend = aot_autograd(fw_compiler=_executor_compiler, bw_compiler=_executor_compiler,
                            decompositions=_table(), keep_inference_input_mutations=True)
-    return backend(gm, example_inputs, **kwargs)
+    return backend(attention_dropout_through_math(gm), example_inputs, **kwargs)
 
 
 def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):
@@ -69,4 +116,4 @@ def primkit_inductor(gm: torch.fx.GraphModule, example_inputs, **kwargs):
     from torch._dynamo.backends.common import aot_autograd
     backend = aot_autograd(fw_compiler=_inductor_compiler, bw_compiler=_inductor_compiler, decompositions=_table(),
                            partition_fn=min_cut_rematerialization_partition, keep_inference_input_mutations=True)
-    return backend(gm, example_inputs, **kwargs)
+    return backend(attention_dropout_through_math(gm), example_inputs, **kwargs)

@@ -479,3 +479,35 @@ def test_primkit_inductor_transformers_training_step_with_an_empty_cache(monkeyp
     torch.manual_seed(0)
     model, inputs = transformers_zoo.gpt2()
     _check_training(model.eval(), (), "primkit_inductor", loss_of=lambda m: m(**inputs).loss)
+
+
+class _DropoutAttention(nn.Module):
+    """Self-attention with scaled_dot_product_attention's dropout in training, as transformers' sdpa path."""
+
+    def __init__(self, dim=16, heads=4):
+        super().__init__()
+        self.qkv, self.heads = nn.Linear(dim, 3 * dim), heads
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = (t.view(b, s, self.heads, -1).transpose(1, 2) for t in self.qkv(x).chunk(3, -1))
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=0.3 if self.training else 0.0,
+                                                               is_causal=True)
+        return out.transpose(1, 2).reshape(b, s, d)
+
+
+def test_attention_dropout_runs_eager_math_path():
+    # On CUDA scaled_dot_product_attention with dropout picks a fused kernel whose mask no prim reproduces (the
+    # table refuses it: gpt2 training failed on the first CUDA bench); the backends call eager's math path
+    # instead, the one CPU takes, whose dropout draws eager's numbers on CPU.
+    from primkit.runtime.backends import _SDPA, _math_attention, attention_dropout_through_math
+    targets = []
+
+    def capture(gm, example_inputs):    # the graph as dynamo gives it to the backends, after the rewrite
+        targets.extend(n.target for n in attention_dropout_through_math(gm).graph.nodes if n.op == "call_function")
+        return gm.forward
+    torch.compile(_DropoutAttention().train(), backend=capture)(torch.randn(2, 5, 16))
+    assert _math_attention in targets and not set(targets) & set(_SDPA)
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    _check_training(_DropoutAttention().train(), (torch.randn(2, 5, 16),), "primkit")
