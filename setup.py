@@ -15,7 +15,7 @@ Everything else in the project's metadata is in pyproject.toml.
 """
 from setuptools import find_packages, setup
 
-LAYERS = ("prims", "decompositions", "graph", "runtime", "opinfo", "tools")
+LAYERS = ("prims", "decompositions", "graph", "runtime", "export", "opinfo", "tools")
 
 package_dir = {"primkit": "primkit_pkg"}
 packages = ["primkit"]
