@@ -9,6 +9,7 @@ are identities; a write into an input or a buffer becomes an extra output named 
 from __future__ import annotations
 
 import ctypes
+import importlib
 import inspect
 
 import torch
@@ -51,6 +52,33 @@ def to_onnx(model_or_fn, args, path=None, dynamic: bool = False, *, kwargs=None,
     if path is not None:
         onnx.save(model, str(path))
     return model
+
+
+def load(spec: str):
+    """The object named ``package.module:attr`` (a dotted attribute path after the colon)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"expected package.module:attr, got {spec!r}")
+    obj = importlib.import_module(module_name)
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{spec}: {getattr(obj, '__name__', obj)!s} has no attribute {part!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def export_module(model_spec: str, inputs_spec: str, path, dynamic: bool = False) -> onnx.ModelProto:
+    """``primkit export-onnx``: the module named ``model_spec`` (an nn.Module or a callable making
+    one) on the example arguments ``inputs_spec``'s callable returns (a tuple, or a dict of keyword
+    arguments), exported in eval mode to ``path``."""
+    model = load(model_spec)
+    if not isinstance(model, torch.nn.Module):
+        model = model()
+    if not isinstance(model, torch.nn.Module):
+        raise ValueError(f"{model_spec} is not an nn.Module, nor a callable returning one")
+    example = load(inputs_spec)()
+    args, kwargs = ((), example) if isinstance(example, dict) else (tuple(example) if isinstance(example, (tuple, list)) else (example,), {})
+    return to_onnx(model.eval(), args, path, dynamic=dynamic, kwargs=kwargs)
 
 
 def session(model: onnx.ModelProto):
@@ -146,7 +174,7 @@ class _Translation:
         where = module_path(self.node) if self.node is not None else ""
         node = helper.make_node(op_type, [i if i is not None else "" for i in inputs], outs,
                                 name=self.fresh(f"{where + '/' if where else ''}{op_type}"),
-                                doc_string=f"{self.node.target} at {where or '<top>'}" if self.node is not None else "",
+                                doc_string=f"{self.node.target} at {where or '<top>'}" if self.node is not None else "size",
                                 **{k: v for k, v in attrs.items() if v is not None})
         self.nodes.append(node)
         return outs[0] if outputs == 1 else outs
@@ -170,7 +198,7 @@ class _Translation:
 
     def sym(self, value) -> str:
         """A 0-d int64 tensor of ``value``: an int, or a SymInt's expression over the input sizes."""
-        expr = value.node.expr if isinstance(value, torch.SymInt) else value
+        expr = sym_expr_of(value) if isinstance(value, torch.SymInt) else value
         return onnx_subgraphs.sym_expr(self, expr)
 
     def cast(self, name: str, dtype) -> str:
@@ -195,8 +223,10 @@ class _Translation:
 
     def error(self, why: str) -> ExportError:
         n = self.node
-        val = n.meta.get("val") if n is not None else None
-        dtype = val.dtype if isinstance(val, torch.Tensor) else type(val).__name__
+        if n is None:
+            return ExportError(f"to_onnx: {why}")
+        vals = [v.meta.get("val") for v in n.all_input_nodes] + pytree.tree_leaves(n.meta.get("val"))
+        dtype = next((v.dtype for v in vals if isinstance(v, torch.Tensor)), "no tensor")
         name = f"primkit.{prims.def_of(n.target).name}" if n is not None and prims.is_prim(n.target) else str(n.target)
         return ExportError(f"to_onnx: {name} ({dtype}) at {_where(n)}: {why}")
 
@@ -221,12 +251,14 @@ class _Translation:
                 self.values[n] = self._call(n)
         self.node = None
         outputs = []
-        for i, leaf in enumerate(pytree.tree_leaves(out_tree)):
+        for i, leaf in enumerate(x for x in pytree.tree_leaves(out_tree) if x is not None):   # None: no output
             if not isinstance(leaf, torch.fx.Node) or not isinstance(leaf.meta.get("val"), torch.Tensor):
                 raise ExportError(f"to_onnx: output {i} is {leaf!r}, not a tensor: ONNX outputs are tensors")
             outputs.append(self._output(leaf, f"output_{i}" if i else "output"))
         for dst, value in self.written:
             outputs.append(self._output(value, f"{self.values_name(dst)}.out"))
+        if not outputs:
+            raise ExportError(f"to_onnx: {graph_name} returns no tensor: an ONNX graph has at least one output")
         return helper.make_graph(self.nodes, graph_name, inputs, outputs, self.inits)
 
     def values_name(self, node) -> str:
@@ -235,15 +267,15 @@ class _Translation:
     def _input(self, n, name):
         val = n.meta.get("val")
         if isinstance(val, torch.SymInt) or isinstance(val, int):
-            self.symbols.setdefault(val.node.expr if isinstance(val, torch.SymInt) else val, name)
+            self.symbols.setdefault(sym_expr_of(val) if isinstance(val, torch.SymInt) else val, name)
             return helper.make_tensor_value_info(name, TensorProto.INT64, [])
         if not isinstance(val, torch.Tensor):
             raise ExportError(f"to_onnx: input {name} is {type(val).__name__}: ONNX inputs are tensors")
         self._check_dtype(val.dtype, f"input {name}")
         dims = []
         for d, size in enumerate(val.shape):
-            if isinstance(size, torch.SymInt) and not isinstance(size.node.expr, int) and size.node.expr.is_Symbol:
-                self.symbols.setdefault(size.node.expr, (name, d))
+            if isinstance(size, torch.SymInt) and getattr(sym_expr_of(size), "is_Symbol", False):
+                self.symbols.setdefault(sym_expr_of(size), (name, d))
             dims.append(_dim(size))
         return helper.make_tensor_value_info(name, DTYPES[val.dtype], dims)
 
@@ -292,9 +324,16 @@ class _Translation:
         return list((node or self.node).meta["val"].shape)
 
 
+def sym_expr_of(size: torch.SymInt):
+    """A SymInt's expression as traced, over the input sizes' symbols: not ``node.expr``, which
+    rewrites it with the shape environment's replacements (a size the program's Python compared
+    with a constant after the trace, such as a translator's check, would become that constant)."""
+    return size.node._expr
+
+
 def _dim(size):
     if isinstance(size, torch.SymInt):
-        expr = size.node.expr
+        expr = sym_expr_of(size)
         return int(expr) if expr.is_number else str(expr)
     return int(size)
 

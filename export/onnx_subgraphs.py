@@ -51,6 +51,8 @@ def _integer_prod(t, node, a, dims):
     rank = len(shape)
     dims = sorted(d % rank for d in dims)
     kept = [d for d in range(rank) if d not in dims]
+    if not all(type(shape[d]) is int for d in dims):
+        raise t.error("an integer product over a symbolic size (its halving steps are unrolled at export)")
     n = math.prod(int(shape[d]) for d in dims)
     x = t.cast(t.op("Transpose", a, perm=kept + dims), torch.int64)
     x = t.op("Reshape", x, t.ints([shape[d] for d in kept] + [n]), allowzero=1)
@@ -235,7 +237,7 @@ def convert_element_type(t, node, a, dtype):
 
 # --- shapes ------------------------------------------------------------------------------------
 def broadcast_in_dim(t, node, a, shape, broadcast_dimensions):
-    if 0 in shape:    # no values: onnxruntime's Expand of a cast size-1 operand to size 0 keeps size 1
+    if any(type(s) is int and s == 0 for s in shape):    # no values: onnxruntime's Expand of a cast size-1 operand to size 0 keeps size 1
         return t.op("Identity", t.tensor(torch.empty([int(s) for s in shape], dtype=t.dtype())))
     new = [i for i in range(len(shape)) if i not in set(broadcast_dimensions)]
     if new:
@@ -282,7 +284,7 @@ def pad(t, node, a, padding_value, low, high, interior):
     """Interior padding first (each element followed by ``interior`` values, the last one's dropped),
     then the edges: ONNX's Pad where they grow, Slice where they are negative (a crop)."""
     dtype, rank = t.dtype(), len(low)
-    value = t.scalar(padding_value, dtype)
+    value = _value(t, padding_value, dtype)
     sizes = list(t.shape(node.args[0]))
     for d, gap in enumerate(interior):
         if isinstance(gap, int) and gap == 0:
@@ -317,21 +319,40 @@ def _pad(t, x, pads, value, dtype):
 
 
 def as_strided(t, node, a, size, stride, storage_offset):
-    """Gathers the operand's values (read in row-major order as its storage) at offset + sum(i_d * stride_d)."""
+    """The operand's storage is rebuilt from its own strides: each position the view reads is mapped,
+    at export, to the operand element stored there (a constant index), and gathered from the
+    operand's values. A position the operand does not hold is an error (its value is not in the graph)."""
     operand = node.args[0].meta["val"]
+    geometry = [*operand.shape, *operand.stride(), operand.storage_offset(), *size, *stride, storage_offset]
+    if all(type(v) is int for v in geometry):
+        storage = torch.full((_storage_size(operand.shape, operand.stride(), operand.storage_offset(), size, stride,
+                                            storage_offset),), -1, dtype=torch.int64)
+        where = torch.full((), operand.storage_offset(), dtype=torch.int64)
+        for d, (n, s) in enumerate(zip(operand.shape, operand.stride())):
+            where = where + (torch.arange(n) * s).reshape([-1] + [1] * (len(operand.shape) - d - 1))
+        storage[where.reshape(-1)] = torch.arange(where.numel())    # an overlapping operand: any one of equals
+        index = storage.as_strided(size, stride, storage_offset)
+        if (index < 0).any():
+            raise t.error("the view reads storage its operand does not hold")
+        return t.op("Gather", t.op("Reshape", a, t.ints([-1])), t.tensor(index, "as_strided_index"), axis=0)
     if not operand.is_contiguous() or operand.storage_offset() != 0:
-        raise t.error("the operand is a strided view; an ONNX value holds only its values in row-major order, "
-                      "not the storage the view reads")
-    index = t.sym(storage_offset)
+        raise t.error("a strided view of a strided operand with symbolic sizes (its storage is not in the graph)")
+    index = t.sym(storage_offset)     # symbolic sizes: the operand's values are its storage, row-major
     rank = len(size)
     for d, (n, s) in enumerate(zip(size, stride)):
-        steps = t.op("Range", t.sym(0), t.sym(n), t.sym(1))
-        steps = t.op("Mul", steps, t.sym(s))
+        steps = t.op("Mul", t.op("Range", t.sym(0), t.sym(n), t.sym(1)), t.sym(s))
         others = [i for i in range(rank) if i != d]
         if others:
             steps = t.op("Unsqueeze", steps, t.ints(others))
         index = t.op("Add", index, steps)
     return t.op("Gather", t.op("Reshape", a, t.ints([-1])), index, axis=0)
+
+
+def _storage_size(shape, stride, offset, size, view_stride, view_offset) -> int:
+    """Storage elements both the operand and the view span (one past the last they reach)."""
+    def end(sizes, strides, start):
+        return start + 1 + sum((n - 1) * s for n, s in zip(sizes, strides)) if all(sizes) else start
+    return max(end(shape, stride, offset), end(size, view_stride, view_offset), 1)
 
 
 # --- contractions, indexing ----------------------------------------------------------------------
@@ -397,8 +418,17 @@ def index_select(t, node, a, dim, index):
 
 
 # --- creation, memory ----------------------------------------------------------------------------
+def _value(t, value, dtype):
+    """A 0-d tensor of a Scalar argument: a number, or a size (SymInt) computed from the inputs."""
+    if isinstance(value, torch.SymInt):
+        return t.cast(t.sym(value), dtype)
+    if isinstance(value, (torch.SymFloat, torch.SymBool)):
+        raise t.error(f"a symbolic {type(value).__name__} argument, which the exporter does not translate")
+    return t.scalar(value, dtype)
+
+
 def full(t, node, shape, fill_value, *, dtype, device):
-    return t.compute("Expand", [t.scalar(fill_value, dtype)], dtype, dtype, extra=[t.ints(shape)])
+    return t.compute("Expand", [_value(t, fill_value, dtype)], dtype, dtype, extra=[t.ints(shape)])
 
 
 def iota(t, node, length, *, start, step, dtype, device):
@@ -409,7 +439,7 @@ def iota(t, node, length, *, start, step, dtype, device):
 
 
 def scalar_tensor(t, node, value, *, dtype, device):
-    return t.op("Identity", t.scalar(value, dtype))
+    return t.op("Identity", _value(t, value, dtype))
 
 
 def copy_to(t, node, dst, src):
@@ -427,6 +457,16 @@ def sym_expr(t, expr) -> str:
     key = int(expr) if isinstance(expr, int) or getattr(expr, "is_Integer", False) else expr
     if key in cache:
         return cache[key]
+    node, t.node = t.node, None     # a size is computed once, for every node that reads it
+    try:
+        out = _sym_value(t, key)
+    finally:
+        t.node = node
+    cache[key] = out
+    return out
+
+
+def _sym_value(t, key) -> str:
     if isinstance(key, int):
         out = t.tensor(torch.tensor(key, dtype=torch.int64), "int")
     elif key in t.symbols:
@@ -438,7 +478,6 @@ def sym_expr(t, expr) -> str:
             out = t.op("Squeeze", t.op("Shape", name, start=d, end=d + 1), t.ints([0]))
     else:
         out = _sym_compound(t, key)
-    cache[key] = out
     return out
 
 

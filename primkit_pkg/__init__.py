@@ -7,12 +7,13 @@ OpInfo test database.
     primkit.get_decompositions(ops=None, *, target=None)          # dict[OpOverload, Callable]
     primkit.DecompositionError                                     # lists every op without a decomposition
     primkit.catalog()                                              # the prims: tuple of PrimDef, catalog order
-    from primkit import prims, decompositions, graph, runtime, opinfo, tools   # the layers
+    from primkit import prims, decompositions, graph, runtime, export, opinfo, tools   # the layers
 
 ``catalog`` is ``primkit.prims.catalog`` (a function, as in ``prims.catalog()``), so that
 ``primkit.catalog()`` and ``prims.catalog()`` are one call. ``import primkit`` defines the prims
 (``torch.ops.primkit.*``), registers every decomposition and imports the graph pipeline
 (``primkit.graph``); ``primkit.runtime`` (executor, eager mode, torch.compile backends),
+``primkit.export`` (exporters: ONNX),
 ``primkit.opinfo`` (the test database) and ``primkit.tools`` (the console command) are imported on
 first use.
 
@@ -35,9 +36,9 @@ from primkit.graph import trace
 from primkit.prims import catalog
 
 __all__ = ["trace", "get_decompositions", "DecompositionError", "catalog",
-           "prims", "decompositions", "graph", "runtime", "opinfo", "tools"]
+           "prims", "decompositions", "graph", "runtime", "export", "opinfo", "tools"]
 
-_LAZY = ("runtime", "opinfo", "tools")
+_LAZY = ("runtime", "export", "opinfo", "tools")
 
 
 def __getattr__(name):

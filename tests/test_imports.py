@@ -15,7 +15,7 @@ import primkit
 
 # The installed package's layers (setup.py maps each repository folder into primkit.<layer>).
 LAYERS = {layer: pathlib.Path(getattr(__import__(f"primkit.{layer}"), layer).__file__).parent
-          for layer in ("prims", "decompositions", "graph", "runtime", "opinfo", "tools")}
+          for layer in ("prims", "decompositions", "graph", "runtime", "export", "opinfo", "tools")}
 
 
 def _modules() -> dict:

@@ -15,7 +15,7 @@ import torch
 import primkit
 
 CHECKOUT = pathlib.Path(__file__).resolve().parent.parent
-LAYERS = ("prims", "decompositions", "graph", "runtime", "opinfo", "tools")
+LAYERS = ("prims", "decompositions", "graph", "runtime", "export", "opinfo", "tools")
 
 
 def _distribution() -> importlib.metadata.Distribution:

@@ -17,6 +17,7 @@ COMMANDS = {
     "stride-share": ("primkit.tools.stride_share",
                      "the share of OpInfo samples with eager's output strides (default: reports/strides.md)"),
     "bench": ("primkit.tools.bench", "time prim graphs and tracing against eager, make_fx and Inductor"),
+    "export-onnx": ("primkit.tools.export_onnx", "export a module to ONNX through the core prims (needs primkit[onnx])"),
 }
 
 
