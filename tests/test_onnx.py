@@ -29,7 +29,7 @@ pytest.importorskip("onnxruntime")
 from primkit import opinfo  # noqa: E402
 from primkit.decompositions.lowering import CORE_PRIMS  # noqa: E402
 from primkit.export.onnx import ExportError, TRANSLATORS, run, to_onnx  # noqa: E402
-from primkit.opinfo.harness import as_function, joint_call  # noqa: E402
+from primkit.opinfo.harness import as_function, clone_sample, joint_call  # noqa: E402
 
 from models import GPT2, zoo  # noqa: E402
 
@@ -125,11 +125,29 @@ def _entry_dtype(entry):
 # an entry with a known failure of its decomposition (tests/test_ops.py's xfail) is left out
 ATEN_ENTRIES = [e for e in opinfo.op_db if not e.is_prim and e.supported_dtypes("cpu")
                 and e.xfail_for("trace_and_values", _entry_dtype(e), "cpu") is None]
+
+# entry -> (atol, rtol) in place of the entry's float32 tolerance, with the reason:
+ENTRY_TOLERANCES = {
+    # onnxruntime's convolutions (MLAS) sum in another order than eager's: a few float32 ulps of sums ~10
+    **dict.fromkeys(["nn.functional.conv3d", "nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d"],
+                    (5e-5, 1e-5)),
+    # the squarings of the Pade approximant repeat matmuls whose other summation order the powers amplify
+    **dict.fromkeys(["matrix_exp", "aten.matrix_exp_backward"], (1e-2, 1e-4)),
+}
+
+# entry -> strict xfail: a difference from eager that the core-set graph on the reference backend has too
+KNOWN = {
+    "var_mean_nonfinite": pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+        "the core-set lowering of var_mean gives inf / -inf where eager's variance is nan (the mean of "
+        "infinities), on the reference backend as in onnxruntime")),
+    "linalg.ldl_factor_complex_hermitian": pytest.mark.xfail(strict=True, raises=NotImplementedError, reason=(
+        "trace: hermitian=True for a complex input has no decomposition; the float32 dtype runs its complex samples")),
+}
 OUTSIDE = re.compile(r"to_onnx: (primkit\.\w+|input \w+) \((torch\.\w+)\)( at .*)?: (not in the core set|"
                      r"a complex value|onnxruntime's \w+ has no kernel)|to_onnx: \w+ returns no tensor")
 
 
-@pytest.mark.parametrize("entry", ATEN_ENTRIES, ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", [pytest.param(e, marks=KNOWN.get(e.name, ()), id=e.name) for e in ATEN_ENTRIES])
 def test_opinfo_entry(entry):
     """Exported and equal to eager, or an ExportError naming what ONNX cannot run: a prim outside the
     core set after lowering (the optional families), a complex value, a dtype onnxruntime lacks."""
@@ -141,11 +159,15 @@ def test_opinfo_entry(entry):
     except ExportError as e:
         assert OUTSIDE.search(str(e)), str(e)
         return
-    expected = [entry.op(s.input, *s.args, **s.kwargs) for s in samples]
     results = run(model, *flat)
+    # each sample on its own copies: two samples may share a tensor that an in-place op writes
+    expected = [entry.op(c.input, *c.args, **c.kwargs) for c in map(clone_sample, samples)]
     want = [t for t in pytree.tree_leaves(expected) if isinstance(t, torch.Tensor)]
+    # after the results, an output per input the program writes (in-place and out= entries): "<input>.out"
+    assert all(o.name.endswith(".out") for o in model.graph.output[len(want):])
+    results = results[:len(want)]
     assert len(results) == len(want)
-    atol, rtol = entry.tolerance(dtype)
+    atol, rtol = ENTRY_TOLERANCES.get(entry.name, entry.tolerance(dtype))
     for got, w in zip(results, want):
         torch.testing.assert_close(got, w.contiguous(), atol=atol, rtol=rtol, equal_nan=True)
 

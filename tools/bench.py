@@ -190,7 +190,11 @@ def main(argv=None, prog="primkit bench") -> int:
                         "torch.export's run_decompositions, with peak memory")
     p.add_argument("--big", nargs="?", const="full", choices=["full", "tiny"],
                    help="big inputs instead of the models (tiny: the same ops on small shapes)")
+    p.add_argument("--onnx", action="store_true",
+                   help="only the ONNX section: primkit's exporter beside torch.onnx.export(dynamo=True), run by onnxruntime")
     args = p.parse_args(argv)
+    if args.onnx:
+        return onnx_section(models, args)
     torch.set_num_threads(args.threads)
     from primkit import decompositions  # noqa: F401  (defines the prims before any timing)
     if args.big:
@@ -225,6 +229,33 @@ def main(argv=None, prog="primkit bench") -> int:
         print(f"\n{device}, {args.threads} thread(s), median of {args.repeat} (tracing: {args.trace_repeat}):\n")
         print(_table(rows), flush=True)
     return 0
+
+
+def onnx_section(models, args) -> int:
+    """``--onnx``: the chosen models exported by primkit (primkit.export.onnx) and by
+    torch.onnx.export(dynamo=True), each run by onnxruntime on CPU (primkit.export.onnx_bench)."""
+    from primkit.export import onnx_bench
+    torch.set_num_threads(args.threads)
+    rows = []
+    for name in [m.strip() for m in args.models.split(",") if m.strip()]:
+        model, inputs = models[name]()
+        fn = _Outputs(model).eval()
+        wrapped = _PositionalOutputs(fn, list(inputs))
+        rows.append(onnx_bench.compare(name, wrapped, tuple(inputs.values()), repeat=args.repeat))
+        print(rows[-1], flush=True)
+    print("\n" + onnx_bench.table(rows), flush=True)
+    return 0
+
+
+class _PositionalOutputs(torch.nn.Module):
+    """An _Outputs model called with its keyword inputs positionally (ONNX graph inputs)."""
+
+    def __init__(self, model, names):
+        super().__init__()
+        self.model, self.names = model, names
+
+    def forward(self, *values):
+        return self.model(**dict(zip(self.names, values)))
 
 
 if __name__ == "__main__":
