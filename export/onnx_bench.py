@@ -4,6 +4,7 @@ the export time, and onnxruntime's run time (CPU provider, same session options,
 interleaved runs, the order swapped every other repetition)."""
 from __future__ import annotations
 
+import re
 import statistics
 import time
 
@@ -18,7 +19,8 @@ def _exported(export):
     try:
         model = export()
     except Exception as e:     # a benchmark row, not a failure: the exporter's first line of why
-        return None, time.perf_counter() - start, f"{type(e).__name__}: {str(e).strip().splitlines()[0][:80] if str(e).strip() else ''}"
+        first = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip().splitlines()[:1]
+        return None, time.perf_counter() - start, f"{type(e).__name__}: {first[0][:80] if first else ''}"
     return model, time.perf_counter() - start, ""
 
 
