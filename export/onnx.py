@@ -221,12 +221,13 @@ class _Translation:
         produced = produces or (torch.bool if op_type in _COMPARISONS else at)
         return out if produced == out_dtype else self.cast(out, out_dtype)
 
-    def error(self, why: str) -> ExportError:
+    def error(self, why: str, dtype=None) -> ExportError:
+        """ExportError naming the current node's prim, ``dtype`` (default: its first tensor's) and module."""
         n = self.node
         if n is None:
             return ExportError(f"to_onnx: {why}")
         vals = [v.meta.get("val") for v in n.all_input_nodes] + pytree.tree_leaves(n.meta.get("val"))
-        dtype = next((v.dtype for v in vals if isinstance(v, torch.Tensor)), "no tensor")
+        dtype = dtype or next((v.dtype for v in vals if isinstance(v, torch.Tensor)), "no tensor")
         name = f"primkit.{prims.def_of(n.target).name}" if n is not None and prims.is_prim(n.target) else str(n.target)
         return ExportError(f"to_onnx: {name} ({dtype}) at {_where(n)}: {why}")
 
@@ -304,7 +305,7 @@ class _Translation:
             val = v.meta.get("val") if isinstance(v, torch.fx.Node) else v
             if isinstance(val, torch.Tensor) and val.dtype not in DTYPES:
                 raise self.error("a complex value, which ONNX Runtime cannot compute on" if val.dtype.is_complex
-                                 else f"a {val.dtype} value, which an exported graph cannot hold")
+                                 else f"a {val.dtype} value, which an exported graph cannot hold", val.dtype)
         args = pytree.tree_map_only(torch.fx.Node, self._arg, n.args)
         kwargs = pytree.tree_map_only(torch.fx.Node, self._arg, n.kwargs)
         return translate(self, n, *args, **kwargs)
