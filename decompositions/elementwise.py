@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import torch
-from torch.fx.experimental.symbolic_shapes import statically_known_true
 
 from primkit.decompositions.common import (
     P, aten, broadcast_shapes, elementwise, is_number, is_symbolic, like, out_names, prepare, promote, register_inplace,
@@ -23,6 +22,13 @@ from primkit.decompositions.type_promotion import category, computation_dtype
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.common import fits
 from primkit.prims.meta.strides import elementwise_strides, itemsize
+
+
+def _surely_one(alpha) -> bool:
+    """alpha == 1 where that is known without a guard (alpha may be a symbolic number, t.item()); imported
+    here, not at the top: symbolic_shapes loads sympy, which `import primkit` does not (test_import_is_light)."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+    return statically_known_true(alpha == 1)
 
 
 INF, NAN = float("inf"), float("nan")
@@ -244,7 +250,7 @@ register_with_variants("nan_to_num", nan_to_num)
 # ---- arithmetic ------------------------------------------------------------------------------
 
 def _check_alpha(name, alpha, dtype, arg="alpha"):
-    if alpha is None or statically_known_true(alpha == 1):   # (alpha = t.item(): a symbolic number)
+    if alpha is None or _surely_one(alpha):   # (alpha = t.item(): a symbolic number)
         return
     if dtype == torch.bool and not isinstance(alpha, bool):
         raise RuntimeError(f"{name}: Boolean {arg} only supported for Boolean results.")
@@ -253,7 +259,7 @@ def _check_alpha(name, alpha, dtype, arg="alpha"):
 
 
 def _scaled(b, alpha):
-    return b if statically_known_true(alpha == 1) else P.mul(b, like(b, alpha))
+    return b if _surely_one(alpha) else P.mul(b, like(b, alpha))
 
 
 def add(a, b, *, alpha=1):
