@@ -348,6 +348,16 @@ def as_strided(a, size, stride, storage_offset=None):
     return P.as_strided(a, list(size), list(stride), offset)
 
 
+@register(aten._reshape_alias.default)
+def reshape_alias(a, size, stride):
+    """a's storage read with the given sizes and strides from a's storage offset (what view computed for a
+    reshape that needs no copy): as_strided with a's offset, a reshape where that gives these very strides."""
+    if len(size) == len(stride) and torch.Size(size).numel() == a.numel() and \
+            view_strides(a.shape, a.stride(), size) == tuple(stride):
+        return P.reshape(a, list(size))
+    return as_strided(a, size, stride)
+
+
 @register(aten.unfold.default)
 def unfold(a, dimension, size, step):
     """Tensor.unfold: the windows of length size, step apart, along dimension (a view)."""
@@ -787,6 +797,7 @@ def _squeeze(a, dim=None):
 
 VIEW_COPIES = {
     "alias_copy": aten.alias.default, "as_strided_copy": aten.as_strided.default,
+    "_reshape_alias_copy": aten._reshape_alias.default,
     "detach_copy": aten.detach.default, "diagonal_copy": aten.diagonal.default, "expand_copy": aten.expand.default,
     "permute_copy": aten.permute.default, "select_copy": aten.select.int, "slice_copy": aten.slice.Tensor,
     "squeeze_copy": _squeeze, "t_copy": aten.t.default, "transpose_copy": aten.transpose.int,

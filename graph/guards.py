@@ -6,7 +6,9 @@ other value (a float, a bool, an int in static mode, a list's entries, a numpy a
 read as a constant: ``TracedGraphModule`` checks on each call that it is unchanged and raises
 ``SpecializationError`` naming the argument otherwise. It also checks each tensor's dtype,
 device, rank and the sizes the graph was specialized on (all of them in static mode; under
-``dynamic=True`` the sizes 0 and 1, which symbolic tracing never makes symbolic). Inputs that
+``dynamic=True`` the sizes 0 and 1, which symbolic tracing never makes symbolic), and the strides and
+storage offset of a tensor whose storage the graph reads (as_strided of it or of a view of it: the
+graph holds the storage positions the trace computed from them). Inputs that
 share memory are refused where the program read one after writing the other, since the graph's
 writes happen at its end (prims are functional) and eager would have read the written values.
 """
@@ -112,9 +114,8 @@ def read_after_write_pairs(gm: fx.GraphModule, inputs: list, written_at: dict) -
     position of the first node traced after the program's first write into input i. Computed on
     the raw (functionalized) trace, whose node order is the program's: its writes into inputs
     are the ``copy_to`` epilogue, which reads only its source."""
-    index = {n: k for k, n in enumerate(inputs)}
     copy_to = prims.get("copy_to").op
-    base: dict = dict(index)   # node -> the input it views
+    base = _input_bases(gm, inputs)
     pairs = set()
     for position, node in enumerate(gm.graph.nodes):
         if node.op != "call_function":
@@ -122,10 +123,40 @@ def read_after_write_pairs(gm: fx.GraphModule, inputs: list, written_at: dict) -
         read = node.args[1:2] if node.target is copy_to else node.all_input_nodes
         reads = {base[a] for a in read if isinstance(a, fx.Node) and a in base}
         pairs.update((w, r) for w, at in written_at.items() if position >= at for r in reads if r != w)
-        prim = prims.get(node.target._opname) if prims.is_prim(node.target) else None
-        if prim is not None and "view" in prim.tags and node.args and node.args[0] in base:
-            base[node] = base[node.args[0]]
     return frozenset(pairs)
+
+
+def _input_bases(gm: fx.GraphModule, inputs: list, also=frozenset()) -> dict:
+    """node -> the index of the input (among ``inputs``, placeholders) it is, or is a view of (through view
+    prims, and the prims named in ``also``)."""
+    base = {n: k for k, n in enumerate(inputs)}
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or not prims.is_prim(node.target) or not node.args or node.args[0] not in base:
+            continue
+        name = node.target._opname
+        if name in also or "view" in prims.get(name).tags:
+            base[node] = base[node.args[0]]
+    return base
+
+
+# ATen ops whose values depend on where their operand lies in its storage (its strides and storage offset), not
+# only on its elements: a decomposition of one computes storage positions from the operand's geometry.
+STORAGE_READERS = frozenset({"as_strided", "as_strided_copy", "as_strided_scatter", "_reshape_alias",
+                             "_reshape_alias_copy"})
+
+
+def storage_read_inputs(gm: fx.GraphModule, inputs: list) -> frozenset:
+    """The indices (among ``inputs``, the placeholders of the tensor arguments) of the inputs whose storage the
+    graph reads: an operand of an as_strided prim, or of a node traced from an op of STORAGE_READERS, is the
+    input or a view of it (a reshape may be one)."""
+    base = _input_bases(gm, inputs, also={"reshape"})
+    as_strided = prims.get("as_strided").op
+    out = set()
+    for node in gm.graph.nodes:
+        original = node.meta.get("original_aten")
+        if node.target is as_strided or getattr(original, "_opname", None) in STORAGE_READERS:
+            out.update(base[a] for a in node.all_input_nodes if a in base)
+    return frozenset(out)
 
 
 class TracedGraphModule(fx.GraphModule):
@@ -141,16 +172,19 @@ class TracedGraphModule(fx.GraphModule):
 
 
 class CallGuard:
-    def __init__(self, name, leaves, spec, input_vals, dynamic, read_after_write):
+    def __init__(self, name, leaves, spec, input_vals, dynamic, read_after_write, storage_read=frozenset()):
         self.name, self.leaves, self.spec, self.dynamic = name, leaves, spec, dynamic
         self.read_after_write = read_after_write
-        # per graph input: (path, dtype, device, sizes with None where symbolic) or None for a SymInt
+        # per graph input: (path, dtype, device, sizes with None where symbolic, place) or None for a SymInt;
+        # place: (strides, storage offset), each None where symbolic, for an input in storage_read, else None
         self.geometry = []
         inputs = [leaf for leaf in leaves if leaf.kind != "constant"]
-        for leaf, val in zip(inputs, input_vals):
+        for k, (leaf, val) in enumerate(zip(inputs, input_vals)):
             if isinstance(val, torch.Tensor):
-                sizes = tuple(s if type(s) is int else None for s in val.shape)
-                self.geometry.append((leaf.path, val.dtype, val.device.type, sizes))
+                sizes = _static_or_none(val.shape)
+                place = (_static_or_none(val.stride()), _static_or_none([val.storage_offset()])[0]) \
+                    if k in storage_read else None
+                self.geometry.append((leaf.path, val.dtype, val.device.type, sizes, place))
             else:
                 self.geometry.append(None)
 
@@ -176,8 +210,10 @@ class CallGuard:
             if leaf.kind == "symint" and type(value) is not int:
                 self._fail(f"{leaf.path} of type {type(value).__name__}, but it was an int when traced")
             inputs.append(value)
-        for (path, dtype, device, sizes), value in ((g, v) for g, v in zip(self.geometry, inputs) if g is not None):
+        for (path, dtype, device, sizes, place), value in ((g, v) for g, v in zip(self.geometry, inputs) if g is not None):
             self._check_tensor(path, dtype, device, sizes, value)
+            if place is not None:
+                self._check_place(path, place, value)
         self._check_aliasing(inputs)
         return inputs
 
@@ -194,6 +230,18 @@ class CallGuard:
                        "with dynamic=True")
                 self._fail(f"{path} of shape {list(t.shape)}: dim {d} has size {got}, but it was traced with size "
                            f"{traced} there, {why}")
+
+    def _check_place(self, path, place, t):
+        strides, offset = place
+        # a dim of one element has no second position: its stride reads nothing
+        if any(s is not None and s != g and n > 1 for s, g, n in zip(strides, t.stride(), t.shape)) or \
+                offset not in (None, t.storage_offset()):
+            traced = [s if s is not None else "?" for s in strides]
+            self._fail(f"{path} of strides {list(t.stride())} and storage offset {t.storage_offset()}, but it was "
+                       f"traced with strides {traced} and storage offset {offset if offset is not None else '?'}, and "
+                       f"the graph reads its storage (as_strided, as_strided_scatter or _reshape_alias of it or of a "
+                       f"view of it) at the positions those gave: pass a tensor of the traced strides and "
+                       f"storage offset, or trace again")
 
     def _check_aliasing(self, inputs):
         if not self.read_after_write:
@@ -216,6 +264,10 @@ class CallGuard:
 
 
 _INT_HINT = "; with dynamic=True an int argument is a symbolic graph input instead"
+
+
+def _static_or_none(values) -> tuple:
+    return tuple(v if type(v) is int else None for v in values)
 
 
 def _short(value) -> str:

@@ -528,6 +528,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
                                  "(prims are functional); apply the op out of place (t() rather than t_())")
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     read_after_write = guards.read_after_write_pairs(gm, placeholders[len(state):], order.written_at)
+    storage_read = guards.storage_read_inputs(gm, placeholders[len(state):])
     _state_as_attributes(gm, placeholders[:len(state)], state, where)
     views = _writes_through_views(gm)
     if views:
@@ -550,7 +551,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     gm.meta["trace_path"] = path      # "direct", or "make_fx" and why the program left the direct path
     # gm's code is made once, here (guards.wrap recompiles the graph), after every rewrite above
     traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
-    return guards.wrap(gm, guards.CallGuard(name, leaves, spec, traced, dynamic, read_after_write))
+    return guards.wrap(gm, guards.CallGuard(name, leaves, spec, traced, dynamic, read_after_write, storage_read))
 
 
 @contextlib.contextmanager

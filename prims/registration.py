@@ -40,11 +40,11 @@ def materialize(out, fake_mode=None):
     directly around a meta tensor: the same tensor ``empty_strided`` gives under the mode, at a
     fifth of the cost (a fake kernel runs once per prim call in every trace)."""
     if isinstance(out, TensorMeta):
-        if fake_mode is not None and _static(out.shape) and _static(out.strides):
+        if fake_mode is not None and _static(out.shape) and _static(out.strides) and _static_place(out):
             with unset_fake_temporarily():
-                meta = torch.empty_strided(out.shape, out.strides, dtype=out.dtype, device="meta")
+                meta = _empty(out, "meta")
             return FakeTensor(fake_mode, meta, torch.device(out.device))
-        return torch.empty_strided(out.shape, out.strides, dtype=out.dtype, device=out.device)
+        return _empty(out, out.device)
     if isinstance(out, tuple):
         return tuple(materialize(o, fake_mode) for o in out)
     return out
@@ -52,6 +52,23 @@ def materialize(out, fake_mode=None):
 
 def _static(sizes) -> bool:
     return all(type(s) is int for s in sizes)
+
+
+def _static_place(out) -> bool:
+    return type(out.storage_offset) is int and (out.storage_nbytes is None or type(out.storage_nbytes) is int)
+
+
+def _empty(out, device):
+    """An empty tensor of out's geometry: a view's at its storage offset in a storage of its operand's size (as the
+    real kernel's result, whose storage is a copy of the operand's), a new tensor's in a storage just large enough."""
+    if out.storage_nbytes is None and out.storage_offset == 0:
+        return torch.empty_strided(out.shape, out.strides, dtype=out.dtype, device=device)
+    nbytes = out.storage_nbytes
+    if nbytes is None:   # an offset without a size: enough for the view
+        reach = 1 + sum((n - 1) * s for n, s in zip(out.shape, out.strides)) if all(out.shape) else 0
+        nbytes = (out.storage_offset + reach) * out.dtype.itemsize
+    storage = torch.empty(nbytes // out.dtype.itemsize, dtype=out.dtype, device=device).untyped_storage()
+    return torch.empty(0, dtype=out.dtype, device=device).set_(storage, out.storage_offset, out.shape, out.strides)
 
 
 def _fake_mode_of(args):

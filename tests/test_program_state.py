@@ -207,3 +207,33 @@ def test_a_module_traced_with_keyword_tensors_keeps_its_scopes():
     with torch.no_grad():
         lin.weight.mul_(2)
     torch.testing.assert_close(gm(x, bias=other), copy.deepcopy(m)(x, bias=other))
+
+
+STORAGE_READS = {   # a program reading its input's storage: the graph holds positions computed from its layout
+    "as_strided": lambda x: torch.as_strided(x, (2, 2), (1, 2)),
+    "as_strided of a view": lambda x: torch.as_strided(x[1:], (2,), (3,)),
+    "as_strided_scatter": lambda x: torch.as_strided_scatter(x, torch.ones(2), (2,), (2,)),
+    "_reshape_alias": lambda x: torch.ops.aten._reshape_alias(x, (6,), (1,)),
+}
+
+
+@pytest.mark.parametrize("program", STORAGE_READS.values(), ids=STORAGE_READS.keys())
+@pytest.mark.parametrize("via", ["direct", "make_fx"])
+def test_an_input_whose_storage_is_read_keeps_its_traced_layout(program, via):
+    """Traced on a view at an offset in its storage, the graph gives eager's values on an input of that layout,
+    and refuses one of another storage offset or strides (issue 31: it read the traced offset's positions)."""
+    base = torch.arange(24.0)
+    gm = trace(program, base[4:10].view(2, 3), _via=via)
+    same = (torch.arange(30.0) * 2)[4:10].view(2, 3)
+    torch.testing.assert_close(gm(same), program(same), rtol=0, atol=0)
+    for other in (torch.arange(24.0)[6:12].view(2, 3), torch.arange(24.0)[4:10].view(3, 2).t()):
+        with pytest.raises(SpecializationError, match=r"x of strides \[\d+, \d+\] and storage offset \d+, but it "
+                                                      r"was traced with strides \[3, 1\] and storage offset 4, and "
+                                                      r"the graph reads its storage"):
+            gm(other)
+
+
+def test_an_input_whose_storage_is_not_read_takes_any_layout():
+    gm = trace(lambda x: x[1:] * 2, torch.arange(24.0)[4:10].view(2, 3))
+    other = torch.arange(24.0)[6:12].view(3, 2).t()
+    torch.testing.assert_close(gm(other), other[1:] * 2, rtol=0, atol=0)

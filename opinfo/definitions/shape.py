@@ -180,6 +180,60 @@ def _as_strided_samples(op, device, dtype):
     yield SampleInput(x, ([0, 3], [3, 1]), name="empty")
 
 
+# Views a program makes before it reads their storage: as_strided and its kin count from the storage's start,
+# where a view of a (4, 6) operand lies at an offset (each of these at a nonzero one).
+PROGRAM_VIEWS = {
+    "slice": lambda t: t[1:, 2:],
+    "select": lambda t: t.select(0, 2),
+    "narrow": lambda t: t.narrow(1, 1, 4),
+    "split": lambda t: t.split(2, 1)[1],
+    "diagonal": lambda t: t.diagonal(1),
+    "unfold of a slice": lambda t: t[1:].unfold(1, 2, 2),
+    "chain": lambda t: t[1:].t()[2:].narrow(1, 1, 2),    # slice, transpose, slice, narrow
+}
+
+
+def as_strided_of_view(a, view, size, stride, storage_offset=None):
+    return torch.as_strided(PROGRAM_VIEWS[view](a), size, stride, storage_offset)
+
+
+def as_strided_scatter_of_view(a, view, src, size, stride, storage_offset=None):
+    return torch.as_strided_scatter(PROGRAM_VIEWS[view](a), src, size, stride, storage_offset)
+
+
+def reshape_alias_of_view(a, view, size, stride):
+    return aten._reshape_alias(PROGRAM_VIEWS[view](a), size, stride)
+
+
+def _of_view_samples(with_src):
+    """as_strided (as_strided_scatter, ``with_src``) of each program view: a block at the view's offset, a row
+    from an offset of its own, an empty view."""
+    def gen(op, device, dtype):
+        x = make((4, 6), device, dtype)
+        for view in PROGRAM_VIEWS:
+            for size, stride, offset in (([2, 2], [1, 2], None), ([3], [5], 1), ([0, 2], [1, 1], None)):
+                src = (make(size, device, dtype),) if with_src else ()
+                yield SampleInput(x, (view, *src, size, stride, offset), name=f"{view} {size} {stride} offset {offset}")
+    return gen
+
+
+def _reshape_alias_samples(op, device, dtype):
+    """Reshapes that need no copy, as view computes their strides."""
+    x = make((4, 6), device, dtype)
+    for t, size, stride, name in ((x, [24], [1], "flat"), (x, [2, 2, 6], [12, 6, 1], "split rows"),
+                                  (x.t(), [3, 2, 4], [2, 1, 6], "transposed"), (x[1:], [18], [1], "view input")):
+        yield SampleInput(t, (size, stride), name=name)
+
+
+def _reshape_alias_of_view_samples(op, device, dtype):
+    """_reshape_alias of each program view to its own geometry, and of a contiguous one split."""
+    x = make((4, 6), device, dtype)
+    for view, fn in PROGRAM_VIEWS.items():
+        v = fn(x)
+        yield SampleInput(x, (view, list(v.shape), list(v.stride())), name=f"{view} as itself")
+    yield SampleInput(x, ("select", [2, 3], [3, 1]), name="select split")
+
+
 def _roll_samples(op, device, dtype):
     yield from cases(((7,), (2,)), ((4, 5), (1, 0)), ((4, 5), (-2, 1)), ((2, 3, 4, 5), ((1, 2), (1, 3))),
                      ((2, 3, 4, 5), (3, 1)), ((4, 5), (7,)), ((4, 5), (0, 0)), ((0, 3), (1, 1)),
@@ -431,6 +485,9 @@ ENTRIES = [
     entry("as_strided", torch.as_strided, ["aten::as_strided"], _as_strided_samples,
           errs=errors(((4, 6), ([2, 2], [1]), RuntimeError, "mismatch in length of strides and shape"),
                       ((4, 6), ([2, -2], [1, 1]), RuntimeError, ""))),
+    entry("as_strided.of_view", as_strided_of_view, ["aten::as_strided"], _of_view_samples(False)),
+    entry("_reshape_alias", aten._reshape_alias, ["aten::_reshape_alias"], _reshape_alias_samples),
+    entry("_reshape_alias.of_view", reshape_alias_of_view, ["aten::_reshape_alias"], _reshape_alias_of_view_samples),
     entry("constant_pad_nd", aten.constant_pad_nd, ["aten::constant_pad_nd", "aten::constant_pad_nd.out"],
           _pad_samples, out=True,
           errs=errors(((2, 3), ((1,),), RuntimeError, "Length of pad must be even"),
@@ -504,6 +561,9 @@ ENTRIES += [
     _aten_entry("as_strided_scatter.strided_self", torch.as_strided_scatter, ("aten::as_strided_scatter",),
                 lambda op, device, dtype: (s for s in _as_strided_scatter_samples(op, device, dtype)
                                            if not s.input.is_contiguous()), dtypes=ALL, supports_autograd=False),
+    # No gradients: eager's autograd refuses a non-contiguous self, and most of these views are not contiguous.
+    _aten_entry("as_strided_scatter.of_view", as_strided_scatter_of_view, ("aten::as_strided_scatter",),
+                _of_view_samples(True), dtypes=ALL, supports_autograd=False),
     _aten_entry("aten.as_strided_scatter", aten.as_strided_scatter,
                 ("aten::as_strided_scatter", "aten::as_strided_scatter.out"), _as_strided_scatter_samples,
                 dtypes=FLOAT32_64, supports_out=True, supports_autograd=False),
@@ -710,6 +770,7 @@ def _chunk_cat_errors(op, device):
 ENTRIES += [
     _packet_entry("alias_copy", torch.alias_copy, ALIAS),
     _packet_entry("detach_copy", torch.detach_copy, ALIAS),
+    _packet_entry("_reshape_alias_copy", aten._reshape_alias_copy, _reshape_alias_samples),
     _packet_entry("as_strided_copy", torch.as_strided_copy, _as_strided_samples,
                   errs=errors(((4, 6), ([2, 2], [1]), RuntimeError, "mismatch in length of strides and shape"))),
     _packet_entry("diagonal_copy", torch.diagonal_copy, diagonal_samples(EVERY),

@@ -13,6 +13,11 @@ class TensorMeta:
     strides: tuple
     dtype: object
     device: object
+    # A view's place in its storage, as the real kernel's result has it (a copy of the operand's whole
+    # storage): the offset in elements of ``dtype`` and the storage's size in bytes. None: a new tensor,
+    # offset 0, its storage just large enough.
+    storage_offset: object = 0
+    storage_nbytes: object = None
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ the operand dense in its dim order (the clone prim's layout). The complex views 
 view_as_complex) live here too: they are views that change the dtype."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
 from primkit.prims import dtypes as dt
@@ -17,6 +19,19 @@ from primkit.prims.meta.strides import (
 
 def _meta(a, shape, strides, dtype=None):
     return TensorMeta(tuple(shape), tuple(strides), dtype or a.dtype, a.device)
+
+
+def _view(a, shape, strides, offset=0, dtype=None):
+    """A view of a: in a's storage (its size), at a's storage offset plus ``offset`` elements of a's dtype (as
+    the real kernel's result, a view of a copy of a's storage); an operand without a storage (a symbolic
+    spec) gives a view at offset 0."""
+    out = _meta(a, shape, strides, dtype)
+    if not hasattr(a, "untyped_storage"):
+        return out
+    start = a.storage_offset() + offset
+    if out.dtype != a.dtype:   # view_as_real, view_as_complex: the offset in elements of the view's dtype
+        start = start * itemsize(a.dtype) // itemsize(out.dtype)
+    return replace(out, storage_offset=start, storage_nbytes=a.untyped_storage().nbytes())
 
 
 @meta_rule("broadcast_in_dim", constraints=("C1", "C2", "C3", "C4"))
@@ -32,7 +47,7 @@ def broadcast_in_dim(prim, a, shape, broadcast_dimensions):
         check(surely(a.shape[i] == 1) or a.shape[i] == shape[d], prim, "C3", lambda: f"operand dim {i} has size "
               f"{a.shape[i]} but target dim {d} has size {shape[d]}")
         strides[d] = a.stride()[i] if surely(a.shape[i] == shape[d]) else 0
-    return _meta(a, shape, strides)
+    return _view(a, shape, strides)
 
 
 def view_strides(old_shape, old_strides, new_shape):
@@ -75,8 +90,8 @@ def reshape(prim, a, shape):
         check(s >= 0, prim, "C1", lambda: f"target shape {shape_str(shape)} has a negative size")
     check(_numel(shape) == _numel(a.shape), prim, "C2", lambda: f"cannot reshape {shape_str(a.shape)} "
           f"({_numel(a.shape)} elements) to {shape_str(shape)} ({_numel(shape)} elements)")
-    strides = view_strides(a.shape, a.stride(), shape)
-    return _meta(a, shape, strides if strides is not None else contiguous_strides(shape))
+    strides = view_strides(a.shape, a.stride(), shape)   # a view where one exists, else a contiguous copy
+    return _view(a, shape, strides) if strides is not None else _meta(a, shape, contiguous_strides(shape))
 
 
 @meta_rule("permute", constraints=("C1",))
@@ -85,7 +100,7 @@ def permute(prim, a, dims):
           == list(range(len(a.shape))), prim, "C1",
           lambda: f"dims {list(dims)} is not a permutation of the {len(a.shape)} dims of the operand")
     dims = [d % len(a.shape) for d in dims]
-    return _meta(a, [a.shape[d] for d in dims], [a.stride()[d] for d in dims])
+    return _view(a, [a.shape[d] for d in dims], [a.stride()[d] for d in dims])
 
 
 @meta_rule("squeeze", constraints=("C1", "C2"))
@@ -94,7 +109,7 @@ def squeeze(prim, a, dims):
     for d in (dims if len(a.shape) else ()):   # a 0-d operand takes dim 0 or -1 (as eager) and keeps its rank
         check(a.shape[d] == 1, prim, "C2", lambda: f"dim {d} has size {a.shape[d]}, expected 1")
     keep = [i for i in range(len(a.shape)) if i not in dims]
-    return _meta(a, [a.shape[i] for i in keep], [a.stride()[i] for i in keep])
+    return _view(a, [a.shape[i] for i in keep], [a.stride()[i] for i in keep])
 
 
 @meta_rule("expand_dims", constraints=("C1",))
@@ -106,7 +121,7 @@ def expand_dims(prim, a, dims):
         stride = shape[d] * strides[d] if d < len(shape) else 1
         shape.insert(d, 1)
         strides.insert(d, stride)
-    return _meta(a, shape, strides)
+    return _view(a, shape, strides)
 
 
 @meta_rule("slice", constraints=("C1", "C2", "C3"))
@@ -125,7 +140,8 @@ def slice_(prim, a, start_indices, limit_indices, strides):
     def step(d):
         st, extent = strides[d], limit_indices[d] - start_indices[d]
         return min(st, max(extent, 1)) if type(st) is int and type(extent) is int else st
-    return _meta(a, shape, [a.stride()[d] * step(d) for d in range(n)])
+    return _view(a, shape, [a.stride()[d] * step(d) for d in range(n)],
+                 sum((start_indices[d] * a.stride()[d] for d in range(n)), 0))
 
 
 @meta_rule("rev", constraints=("C1",))
@@ -185,7 +201,8 @@ def as_strided(prim, a, size, stride, storage_offset):
         needed = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
         check(needed <= available, prim, "C3", lambda: f"sizes {list(size)}, strides {list(stride)} and "
               f"storage_offset {storage_offset} reach element {needed - 1} but a's storage holds {available} elements")
-    return _meta(a, size, stride)
+    view = _view(a, size, stride)
+    return replace(view, storage_offset=storage_offset)   # counted from the storage's start, not a's offset
 
 
 # --- views that split, merge, alias or window dims ----------------------------------------------
@@ -206,7 +223,7 @@ def split_dim(prim, a, dim, outer):
     shape, strides = list(a.shape), list(a.stride())
     shape[d:d + 1] = [outer, inner]
     strides[d:d + 1] = [strides[d] * inner, strides[d]]
-    return _meta(a, shape, strides)
+    return _view(a, shape, strides)
 
 
 @meta_rule("collapse", constraints=("C1", "C2"))
@@ -218,13 +235,13 @@ def collapse(prim, a, start, end):
     strides = view_strides(a.shape, a.stride(), shape)   # the dims outside [start, end) keep theirs
     check(strides is not None, prim, "C2", lambda: f"dims [{start}, {end}) of shape {shape_str(a.shape)} with "
           f"strides {shape_str(a.stride())} are not laid out one inside the next: merging them needs a copy")
-    return _meta(a, shape, strides)
+    return _view(a, shape, strides)
 
 
 @meta_rule("alias", constraints=("C1",))
 def alias(prim, a):
     check_dtype(prim, "C1", a, prim.dtypes)
-    return _meta(a, a.shape, a.stride())
+    return _view(a, a.shape, a.stride())
 
 
 @meta_rule("diagonal", constraints=("C1", "C2"))
@@ -237,8 +254,10 @@ def diagonal(prim, a, offset, dim1, dim2):
     length = rows if rows <= cols else cols
     length = length if length >= 0 else 0
     keep = [i for i in range(n) if i not in (d1, d2)]
-    return _meta(a, [a.shape[i] for i in keep] + [length],
-                 [a.stride()[i] for i in keep] + [a.stride()[d1] + a.stride()[d2]])
+    # The first element's place (eager adds none for an empty diagonal).
+    start = 0 if surely(length == 0) else offset * a.stride()[d2] if offset >= 0 else -offset * a.stride()[d1]
+    return _view(a, [a.shape[i] for i in keep] + [length],
+                 [a.stride()[i] for i in keep] + [a.stride()[d1] + a.stride()[d2]], start)
 
 
 @meta_rule("unfold", constraints=("C1", "C2", "C3"))
@@ -250,11 +269,11 @@ def unfold(prim, a, dim, size, step):
           f"of dim {d})")
     check(step >= 1, prim, "C3", lambda: f"step {step} must be >= 1")
     if n == 0:
-        return _meta(a, [size], [1])
+        return _view(a, [size], [1])
     shape, strides = list(a.shape), list(a.stride())
     shape[d] = (dim_size - size) // step + 1
     strides[d] = strides[d] * step
-    return _meta(a, shape + [size], strides + [a.stride()[d]])
+    return _view(a, shape + [size], strides + [a.stride()[d]])
 
 
 @meta_rule("split", constraints=("C1", "C2"))
@@ -262,11 +281,12 @@ def split(prim, a, sizes, dim):
     d = _rank_dim(prim, "C1", dim, len(a.shape))
     check(all(s >= 0 for s in sizes) and sum(sizes[1:], sizes[0] if len(sizes) else 0) == a.shape[d], prim, "C2",
           lambda: f"sizes {list(sizes)} must be non-negative and sum to {a.shape[d]} (the size of dim {d})")
-    pieces = []
+    pieces, start = [], 0
     for s in sizes:
         shape = list(a.shape)
         shape[d] = s
-        pieces.append(_meta(a, shape, a.stride()))
+        pieces.append(_view(a, shape, a.stride(), start * a.stride()[d]))
+        start = start + s
     return tuple(pieces)
 
 
@@ -343,7 +363,7 @@ def roll(prim, a, shifts, dims):
 @meta_rule("view_as_real", constraints=("C1",))
 def view_as_real(prim, a):
     check_dtype(prim, "C1", a, prim.dtypes)
-    return _meta(a, list(a.shape) + [2], [s * 2 for s in a.stride()] + [1], dt.to_real(a.dtype))
+    return _view(a, list(a.shape) + [2], [s * 2 for s in a.stride()] + [1], dtype=dt.to_real(a.dtype))
 
 
 @meta_rule("view_as_complex", constraints=("C1", "C2", "C3", "C4", "C5"))
@@ -359,4 +379,4 @@ def view_as_complex(prim, a):
     # Only tensors that have a storage offset (real and fake ones; not symbolic specs) can violate C5.
     offset = a.storage_offset() if hasattr(a, "storage_offset") else 0
     check(offset % 2 == 0, prim, "C5", lambda: f"the storage offset must be even, got {offset}")
-    return _meta(a, a.shape[:-1], [s // 2 for s in a.stride()[:-1]], dt.to_complex(a.dtype))
+    return _view(a, a.shape[:-1], [s // 2 for s in a.stride()[:-1]], dtype=dt.to_complex(a.dtype))
