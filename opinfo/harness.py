@@ -19,6 +19,12 @@ def clone_sample(s: SampleInput) -> SampleInput:
     return SampleInput(input_, args, kwargs, s.name)
 
 
+def storage_copy(t: torch.Tensor) -> torch.Tensor:
+    """t's exact geometry (sizes, strides, storage offset, storage size) on a copy of its whole storage: an input a
+    graph may write into, or whose storage it reads (as_strided), as the traced one lies in its storage."""
+    return t.new_empty(0).set_(t.untyped_storage().clone(), t.storage_offset(), t.size(), t.stride())
+
+
 def call(op, s: SampleInput, **extra):
     return op(s.input, *s.args, **{**s.kwargs, **extra})
 

@@ -145,10 +145,10 @@ def _meta_key(value, memo=None):
         return key
     if isinstance(value, FakeTensor):
         shape, strides = tuple(value.shape), value.stride()
-        if not (_static(shape) and _static(strides)):
+        place = (value.storage_offset(), value.untyped_storage().nbytes())   # symbolic in a view of a symbolic place
+        if not (_static(shape) and _static(strides) and _static(place)):
             return _UNKEYED
-        return (shape, strides, value.storage_offset(), value.untyped_storage().nbytes(), value.dtype, value.device,
-                value.layout, value.is_conj(), value.is_neg())
+        return (shape, strides, *place, value.dtype, value.device, value.layout, value.is_conj(), value.is_neg())
     if type(value) in _PLAIN:
         return (type(value), value)
     if isinstance(value, (list, tuple)):

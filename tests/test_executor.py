@@ -20,7 +20,7 @@ from primkit import opinfo, prims
 from primkit.runtime import executor
 from primkit.decompositions import get_decompositions
 from primkit.graph import trace
-from primkit.opinfo.harness import as_function, trace_calls, variant_samples
+from primkit.opinfo.harness import as_function, storage_copy, trace_calls, variant_samples
 
 from conftest import devices, xfail_mark
 
@@ -114,9 +114,9 @@ def test_executor_matches_reference(entry, dtype, device):
         pytest.xfail(f"{entry.name} does not trace to prims ({known.reason}): {type(e).__name__}")
     compiled = executor.compile(joint.gm)
     flat = [t for _, ts in calls for t in ts]
-    # Each side gets its own copies: a sample may write into its inputs.
-    ref_in = [t.clone() for t in flat]
-    ex_in = [t.clone() for t in flat]
+    # Each side gets its own copies (a sample may write into its inputs), in the traced place in storage.
+    ref_in = [storage_copy(t) for t in flat]
+    ex_in = [storage_copy(t) for t in flat]
     with _seeded():
         expected = joint.gm(*ref_in)
     with _seeded():

@@ -34,7 +34,7 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
 from primkit import prims
 from primkit.opinfo.core import SampleInput
-from primkit.opinfo.harness import significant_strides, variant_samples
+from primkit.opinfo.harness import significant_strides, storage_copy, variant_samples
 from primkit.opinfo.prims import prim_entries
 from primkit.prims.errors import PrimConstraintError
 
@@ -95,7 +95,7 @@ def _copy(x):
     strides, storage offset, storage size) on a copy of its storage. Meta tensors hold nothing to copy."""
     if not isinstance(x, torch.Tensor) or x.device.type == "meta":
         return x
-    return x.new_empty(0).set_(x.untyped_storage().clone(), x.storage_offset(), x.size(), x.stride())
+    return storage_copy(x)
 
 
 def run_real(op, s: SampleInput):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import torch
 
+from primkit.prims.meta.strides import is_non_overlapping
+
 
 def sort(a, dim, descending, stable):
     return tuple(torch.sort(a, dim=dim, descending=descending, stable=True))
@@ -42,3 +44,8 @@ def _stable_topk(a, k, dim, largest):
     order = torch.sort(torch.gather(a, dim, index), dim=dim, descending=largest, stable=True).indices
     index = torch.gather(index, dim, order)
     return torch.gather(a, dim, index), index
+
+def median(a, dim):
+    # torch.median reads past an operand whose elements overlap (a stride-0, expanded dim: its last result is
+    # uninitialized memory, torch 2.13): such an operand is made dense first, which changes no value.
+    return torch.median(a if is_non_overlapping(a.shape, a.stride()) else a.contiguous(), dim)
