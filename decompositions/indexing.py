@@ -327,6 +327,15 @@ register_overloads(index_put, "index_put", ("default", "out"), inplace=("default
 register(torch.ops.aten._unsafe_index_put.default)(index_put)     # index_put without its bounds check
 
 
+def index_put_impl(a, indices, values, accumulate=False, unsafe=False):
+    """The kernel index_put_ calls (in place, aten._index_put_impl_; its functional and out= forms too): unsafe
+    skips eager's bounds check, where an index out of range is undefined; here it is index_put's either way."""
+    return index_put(a, indices, values, accumulate)
+
+
+register_overloads(index_put_impl, "_index_put_impl", ("default", "out"), inplace=("default",))
+
+
 # ----------------------------------------------------------------------------- index writes
 
 INT64 = torch.int64

@@ -237,6 +237,16 @@ def _aten_index_put_(a, indices, values, accumulate=False):
     return torch.ops.aten.index_put_.default(a, indices, values, accumulate)
 
 
+def _aten_index_put_impl(a, indices, values, accumulate=False, *, out=None):
+    if out is not None:
+        return torch.ops.aten._index_put_impl.out(a, indices, values, accumulate, True, out=out)
+    return torch.ops.aten._index_put_impl.default(a, indices, values, accumulate, True)
+
+
+def _aten_index_put_impl_(a, indices, values, accumulate=False):
+    return torch.ops.aten._index_put_impl_.default(a, indices, values, accumulate, True)
+
+
 def _entry(name, op, samples, errors=None, *, aten=None, dtypes=ALL, inplace=None, supports_out=True,
            tolerances=None, xfails=(), **knobs):
     return OpInfo(name=name, op=op, aten=aten or (f"aten::{name}",), sample_inputs=samples, error_inputs=errors,
@@ -278,6 +288,14 @@ ENTRIES = [
            supports_out=False),
     _entry("index_put", _aten_index_put, sample_inputs_index_put, error_inputs_index_put,
            aten=("aten::index_put", "aten::index_put.out"), inplace=_aten_index_put_),
+    # index_put_'s kernel (unsafe: no bounds check; the samples' indices are in range)
+    _entry("_index_put_impl", _aten_index_put_impl, sample_inputs_index_put, error_inputs_index_put,
+           aten=("aten::_index_put_impl", "aten::_index_put_impl.out", "aten::_index_put_impl_"),
+           inplace=_aten_index_put_impl_),
+    _entry("_index_put_impl_accumulate", _aten_index_put_impl, sample_inputs_index_put, dtypes=NUMERIC,
+           aten=("aten::_index_put_impl", "aten::_index_put_impl_"), inplace=_aten_index_put_impl_,
+           supports_out=False, accumulate=True,
+           tolerances={torch.float16: (2e-2, 5e-3), torch.bfloat16: (1e-1, 2e-2)}),   # as index_put_accumulate's
     _entry("index_put_accumulate", _aten_index_put, sample_inputs_index_put, aten=("aten::index_put",),
            dtypes=NUMERIC, inplace=_aten_index_put_, supports_out=False, accumulate=True,
            # Repeated positions are added in another order than eager's (each add rounds in float16).
