@@ -10,6 +10,8 @@ compute eager's output layout and copy into it where the prims' default layout d
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 from primkit.decompositions.common import (
@@ -688,12 +690,15 @@ def as_strided_scatter(a, src, size, stride, storage_offset=None):
     if tuple(src.shape) != tuple(size):
         raise RuntimeError(f"as_strided_scatter: expected src to have the view's size {list(size)}, got "
                            f"{list(src.shape)}")
-    own = _reach(a.shape, a.stride(), a.storage_offset())
-    if _reach(size, stride, offset) > own:
+    # eager writes into a copy of self's whole storage: the view may reach past self's elements, not past it
+    storage = a.untyped_storage().nbytes() // itemsize(a.dtype)
+    own, reach = _reach(a.shape, a.stride(), a.storage_offset()), _reach(size, stride, offset)
+    if reach > max(own, storage):
         raise RuntimeError(f"as_strided_scatter: the view (size {list(size)}, stride {list(stride)}, storage offset "
-                           f"{offset}) reaches past self's storage of {own} elements")
+                           f"{offset}) reaches past self's storage of {max(own, storage)} elements")
     if a.numel() == 0:
         return P.clone(a)
+    own = max(own, reach)   # the buffer holds self's positions and the view's
     flat = lambda t: P.reshape(t, [t.numel()])   # noqa: E731
     self_pos = _storage_positions(a.shape, a.stride(), a.storage_offset(), a.device)
     buffer = P.scatter(P.full([own], 0, dtype=a.dtype, device=a.device), 0, flat(self_pos), flat(contiguous(a)))
@@ -994,8 +999,14 @@ def unflatten(a, dim, sizes):
     dim = wrap_dim(dim, a.dim(), "unflatten")
     if len(sizes) == 0:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    shape = list(a.shape)
-    return aten.view.default(a, shape[:dim] + list(sizes) + shape[dim + 1:])
+    shape, sizes = list(a.shape), list(sizes)
+    known = math.prod(s for s in sizes if s != -1)
+    if -1 in sizes and known != 0:   # eager infers -1 from the dim's size, not the tensor's (0 if any dim is empty)
+        if shape[dim] % known:
+            raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} "
+                               f"({shape[dim]}) in the input tensor")
+        sizes[sizes.index(-1)] = shape[dim] // known
+    return aten.view.default(a, shape[:dim] + sizes + shape[dim + 1:])
 
 
 @register(aten.narrow.default)

@@ -6,7 +6,7 @@ from typing import Any, Callable, Iterable
 
 import torch
 
-ALL_TESTS = ("trace", "values", "strides", "errors", "inplace", "out", "meta", "gradients", "executor")
+ALL_TESTS = ("trace", "values", "strides", "errors", "inplace", "out", "meta", "gradients", "executor", "empty")
 
 
 class DidNotRaise(Exception):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.utils._pytree as pytree
 from torch.testing import make_tensor
 
 from primkit.opinfo.core import ErrorInput, SampleInput
@@ -102,3 +103,20 @@ def sample_inputs_elementwise_binary(op, device, dtype):
 def error_inputs_elementwise_binary(op, device):
     a, b = make((2, 3), device, torch.float32), make((4,), device, torch.float32)
     yield ErrorInput(SampleInput(a, (b,), name="shapes do not broadcast"), RuntimeError, "must match the size")
+
+
+def has_empty_tensor(s: SampleInput) -> bool:
+    """Whether a sample holds a tensor of no elements (its op's tests then see a size-0 dim)."""
+    return any(isinstance(x, torch.Tensor) and x.numel() == 0 for x in pytree.tree_leaves((s.input, s.args, s.kwargs)))
+
+
+def empty_leading_dim(s: SampleInput) -> SampleInput | None:
+    """s with its leading dim emptied: every tensor whose dim 0 has the input's leading size (a batch dim the
+    operands share) sliced to [:0] there; None where the input has no leading dim of elements."""
+    first = next((x for x in pytree.tree_leaves(s.input) if isinstance(x, torch.Tensor)), None)
+    if first is None or first.dim() == 0 or first.shape[0] == 0:
+        return None
+    n = first.shape[0]
+    cut = lambda x: x[:0] if isinstance(x, torch.Tensor) and x.dim() and x.shape[0] == n else x  # noqa: E731
+    input_, args, kwargs = pytree.tree_map(cut, (s.input, s.args, s.kwargs))
+    return SampleInput(input_, args, kwargs, name=f"{s.name}, leading dim emptied")

@@ -13,6 +13,12 @@ def trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
         return P.expand_dims(t, sorted(dims)) if dims else t
     # float16/bfloat16 compute in float32 and round once (eager rounds each pairwise product)
     (a, b, c), orig = upcast(expanded(i1, expand1), expanded(i2, expand2), expanded(i3, expand3))
+    if 0 in (a.numel(), b.numel(), c.numel()):
+        # eager's shortcut: zeros whose every kept dim is the largest size there among the inputs not expanded
+        # there (not their broadcast: sizes 0 and 1 give 1)
+        def size(d):
+            return max([t.shape[d] for t, e in ((a, expand1), (b, expand2), (c, expand3)) if d not in e] or [1])
+        return P.full([size(d) for d in range(a.dim()) if d not in sumdim], 0, dtype=orig, device=i1.device)
     x = elementwise(P.mul, elementwise(P.mul, a, b), c)
     return to_dtype(P.sum(x, sorted(sumdim)) if sumdim else x, orig)
 

@@ -2036,6 +2036,14 @@ def sample_inputs_trilinear(op, device, dtype):
                                                     [1, 3], [0], [1, 2], [2, 3], 1), name="bilinear form")
     yield SampleInput(make((2, 3), device, dtype), (make((2, 3), device, dtype), make((2, 3), device, dtype),
                                                     [], [], [], [1], 1), name="triple product")
+    # An empty input: eager returns zeros, each kept dim the largest size there among the inputs not expanded
+    # there (sizes 0 and 1 give 1, unlike broadcasting)
+    yield SampleInput(make((0, 3), device, dtype), (make((6, 3, 4), device, dtype), make((0, 4), device, dtype),
+                                                    [1, 3], [0], [1, 2], [2, 3], 1), name="bilinear form, empty batch")
+    yield SampleInput(make((0, 2, 6), device, dtype), (make((1, 2, 6), device, dtype), make((1, 2, 6), device, dtype),
+                                                       [], [], [], [], 1), name="empty against size 1")
+    yield SampleInput(make((2, 6), device, dtype), (make((0, 2, 6), device, dtype), make((1, 2, 6), device, dtype),
+                                                    [0], [], [], [2], 1), name="empty, one input expanded")
 
 
 # Bicubic interpolation: eager rounds the 16 weights and each product and partial sum to
