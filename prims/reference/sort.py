@@ -45,6 +45,7 @@ def _stable_topk(a, k, dim, largest):
     index = torch.gather(index, dim, order)
     return torch.gather(a, dim, index), index
 
+
 def median(a, dim):
     # torch.median reads past an operand whose elements overlap (a stride-0, expanded dim: its last result is
     # uninitialized memory, torch 2.13): such an operand is made dense first, which changes no value.
