@@ -230,4 +230,6 @@ def test_norm_statistics_take_no_var_prim(module):
     gm = trace(module.train(), x)
     used = {n.target._opname for n in gm.graph.nodes if n.op == "call_function" and prims.is_prim(n.target)}
     assert "var" not in used and "var_mean" not in used
-    torch.testing.assert_close(executor.compile(gm)(x), module(x))
+    # float16 results of float32 statistics summed in another order than eager's: near 0, an ulp of the
+    # statistics (3e-5 on |y| < 1e-4 measured, before this change as after) outweighs float16's rtol
+    torch.testing.assert_close(executor.compile(gm)(x), module(x), atol=1e-3, rtol=1e-3)
