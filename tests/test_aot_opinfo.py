@@ -56,9 +56,6 @@ XFAILS: dict[str, XFail] = {
               DecompositionError),
     **_xfails(("pdist", "_pdist_forward"), "no decomposition of aten._pdist_backward (issue 31, missing overloads)",
               DecompositionError),
-    **_xfails(("grid_sampler_2d", "nn.functional.grid_sample", "grid_sampler_3d"),
-              "no decomposition of grid_sampler_2d_backward / grid_sampler_3d_backward (3d: issue 31, missing "
-              "overloads)", DecompositionError),
     **_xfails(("multilabel_margin_loss", "multilabel_margin_loss_forward"),
               "torch's own Python kernel of multilabel_margin_loss_forward at the Autograd key (run by AOTAutograd's "
               "Python dispatcher before the table is consulted) differentiates to other gradients than eager's "

@@ -2,11 +2,14 @@
 """
 from __future__ import annotations
 
+import functools
+import itertools
+
 import torch
 
 from primkit.decompositions.common import P, aten, like, prepare, register_out, to_dtype
 from primkit.decompositions.nn.common import i64, numel_of
-from primkit.decompositions.nn.upsampling import cubic_weights
+from primkit.decompositions.nn.upsampling import CUBIC_A, cubic_weights
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous
 from primkit.prims import dtypes as dt
@@ -92,20 +95,33 @@ class _GridPoints:
     def c(self, v):
         return prepare(v, self.a.dtype, self.points, self.a.device)
 
-    def value(self, coords):
-        """input[n, :, ..., y, x] at integer-valued float coordinates (x first); 0 outside the input."""
-        n, channels = self.a.shape[:2]
+    def index(self, coords):
+        """(flat index into the input's planes, 0 outside; inside) of the points at integer-valued float
+        coordinates (x first)."""
         inside, flat = None, i64(0, self.points, self.a.device)
         for coord, size in zip(reversed(coords), self.sizes):
             within = P.logical_and(P.gt(coord, self.c(-1.0)), P.lt(coord, self.c(size)))
             inside = within if inside is None else P.logical_and(inside, within)
             flat = P.add(P.mul(flat, i64(size, self.points, self.a.device)), to_dtype(coord, torch.int64))
         flat = P.where(inside, flat, i64(0, self.points, self.a.device))
+        n, channels = self.a.shape[:2]
         count = numel_of(self.points[1:])
+        return P.broadcast_in_dim(P.reshape(flat, [n, count]), [n, channels, count], [0, 2]), inside
+
+    def value(self, coords):
+        """input[n, :, ..., y, x] at integer-valued float coordinates (x first); 0 outside the input."""
+        n, channels = self.a.shape[:2]
+        index, inside = self.index(coords)
         planes = P.reshape(self.a, [n, channels, numel_of(self.sizes)])
-        index = P.broadcast_in_dim(P.reshape(flat, [n, count]), [n, channels, count], [0, 2])
         picked = P.reshape(P.gather(planes, 2, index), self.out_shape)
         return P.where(self.spread(inside), picked, like(picked, 0.0))
+
+    def add(self, planes, coords, v):
+        """planes (N, C, numel of the input's spatial dims) plus v (shaped as the output) added at the
+        points' coordinates, nothing where they fall outside: the transpose of ``value``."""
+        index, inside = self.index(coords)
+        v = P.where(self.spread(inside), v, like(v, 0.0))
+        return P.scatter_add(planes, 2, index, P.reshape(v, list(index.shape)))
 
     def spread(self, t):
         """A per-point tensor broadcast over the channels."""
@@ -201,6 +217,126 @@ def grid_sampler(a, grid, interpolation_mode, padding_mode, align_corners):
     if a.dim() == 4:
         return grid_sampler_2d(a, grid, interpolation_mode, padding_mode, align_corners)
     return grid_sampler_3d(a, grid, interpolation_mode, padding_mode, align_corners)
+
+
+# ----------------------------------------------------------------------------- backward
+# The transpose of the forward: each tap's weight times grad_output scattered into the input's
+# gradient, and the grid's gradient from the taps' weights' derivatives (times d source / d grid:
+# the unnormalization's scale and the padding's clip and reflection, as eager's *_set_grad helpers).
+
+def _reflect_sign(x, size, align_corners, c, scalar):
+    """d reflect(x) / dx: -1 where x lies below the span's start or the fold mirrors it, else 1."""
+    low, span = (0.0, float(size - 1)) if align_corners else (-0.5, float(size))
+    shifted = P.sub(x, c(low))
+    distance = P.abs(shifted)
+    if scalar:
+        mirrored = P.ne(P.fmod(P.floor(P.div(distance, c(span))), c(2.0)), c(0.0))
+    else:
+        twice_span = 2.0 * span
+        extra = P.sub(distance, P.mul(P.trunc(P.div(distance, c(twice_span))), c(twice_span)))
+        mirrored = P.gt(extra, c(span))
+    flip = P.logical_xor(P.lt(shifted, c(0.0)), mirrored)
+    return P.where(flip, c(-1.0), c(1.0))
+
+
+def _source_with_grad(g, size, padding_mode, align_corners, c, scalar=False):
+    """(the source coordinate of grid values g, its derivative in g), eager's
+    grid_sampler_compute_source_index_set_grad: the clip's gradient is 0 on the borders too."""
+    x = _unnormalize(g, size, align_corners, c, scalar)
+    scale = c((size - 1) / 2 if align_corners else size / 2)
+    if padding_mode == ZEROS:
+        return x, scale
+    if padding_mode == REFLECTION:
+        if (size - 1 if align_corners else size) <= 0:
+            return c(0.0), c(0.0)
+        scale = P.mul(scale, _reflect_sign(x, size, align_corners, c, scalar))
+        x = _reflect(x, size, align_corners, c, scalar)
+    inside = P.logical_and(P.gt(x, c(0.0)), P.lt(x, c(float(size - 1))))
+    return _clip(x, size, c), P.where(inside, scale, c(0.0))
+
+
+def _cubic_weight_derivatives(t, c):
+    """d/dt of ``cubic_weights(t)``: the kernel's derivative at t + 1, t, 1 - t, 2 - t (with the chain rule's sign)."""
+    a = CUBIC_A
+
+    def near(x):   # d/dx ((a + 2) x - (a + 3)) x x + 1
+        return P.mul(P.sub(P.mul(c(3 * (a + 2)), x), c(2 * (a + 3))), x)
+
+    def far(x):    # d/dx ((a x - 5a) x + 8a) x - 4a
+        return P.add(P.mul(P.sub(P.mul(c(3 * a), x), c(10 * a)), x), c(8 * a))
+    u = P.sub(c(1.0), t)
+    return [far(P.add(t, c(1.0))), near(t), P.neg(near(u)), P.neg(far(P.add(u, c(1.0))))]
+
+
+def _sampler_backward(grad, a, grid, interpolation_mode, padding_mode, align_corners, output_mask, scalar):
+    """(grad_input, grad_grid) of grid_sampler_2d / 3d: each dim's taps (coordinate, weight, d weight /
+    d source), their products over the dims, as the forward reads them. Eager computes the grid's
+    gradient whatever output_mask[1] says; output_mask[0] False gives no input gradient (None)."""
+    pts = _GridPoints(a, grid)
+    c = pts.c
+    sizes = list(reversed(pts.sizes))     # x first, as the grid's coordinates
+    taps, scales = [], []
+    for g, size in zip(pts.coords, sizes):
+        if interpolation_mode == BICUBIC:   # the padding applies to each tap; d source / d grid: the scale only
+            x = _unnormalize(g, size, align_corners, c)
+            low = P.floor(x)
+            t = P.sub(x, low)
+            taps.append([(_pad_coordinates(P.add(low, c(float(k))), size, padding_mode, align_corners, c), w, dw)
+                         for k, w, dw in zip((-1, 0, 1, 2), cubic_weights(t, c), _cubic_weight_derivatives(t, c))])
+            scales.append(c((size - 1) / 2 if align_corners else size / 2))
+            continue
+        x, scale = _source_with_grad(g, size, padding_mode, align_corners, c, scalar)
+        scales.append(scale)
+        if interpolation_mode == NEAREST:
+            taps.append([(P.round(x), c(1.0), c(0.0))])
+            continue
+        low = P.floor(x)
+        high = P.add(low, c(1.0))
+        taps.append([(low, P.sub(high, x), c(-1.0)), (high, P.sub(x, low), c(1.0))])
+    n, channels = a.shape[:2]
+    grad = to_dtype(grad, a.dtype)
+    planes = P.full([n, channels, numel_of(pts.sizes)], 0, dtype=a.dtype, device=a.device)
+    dsource = [None] * len(sizes)
+    for combo in itertools.product(*taps):
+        coords = [coord for coord, _, _ in combo]
+        weight = functools.reduce(P.mul, [w for _, w, _ in combo])
+        if output_mask[0]:
+            planes = pts.add(planes, coords, pts.weighted(grad, weight))
+        if interpolation_mode == NEAREST:
+            continue
+        dot = P.sum(P.mul(grad, pts.value(coords)), [1])    # grad_output . input at the tap, per point
+        for d in range(len(sizes)):
+            dweight = functools.reduce(P.mul, [dw if e == d else w for e, (_, w, dw) in enumerate(combo)])
+            term = P.mul(dot, dweight)
+            dsource[d] = term if dsource[d] is None else P.add(dsource[d], term)
+    grad_input = contiguous(P.reshape(planes, list(a.shape))) if output_mask[0] else None
+    columns = [P.expand_dims(c(0.0) if ds is None else P.mul(ds, scale), [len(pts.points)])
+               for ds, scale in zip(dsource, scales)]
+    return grad_input, contiguous(P.cat(columns, len(pts.points)))
+
+
+@register(aten.grid_sampler_2d_backward.default)
+def grid_sampler_2d_backward(grad_output, a, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    _check_grid_sampler(a, grid, 2)
+    if interpolation_mode not in (BILINEAR, NEAREST, BICUBIC) or padding_mode not in (ZEROS, BORDER, REFLECTION):
+        raise RuntimeError(f"grid_sampler_2d_backward: unknown interpolation_mode {interpolation_mode} or "
+                           f"padding_mode {padding_mode}")
+    return _sampler_backward(grad_output, a, grid, interpolation_mode, padding_mode, align_corners, output_mask,
+                             scalar=False)
+
+
+@register(aten.grid_sampler_3d_backward.default)
+def grid_sampler_3d_backward(grad_output, a, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    _check_grid_sampler(a, grid, 3)
+    if interpolation_mode not in (BILINEAR, NEAREST) or padding_mode not in (ZEROS, BORDER, REFLECTION):
+        raise RuntimeError(f"grid_sampler_3d_backward: unknown interpolation_mode {interpolation_mode} or "
+                           f"padding_mode {padding_mode}")
+    return _sampler_backward(grad_output, a, grid, interpolation_mode, padding_mode, align_corners, output_mask,
+                             scalar=True)
+
+
+register_out(aten.grid_sampler_2d_backward.out, grid_sampler_2d_backward)
+register_out(aten.grid_sampler_3d_backward.out, grid_sampler_3d_backward)
 
 
 def _linspace_from_neg_one(theta, steps, align_corners):

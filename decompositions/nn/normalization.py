@@ -20,6 +20,15 @@ def _mean(x, dims):
     return P.div(total, like(total, numel_of([x.shape[d] for d in dims])))
 
 
+def _moments(x, dims, expand):
+    """(mean, x - mean, biased variance) over dims; ``expand`` spreads a reduced value over x. The variance
+    is the mean of the squared deviations, from the deviations the result needs anyway: two passes, as
+    accurate as eager's Welford moments, where the var prim's CPU kernel (torch.var) is 3-40x slower."""
+    mean = _mean(x, dims)
+    centered = P.sub(x, expand(mean))
+    return mean, centered, _mean(P.mul(centered, centered), dims)
+
+
 def _channel_view(v, like, dim):
     """A per-channel vector (C,) broadcast along dim of like."""
     return P.broadcast_in_dim(v, list(like.shape), [dim])
@@ -54,11 +63,8 @@ def _check_normalized_shape(name, x, normalized_shape, weight, bias):
 def native_layer_norm(a, normalized_shape, weight, bias, eps):
     dims = _check_normalized_shape("layer_norm", a, normalized_shape, weight, bias)
     (x,), orig = upcast(contiguous(a))
-    mean = _mean(x, dims)
-    centered = P.sub(x, keep_expanded(mean, dims, x))
-    # the variance as the mean of the squared deviations, from the deviations the result needs anyway
-    # (two passes, as accurate as eager's Welford moments; the var prim's kernel is 10-40x slower on CPU)
-    rstd = P.rsqrt(P.add(_mean(P.mul(centered, centered), dims), like(mean, eps)))
+    mean, centered, var = _moments(x, dims, lambda v: keep_expanded(v, dims, x))
+    rstd = P.rsqrt(P.add(var, like(mean, eps)))
     y = P.mul(centered, keep_expanded(rstd, dims, x))
     y = _affine(y, weight, bias, lambda p: P.broadcast_in_dim(p, list(x.shape), dims))
     # Eager keeps mean and rstd in the input dtype on CPU and in float32 on CUDA.
@@ -108,10 +114,9 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
     dims = [0] + list(range(2, a.dim()))
     (x,), orig = upcast(contiguous_unless_channels_last(a))
     per_channel = lambda v: _channel_view(to_dtype(v, x.dtype), x, 1)   # noqa: E731
-    new_mean = new_var = None
+    new_mean = new_var = centered = None
     if training:
-        mean = _mean(x, dims)
-        var = P.var(x, dims, 0.0)
+        mean, centered, var = _moments(x, dims, per_channel)
         invstd = P.rsqrt(P.add(var, like(var, eps)))
         if running_mean is not None:
             n = numel_of([x.shape[d] for d in dims])
@@ -132,10 +137,14 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
         # eager's CPU kernel folds the statistics and the affine parameters into one scale and one shift per
         # channel, x * (invstd * weight) + (bias - mean * invstd * weight): two passes over x instead of four
         scale = invstd if weight is None else P.mul(invstd, to_dtype(weight, x.dtype))
-        shift = P.mul(P.neg(mean), scale) if bias is None else P.sub(to_dtype(bias, x.dtype), P.mul(mean, scale))
-        y = P.add(P.mul(x, per_channel(scale)), per_channel(shift))
+        if centered is not None:   # training: the deviations are there already, (x - mean) * scale + bias
+            y = P.mul(centered, per_channel(scale))
+            y = y if bias is None else P.add(y, per_channel(bias))
+        else:
+            shift = P.mul(P.neg(mean), scale) if bias is None else P.sub(to_dtype(bias, x.dtype), P.mul(mean, scale))
+            y = P.add(P.mul(x, per_channel(scale)), per_channel(shift))
     else:
-        y = P.mul(P.sub(x, per_channel(mean)), per_channel(invstd))
+        y = P.mul(centered if centered is not None else P.sub(x, per_channel(mean)), per_channel(invstd))
         y = _affine(y, weight, bias, lambda p: _channel_view(p, y, 1))
     return to_dtype(y, orig), save_mean, save_invstd, new_mean, new_var
 
