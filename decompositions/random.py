@@ -59,15 +59,20 @@ def draw_number() -> int:
     return n
 
 
+def generator_draw(prim, *args, **kwargs):
+    """prim(*args, **kwargs, draw=n) for a generator prim, numbered as the next draw of the trace."""
+    return prim(*args, **kwargs, draw=draw_number())
+
+
 def bernoulli_noise(like, p, dtype):
     """What eager's empty_like(like, dtype=dtype).bernoulli_(p) holds: 1 with probability p, drawn at run
     time from the device's default generator in the order torch's kernel draws for that layout."""
-    return P.bernoulli_p(like, float(p), dtype=dtype, draw=draw_number())
+    return generator_draw(P.bernoulli_p, like, float(p), dtype=dtype)
 
 
 def masked_uniform(mask, low, high):
     """masked_uniform's draws (see random.yaml), numbered as one draw of the trace."""
-    return P.masked_uniform(mask, float(low), float(high), draw=draw_number())
+    return generator_draw(P.masked_uniform, mask, float(low), float(high))
 
 
 def _factory_dtype(dtype):
@@ -102,22 +107,55 @@ def _device(device):
     return torch.device(device if device is not None else "cpu")
 
 
+def _fresh(shape, dtype, device):
+    """An uninitialized contiguous tensor for a factory's draws to be shaped after (eager: empty, then the draw)."""
+    return P.empty_strided(list(shape), contiguous_strides(shape), dtype=dtype, device=torch.device(device))
+
+
+def uniform_noise(like, low, high, dtype, generator=None):
+    """What eager's empty_like(like, dtype=dtype).uniform_(low, high) holds: through uniform_p, which draws from the
+    device's default generator at run time as eager does; with a generator given, the counter-based uniform prim
+    (seeded from it at trace time) in empty_like's layout."""
+    _check_float("uniform", dtype)
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
+    if generator is None:
+        return generator_draw(P.uniform_p, like, float(low), float(high), dtype=dtype)
+    return _like_layout(_uniform(like.shape, low, high, dtype, like.device, generator), like)
+
+
+def normal_noise(like, mean, std, dtype, generator=None):
+    """What eager's empty_like(like, dtype=dtype).normal_(mean, std) holds (normal_p; counter-based with a generator)."""
+    _check_float("normal", dtype)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if generator is None:
+        return generator_draw(P.normal_p, like, float(mean), float(std), dtype=dtype)
+    return _like_layout(_normal(like.shape, mean, std, dtype, like.device, generator), like)
+
+
 # ----------------------------------------------------------------------------- factories
 
 
 def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    return _uniform(size, 0.0, 1.0, _factory_dtype(dtype), _device(device), generator)
+    dtype = _factory_dtype(dtype)
+    _check_float("uniform", dtype)
+    return uniform_noise(_fresh(size, dtype, _device(device)), 0.0, 1.0, dtype, generator)
 
 
 def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    return _normal(size, 0.0, 1.0, _factory_dtype(dtype), _device(device), generator)
+    dtype = _factory_dtype(dtype)
+    _check_float("normal", dtype)
+    return normal_noise(_fresh(size, dtype, _device(device)), 0.0, 1.0, dtype, generator)
 
 
-def _like(fn):
+def _like(noise):
+    """rand_like / randn_like: eager's empty_like(a, dtype=dtype) (a's layout where dense), then the draw."""
     def like(a, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-        out = fn(a.shape, generator=generator, dtype=dtype or a.dtype, device=device or a.device)
-        return _like_layout(out, a)
-    like.__name__ = like.__qualname__ = f"{fn.__name__}_like"
+        dtype = dtype or a.dtype
+        if device is not None and torch.device(device) != a.device:
+            a = _like_layout(_fresh(a.shape, dtype, device), a)
+        return noise(a, 0.0, 1.0, dtype, generator)
     return like
 
 
@@ -141,8 +179,8 @@ def _register_like(name, fn):
             register(getattr(packet, overload))(fn)
 
 
-rand_like = _like(rand)
-randn_like = _like(randn)
+rand_like = _like(uniform_noise)
+randn_like = _like(normal_noise)
 _register_factory("rand", rand)
 _register_factory("randn", randn)
 _register_like("rand_like", rand_like)
@@ -208,13 +246,11 @@ _register_factory("randperm", randperm)
 
 
 def uniform(a, low=0.0, high=1.0, *, generator=None):
-    if low > high:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
-    return _like_layout(_uniform(a.shape, low, high, a.dtype, a.device, generator), a)
+    return uniform_noise(a, low, high, a.dtype, generator)
 
 
 def normal_tensor(a, mean=0.0, std=1.0, *, generator=None):
-    return _like_layout(_normal(a.shape, mean, std, a.dtype, a.device, generator), a)
+    return normal_noise(a, mean, std, a.dtype, generator)
 
 
 def exponential(a, lambd=1.0, *, generator=None):
@@ -333,7 +369,9 @@ register(aten.bernoulli_.float)(_bernoulli_float_)
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     """normal(Tensor mean, float std), (float mean, Tensor std), (Tensor, Tensor), (float, float, size)."""
     if size is not None:
-        return _normal(size, mean, std, _factory_dtype(dtype), _device(device), generator)
+        dtype = _factory_dtype(dtype)
+        _check_float("normal", dtype)
+        return normal_noise(_fresh(size, dtype, _device(device)), mean, std, dtype, generator)
     tensors = [t for t in (mean, std) if isinstance(t, torch.Tensor)]
     if isinstance(std, torch.Tensor) and std.numel() > 0:
         pass    # eager checks std >= 0 on the data (a host sync); primkit does not
@@ -343,8 +381,16 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None,
     _check_float("normal", dtype)
     shape = broadcast_shapes(*(t.shape for t in tensors))
     device = tensors[0].device
-    z = _normal(shape, 0.0, 1.0, dtype, device, generator)
-    return P.add(P.mul(z, prepare(std, dtype, shape, device)), prepare(mean, dtype, shape, device))
+    # eager: a contiguous output drawn with normal_(0, std) then mean added (a float std), or normal_(0, 1), times
+    # std, plus mean
+    # the draws are shaped after a tensor operand (contiguous, eager's output layout), not a fresh tensor, so that
+    # AOTAutograd's partitioners keep them in the forward graph (see generator_draw)
+    like = in_layout(prepare(tensors[0], tensors[0].dtype, shape, device), contiguous_strides(shape))
+    scalar_std = not isinstance(std, torch.Tensor)
+    z = normal_noise(like, 0.0, std if scalar_std else 1.0, dtype, generator)
+    if not scalar_std:
+        z = P.mul(z, prepare(std, dtype, shape, device))
+    return P.add(z, prepare(mean, dtype, shape, device))
 
 
 for _overload in aten.normal.overloads():
@@ -402,7 +448,7 @@ def multinomial(probs, num_samples, replacement=False, *, generator=None):
     _check_float("multinomial", probs.dtype)
     _multinomial_checks(probs, num_samples, replacement)
     if not replacement or num_samples == 1:
-        q = aten.div.Tensor(probs, P.exponential_p(probs, 1.0, dtype=probs.dtype, draw=draw_number()))
+        q = aten.div.Tensor(probs, generator_draw(P.exponential_p, probs, 1.0, dtype=probs.dtype))
         if num_samples == 1:
             out = aten.argmax.default(q, -1, True)
         else:

@@ -28,7 +28,7 @@ DIFFERENTIABLE = sorted(n for n, d in DERIVATIVES.items() if d.differentiable)
 # design, so finite differences cannot check them; test_constant_prims does.
 CONSTANT = sorted(n for n, d in DERIVATIVES.items() if d.constant)
 # The constant prims that draw random numbers shaped after their operand (they read no value of it).
-DRAWS = {"bernoulli_p": (0.5,), "exponential_p": (1.0,)}
+DRAWS = {"bernoulli_p": (0.5,), "exponential_p": (1.0,), "uniform_p": (0.0, 1.0), "normal_p": (0.0, 1.0)}
 def _integer_list_arg(name, arg):
     """A Tensor[] argument (in the catalog, only integer start indices are Tensor[] and `none`): the
     one-tensor check below does not apply to it."""

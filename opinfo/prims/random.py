@@ -1,5 +1,6 @@
 """Samples and constraint error inputs of the random prims (uniform, normal, bernoulli, random_bits,
-randint, exponential, randperm; the generator prims bernoulli_p, exponential_p and masked_uniform), and `sanity_checks`: determinism and modest statistics that the
+randint, exponential, randperm; the generator prims bernoulli_p, exponential_p, uniform_p, normal_p and
+masked_uniform), and `sanity_checks`: determinism and modest statistics that the
 per-sample tests cannot state."""
 from __future__ import annotations
 
@@ -235,6 +236,37 @@ def errors_exponential_p(op, device):
                      PrimConstraintError, "exponential_p: C2:")
 
 
+def samples_uniform_p(op, device, dtype):
+    for shape in ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5)):
+        for (name, like), (low, high) in zip(layouts(shape, device, torch.float32), ((0.0, 1.0), (-2.0, 3.0),
+                                                                                     (0.5, 0.5), (1.0, 2.0), (-1.0, 0.0))):
+            yield SampleInput(like, (low, high), {"dtype": dtype}, name=f"{name} {shape} [{low}, {high})")
+
+
+def errors_uniform_p(op, device):
+    like = torch.zeros(2, 3, device=device)
+    yield ErrorInput(SampleInput(like, (0.0, 1.0), {"dtype": torch.int64}, name="C1: int64 dtype"),
+                     PrimConstraintError, "uniform_p: C1:")
+    yield ErrorInput(SampleInput(like, (1.0, 0.0), {"dtype": torch.float32}, name="C2: low > high"),
+                     PrimConstraintError, "uniform_p: C2:")
+
+
+def samples_normal_p(op, device, dtype):
+    """Below and above 16 elements, contiguous or not: torch's CPU kernel draws otherwise in each case."""
+    for shape in ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5)):
+        for (name, like), (mean, std) in zip(layouts(shape, device, torch.float32), ((0.0, 1.0), (-2.0, 3.0),
+                                                                                     (0.5, 0.0), (1.0, 2.0), (0.0, 1e-3))):
+            yield SampleInput(like, (mean, std), {"dtype": dtype}, name=f"{name} {shape} mean={mean} std={std}")
+
+
+def errors_normal_p(op, device):
+    like = torch.zeros(2, 3, device=device)
+    yield ErrorInput(SampleInput(like, (0.0, 1.0), {"dtype": torch.int64}, name="C1: int64 dtype"),
+                     PrimConstraintError, "normal_p: C1:")
+    yield ErrorInput(SampleInput(like, (0.0, -1.0), {"dtype": torch.float32}, name="C2: negative std"),
+                     PrimConstraintError, "normal_p: C2:")
+
+
 def samples_masked_uniform(op, device, dtype):
     for shape in ((), (0,), (7,), (3, 1, 4), (4, 5), (2, 3, 4, 5)):
         for (name, mask), (low, high) in zip(layouts(shape, device, torch.bool), ((0.125, 1 / 3), (-2.0, 3.0),
@@ -253,6 +285,8 @@ SPECIFIC = {
     "bernoulli_p": (samples_bernoulli_p, errors_bernoulli_p),
     "masked_uniform": (samples_masked_uniform, errors_masked_uniform),
     "exponential_p": (samples_exponential_p, errors_exponential_p),
+    "uniform_p": (samples_uniform_p, errors_uniform_p),
+    "normal_p": (samples_normal_p, errors_normal_p),
     "random_bits": (samples_random_bits, errors_random_bits),
     "randint": (samples_randint, errors_randint),
     "exponential": (samples_exponential, errors_exponential),
@@ -309,9 +343,21 @@ def exponential_p_call(draw, prim):
 
 
 @composite
+def uniform_p_call(draw, prim):
+    like = draw(strided(draw(shapes()), torch.float32))
+    return SampleInput(like, (0.0, maybe(draw, 2.0, -1.0)), {"dtype": dtype_of(draw, prim)})
+
+
+@composite
+def normal_p_call(draw, prim):
+    like = draw(strided(draw(shapes()), torch.float32))
+    return SampleInput(like, (0.0, maybe(draw, 1.0, -1.0)), {"dtype": dtype_of(draw, prim)})
+
+
+@composite
 def masked_uniform_call(draw, prim):
     mask = draw(strided(draw(shapes()), dtype_of(draw, prim)))
     return SampleInput(mask, (0.0, maybe(draw, 2.0, -1.0)))
 
 
-STRATEGIES = {"uniform": random_call, "normal": random_call, "exponential": random_call, "random_bits": random_call, "randint": random_call, "randperm": randperm_call, "bernoulli": bernoulli_call, "bernoulli_p": bernoulli_p_call, "exponential_p": exponential_p_call, "masked_uniform": masked_uniform_call}
+STRATEGIES = {"uniform": random_call, "normal": random_call, "exponential": random_call, "random_bits": random_call, "randint": random_call, "randperm": randperm_call, "bernoulli": bernoulli_call, "bernoulli_p": bernoulli_p_call, "exponential_p": exponential_p_call, "uniform_p": uniform_p_call, "normal_p": normal_p_call, "masked_uniform": masked_uniform_call}

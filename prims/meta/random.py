@@ -1,5 +1,6 @@
 """Meta rules of the random family: new tensors, like creation's, from explicit (seed, offset)
-counters (contiguous) or from torch's generator (bernoulli_p: empty_like's layout of its operand)."""
+counters (contiguous) or from torch's generator (bernoulli_p, exponential_p, uniform_p, normal_p:
+empty_like's layout of their operand)."""
 from __future__ import annotations
 
 import torch
@@ -75,25 +76,42 @@ def randperm(prim, n, seed, offset, dtype, device):
 # ---- generator prims (tag stateful): they read torch's generator at run time ---------------------
 
 
-@meta_rule("bernoulli_p", constraints=("C1", "C2"))
-def bernoulli_p(prim, self, p, dtype, draw):
+def _like(prim, self, dtype):
+    """A generator prim's result: dtype (self's if None), self's shape, empty_like's preserve_format layout (self's
+    strides where dense, else dense in self's dim order)."""
     dtype = self.dtype if dtype is None else dtype
     check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dt.short(dtype)} is not supported, expected one of "
           f"{{{', '.join(sorted(dt.short(d) for d in prim.dtypes))}}}")
-    check(0 <= p <= 1, prim, "C2", lambda: f"p is {p}, expected 0 <= p <= 1")
     shape = tuple(self.shape)
-    # empty_like's preserve_format: self's strides where dense, else dense in self's dim order
     return TensorMeta(shape, elementwise_strides(shape, [(tuple(self.stride()), dtype.itemsize)]), dtype, self.device)
+
+
+@meta_rule("bernoulli_p", constraints=("C1", "C2"))
+def bernoulli_p(prim, self, p, dtype, draw):
+    out = _like(prim, self, dtype)
+    check(0 <= p <= 1, prim, "C2", lambda: f"p is {p}, expected 0 <= p <= 1")
+    return out
 
 
 @meta_rule("exponential_p", constraints=("C1", "C2"))
 def exponential_p(prim, self, lambd, dtype, draw):
-    dtype = self.dtype if dtype is None else dtype
-    check(dtype in prim.dtypes, prim, "C1", lambda: f"dtype {dt.short(dtype)} is not supported, expected one of "
-          f"{{{', '.join(sorted(dt.short(d) for d in prim.dtypes))}}}")
+    out = _like(prim, self, dtype)
     check(lambd > 0, prim, "C2", lambda: f"lambd is {lambd}, expected lambd > 0")
-    shape = tuple(self.shape)
-    return TensorMeta(shape, elementwise_strides(shape, [(tuple(self.stride()), dtype.itemsize)]), dtype, self.device)
+    return out
+
+
+@meta_rule("uniform_p", constraints=("C1", "C2"))
+def uniform_p(prim, self, low, high, dtype, draw):
+    out = _like(prim, self, dtype)
+    check(low <= high, prim, "C2", lambda: f"low {low} is greater than high {high}")
+    return out
+
+
+@meta_rule("normal_p", constraints=("C1", "C2"))
+def normal_p(prim, self, mean, std, dtype, draw):
+    out = _like(prim, self, dtype)
+    check(std >= 0, prim, "C2", lambda: f"std is {std}, expected std >= 0")
+    return out
 
 
 @meta_rule("masked_uniform", constraints=("C1", "C2"))

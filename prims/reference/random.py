@@ -159,6 +159,14 @@ def exponential_p(self, lambd, dtype=None, draw=0):
     return torch.empty_like(self, dtype=dtype).exponential_(lambd)
 
 
+def uniform_p(self, low, high, dtype=None, draw=0):
+    return torch.empty_like(self, dtype=dtype).uniform_(low, high)
+
+
+def normal_p(self, mean, std, dtype=None, draw=0):
+    return torch.empty_like(self, dtype=dtype).normal_(mean, std)
+
+
 def masked_uniform(mask, low, high, draw=0):
     flat = mask.reshape(-1)     # row-major order of the mask's shape, whatever its layout
     out = torch.zeros(flat.shape, dtype=torch.float64, device=mask.device)
