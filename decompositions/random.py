@@ -59,8 +59,54 @@ def draw_number() -> int:
     return n
 
 
+class SeedWatch:
+    """While ``trace`` runs a program: a generator prim's draw after the program reseeded torch's generator raises.
+
+    A graph holds no seeding: torch.manual_seed (torch.seed, set_rng_state, fork_rng, torch's OpInfo
+    wrapper_set_seed) inside the traced function runs once, at trace time, and the graph's generator prims draw
+    from the caller's generator at run time, so its numbers would not be eager's. manual_seed records its seed
+    (torch.initial_seed), which the watch compares with the one the trace began with. ``finish`` warns when the
+    seed changed but nothing drew after it (the graph leaves the generator elsewhere than eager does). Not seen:
+    a reseed with the seed the caller set last."""
+
+    _active: list = []
+
+    def __init__(self, name):
+        self.name, self.seed = name, torch.initial_seed()
+
+    def __enter__(self):
+        SeedWatch._active.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        SeedWatch._active.remove(self)
+
+    def _message(self, now, what):
+        return (f"trace({self.name}): the traced function reseeds torch's default generator (its seed went from "
+                f"{self.seed} to {now}: torch.manual_seed, torch.seed or set_rng_state{what}); a graph holds no seeding, "
+                f"it runs once at trace time")
+
+    def check(self, prim):
+        now = torch.initial_seed()
+        if now != self.seed:
+            from primkit.decompositions.registry import DecompositionError
+            raise DecompositionError(["torch.manual_seed"], self._message(now, f", then primkit.{prim} drew") +
+                                     ", and the graph's draws come from the caller's generator at run time, not "
+                                     "eager's; seed before calling the graph instead. ",
+                                     "inside the traced function cannot be traced")
+
+    def finish(self):
+        now = torch.initial_seed()
+        if now != self.seed:
+            import warnings
+            warnings.warn(self._message(now, "") + ": after the graph runs, the generator is not where eager leaves "
+                          "it; seed before calling the graph instead", stacklevel=3)
+
+
 def generator_draw(prim, *args, **kwargs):
     """prim(*args, **kwargs, draw=n) for a generator prim, numbered as the next draw of the trace."""
+    for watch in SeedWatch._active:
+        watch.check(getattr(prim, "__name__", prim))
     return prim(*args, **kwargs, draw=draw_number())
 
 

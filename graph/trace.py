@@ -25,6 +25,7 @@ from primkit.graph import dispatch_tracer, guards, targets
 from primkit.graph.canonicalize import canonicalize_graph
 from primkit.decompositions.composite import composites
 from primkit.decompositions.lowering import prim_set
+from primkit.decompositions.random import SeedWatch
 from primkit.decompositions.registry import DecompositionError, kept_ops
 from primkit.decompositions.table import get_decompositions, without_host_reads
 
@@ -487,6 +488,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     if via not in ("auto", "direct", "make_fx"):
         raise ValueError(f"trace({name}): _via must be 'auto', 'direct' or 'make_fx', got {via!r}")
     gm, path = None, "make_fx"
+    seeds = SeedWatch(name)
     if via == "make_fx":
         pass
     elif dynamic or kept:
@@ -496,7 +498,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             raise dispatch_tracer.Unsupported(f"trace({name}): {reason} takes make_fx's path")
     else:
         try:
-            with torch.no_grad(), scopes(), composites(composite_table), tracing():
+            with torch.no_grad(), scopes(), composites(composite_table), tracing(), seeds:
                 gm, written = dispatch_tracer.trace_direct(
                     lambda *values: call(values[:len(state)], values[len(state):]), [*state, *inputs], table)
             order.written_at = {i - len(state): at for i, at in written.items() if i >= len(state)}
@@ -511,7 +513,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         traced_state = _static_fakes(fake_mode, state) if dynamic else state
         try:
             with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing(), \
-                    torch._guards.tracing(torch._guards.TracingContext(fake_mode) if dynamic else None):
+                    torch._guards.tracing(torch._guards.TracingContext(fake_mode) if dynamic else None), seeds:
                 gm = make_fx(functional, decomposition_table=table, tracing_mode=mode,
                              _allow_non_fake_inputs=True)(*traced_state, *inputs)
             _runtime_asserts(gm, name)
@@ -522,6 +524,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
                             f"nor a parameter or buffer of the traced module (a global, a closure's tensor, or the "
                             f"state of a module that a traced function calls): pass it as an argument, or trace the "
                             f"module") from e
+    seeds.finish()
     if order.resized:
         raise DecompositionError(order.resized, f"trace({name}): ",
                                  "change an input's sizes or strides in place, which a graph of prims cannot do "

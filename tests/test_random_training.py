@@ -23,6 +23,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 
 from primkit import prims
 from primkit.decompositions import get_decompositions
+from primkit.decompositions.registry import DecompositionError
 from primkit.graph import non_prim_ops, trace
 
 TABLE = get_decompositions()
@@ -391,21 +392,53 @@ def _compare_with_eager(fn, args, tracer):
 def test_mha_float64_dropout_is_eager(tracer):
     """issue 31: the float64 OpInfo sample with dropout 0.5 in training gives eager's outputs, gradients and
     generator state under the caller's seed. (torch's OpInfo wraps the call in wrapper_set_seed, which seeds the
-    generator inside the traced function: see test_seed_set_inside_the_traced_function.)"""
+    generator inside the traced function: see test_trace_refuses_a_seed_set_inside_the_traced_function.)"""
     args = [x.double().requires_grad_() for x in _inputs(MHA_SAMPLE)]
     _compare_with_eager(_mha_opinfo_sample, args, tracer)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "a seed set inside the traced function (torch.manual_seed, torch's wrapper_set_seed) runs once, at trace time, "
-    "and is in no graph: the graph's draws come from the caller's generator at run time"))
-@pytest.mark.parametrize("tracer", ["trace", "aot_function"])
-def test_seed_set_inside_the_traced_function(tracer):
-    def seeded_inside(*args):
+def _seeded_inside(*args):
+    """torch's OpInfo wrapper_set_seed: the call under manual_seed(42), the caller's generator state restored after."""
+    with torch.random.fork_rng():
         torch.manual_seed(42)
         return _mha_opinfo_sample(*args)
+
+
+def _reseeds(*args):
+    torch.manual_seed(42)
+    return _mha_opinfo_sample(*args)
+
+
+@pytest.mark.parametrize("fn", [_seeded_inside, _reseeds])
+def test_trace_refuses_a_seed_set_inside_the_traced_function(fn):
+    """A seed set inside the traced function runs once, at trace time, and is in no graph: the graph would draw from
+    the caller's generator. trace raises, naming the call, at the first draw after it."""
+    args = [x.double() for x in _inputs(MHA_SAMPLE)]
+    torch.manual_seed(SEED)
+    with pytest.raises(DecompositionError, match=r"reseeds torch's default generator \(its seed went from 1234 to 42"
+                       r"(.|\n)*bernoulli_p drew(.|\n)*- torch.manual_seed"):
+        trace(fn, *args)
+
+
+def test_trace_warns_of_a_seed_set_without_a_draw_after_it():
+    """Seeded but nothing drawn after it: the values are eager's, the generator after the call is not."""
+    def fn(x):
+        torch.manual_seed(42)
+        return x + 1
+    torch.manual_seed(SEED)
+    with pytest.warns(UserWarning, match="reseeds torch's default generator"):
+        trace(fn, torch.zeros(3))
+
+
+@pytest.mark.parametrize("tracer", ["compile", pytest.param("aot_function", marks=pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason=(
+        "a seed set inside the function that AOTAutograd traces runs once, at trace time, and is in no graph: the "
+        "graph's draws come from the caller's generator at run time (primkit's decompositions see no start of "
+        "AOTAutograd's trace to compare the seed with, as trace's SeedWatch does)")))])
+def test_seed_set_inside_the_compiled_function(tracer):
+    """torch.compile runs the seeding outside its graphs (dynamo breaks the graph there): eager's numbers."""
     args = [x.double().requires_grad_() for x in _inputs(MHA_SAMPLE)]
-    _compare_with_eager(seeded_inside, args, tracer)
+    _compare_with_eager(_seeded_inside, args, tracer)
 
 
 @pytest.mark.parametrize("tracer", ["trace", "executor", "aot_min_cut", "compile", pytest.param(

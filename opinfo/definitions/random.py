@@ -1,11 +1,14 @@
 """OpInfo entries: random-number ops.
 
-Values cannot equal eager's generator, so each entry's op is a checker built around the random op:
-it draws from a freshly seeded torch.Generator and returns
+With a generator given, values cannot equal eager's (primkit seeds its counter-based prims from it), so each
+entry's op is a checker built around the random op: it draws from a freshly seeded torch.Generator and returns
   - the draw's support test, elementwise (a bool tensor with the draw's shape and strides, all True),
   - a 0-d bool: the sample mean (and, where given, variance) lies within the stated tolerance of the
     distribution's, computed in float64,
   - a 0-d bool: reseeding the generator reproduces the draw exactly.
+The overloads that draw from the default generator (``default_generator``) return the first two: a graph holds no
+seeding (trace refuses a reseed inside the traced function), and those that draw through the generator prims
+(rand, randn, their _like forms, normal) give eager's numbers, which tests/test_random_training.py compares.
 Eager and the traced prim graph must both return all True, and shapes and strides must agree.
 Statistical tolerance: 6 standard errors of the mean (variance: 6 of the variance), so a correct
 generator fails a check with probability below 1e-8 per sample.
@@ -42,20 +45,18 @@ def _moments_ok(x, mean, var):
 
 def checker(draw, support, mean=None, var=None, default_generator=False):
     """draw(generator, *tensors, **kwargs) -> tensor; support(x) -> bool tensor like x.
-    ``default_generator``: draw passes no generator; the global one is reseeded (and restored after)."""
+    ``default_generator``: draw passes no generator and draws once from the global one, not reseeded (a seed set
+    inside a traced function is in no graph), so no reproducibility result."""
     def op(*args, device="cpu", seed=1234, **kwargs):
         if default_generator:
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(seed)
-                x = draw(None, *args, device=device, **kwargs).clone()
-                torch.manual_seed(seed)
-                again = draw(None, *args, device=device, **kwargs)
+            x = draw(None, *args, device=device, **kwargs)
+            results = [support(x)]
         else:
             gen = torch.Generator(device=device).manual_seed(seed)
             x = draw(gen, *args, device=device, **kwargs).clone()    # clone: in-place draws return their input
             gen.manual_seed(seed)
             again = draw(gen, *args, device=device, **kwargs)
-        results = [support(x), torch.eq(x, again).all()]
+            results = [support(x), torch.eq(x, again).all()]
         if mean is not None:
             results.append(_moments_ok(x, mean, var))
         return tuple(results)
@@ -402,6 +403,42 @@ def _multinomial_errors(op, device):
                      "prob_dist must be 1 or 2 dim")
 
 
+def _factory_samples(op, device, dtype):
+    """Sizes below 16 elements and from 16 on (torch's CPU normal_ draws one per element below, by blocks from)."""
+    for shape in ((), (0, 3), (5,), (20,), (4, 6), (2, 3, 4, 5)):
+        yield SampleInput(shape, (), {"dtype": dtype, "device": device}, name=f"{shape}")
+
+
+def _like_samples(*args):
+    def gen(op, device, dtype):
+        for shape in ((), (0, 3), (5,), (4, 6), (2, 3, 4, 5)):
+            for name, t in layouts(shape, device, dtype):
+                yield SampleInput(t, args, name=f"{name} {shape}")
+    return gen
+
+
+def _normal_samples(op, device, dtype):
+    """normal's overloads: (Tensor, Tensor) broadcast, (Tensor, float), (float, Tensor)."""
+    mean, std = make((4, 1), device, dtype), make((4, 6), device, dtype, low=0, high=2)
+    yield SampleInput(mean, (std,), name="tensor mean (4, 1), tensor std (4, 6)")
+    yield SampleInput(make((5, 6), device, dtype).t(), (2.5,), name="transposed tensor mean, float std")
+    yield SampleInput(1.5, (make((3,), device, dtype, low=0, high=2),), name="float mean, tensor std (3,)")
+    yield SampleInput(1.5, (std,), name="float mean, tensor std (4, 6)")
+
+
+def _fractional_pool_drawn(n):
+    """F.fractional_max_poolNd drawing its samples (torch.rand in F: uniform_p), with and without indices."""
+    pool = getattr(F, f"fractional_max_pool{n}d")
+    cases = {2: (((2, 3, 7, 6), 2, {"output_size": 3}), ((3, 9, 7), 2, {"output_ratio": (0.5, 0.5)})),
+             3: (((2, 3, 5, 6, 7), 2, {"output_size": 3}), ((3, 7, 6, 5), (2, 3, 2), {"output_size": (5, 3, 2)}))}[n]
+
+    def gen(op, device, dtype):
+        for shape, k, kwargs in cases:
+            for name, t in layouts(shape, device, dtype):
+                yield SampleInput(t, (k,), {**kwargs, "return_indices": True}, name=f"{name} {shape} k={k} {kwargs}")
+    return lambda x, k, **kwargs: pool(x, k, **kwargs), gen
+
+
 def _seeded_entry(name, op, aten, samples, errors, dtypes=FLOATING, **kw):
     return entry(name, op, aten, samples, dtypes, error_inputs=errors, seeded=True, **kw)
 
@@ -426,6 +463,28 @@ ENTRIES += [
     _seeded_entry("nn.functional.rrelu.train", lambda x, lo, hi: F.rrelu(x, lo, hi, training=True),
                   ("aten::rrelu", "aten::rrelu_with_noise"), _rrelu_samples, _rrelu_errors,
                   dtypes=FLOATING - {torch.float16}),
+    # rand, randn, their _like forms, uniform_, normal_ and normal draw through uniform_p / normal_p
+    _seeded_entry("rand.default_generator", lambda size, dtype, device: torch.rand(size, dtype=dtype, device=device),
+                  ("aten::rand",), _factory_samples, None),
+    _seeded_entry("randn.default_generator", lambda size, dtype, device: torch.randn(size, dtype=dtype, device=device),
+                  ("aten::randn",), _factory_samples, None),
+    _seeded_entry("normal.float_float.default_generator",
+                  lambda size, dtype, device: torch.normal(-1.0, 3.0, size, dtype=dtype, device=device),
+                  ("aten::normal.float_float",), _factory_samples, None),
+    _seeded_entry("rand_like.default_generator", torch.rand_like, ("aten::rand_like",), _like_samples(), None),
+    _seeded_entry("randn_like.default_generator", torch.randn_like, ("aten::randn_like",), _like_samples(), None),
+    _seeded_entry("Tensor.uniform_.default_generator", lambda t, lo, hi: t.clone().uniform_(lo, hi),
+                  ("aten::uniform_",), _like_samples(-2.0, 3.0), None),
+    # (clone: a dense tensor; normal_ into a tensor neither contiguous nor dense draws otherwise: docs/random.md)
+    _seeded_entry("Tensor.normal_.default_generator", lambda t, mean, std: t.clone().normal_(mean, std),
+                  ("aten::normal_",), _like_samples(1.0, 2.0), None),
+    _seeded_entry("normal.default_generator", lambda mean, std: torch.normal(mean, std),
+                  ("aten::normal.Tensor_Tensor", "aten::normal.Tensor_float", "aten::normal.float_Tensor"),
+                  _normal_samples, None),
+    *(_seeded_entry(f"nn.functional.fractional_max_pool{n}d.drawn", _fractional_pool_drawn(n)[0],
+                    (f"aten::fractional_max_pool{n}d",), _fractional_pool_drawn(n)[1], None,
+                    dtypes=frozenset({torch.float32, torch.float64}))
+      for n in (2, 3)),
     _seeded_entry("aten.bernoulli.p.default_generator", lambda x, p: torch.bernoulli(x, p), ("aten::bernoulli.p",),
                   _train_samples(TRAINING_DROPOUT_SHAPES, (0.3, 0.9)), None),
     # Eager's float32 cumulative sums round each step, the cumsum prim's reference accumulates in float64: a
