@@ -1,18 +1,19 @@
 """Decompositions of the random-number ops (rand, randn, randint, randperm, uniform_, normal,
-bernoulli, exponential_, cauchy_, log_normal_, geometric_, random_) into the counter-based random
-prims of prims/catalog/random.yaml, and of multinomial into the generator prims.
+bernoulli, exponential_, cauchy_, log_normal_, geometric_, random_, multinomial) into the random prims of
+prims/catalog/random.yaml.
 
-Seeds: each decomposition call draws one fresh 62-bit seed from the torch generator it is given
-(or the default generator of its device), outside any tracing mode, and passes it with offset 0
-to the prims. So torch.manual_seed(s) (or generator.manual_seed(s)) before tracing or running
-makes the draws reproducible, and two calls draw different streams; a traced graph holds its
-seeds as constants, so it replays the same numbers on every run (a functional random graph).
-Values never equal eager's generator: tests check the support, the shape, dtype and strides,
-reproducibility under a reseeded generator, and the moments within a statistical tolerance.
+Generator prims (tag stateful): with no generator= given, rand, rand_like, uniform_ (uniform_p), randn, randn_like,
+normal_ and normal (normal_p), bernoulli with a float p (bernoulli_p, what dropout reaches under AOTAutograd) and
+multinomial (exponential_p, masked_uniform) read and advance the device's default generator at run time as eager's
+kernels do, so the graph draws eager's numbers (docs/random.md).
 
-Exception, the generator prims (tag stateful): bernoulli with a float p and the default generator
-(what dropout reaches under AOTAutograd) draws through bernoulli_p, which reads and advances the
-device's default generator at run time as eager's kernel does, so the graph draws eager's numbers.
+Counter-based prims, for the rest (and for those ops with a generator= given): each decomposition call draws one
+fresh 62-bit seed from the torch generator it is given (or the default generator of its device), outside any
+tracing mode, and passes it with offset 0 to the prims. So torch.manual_seed(s) (or generator.manual_seed(s))
+before tracing or running makes the draws reproducible, and two calls draw different streams; a traced graph holds
+its seeds as constants, so it replays the same numbers on every run (a functional random graph). Their values
+never equal eager's: tests check the support, the shape, dtype and strides, reproducibility under a reseeded
+generator, and the moments within a statistical tolerance.
 """
 from __future__ import annotations
 

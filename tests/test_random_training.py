@@ -476,3 +476,30 @@ def test_fractional_max_pool3d_given_samples_is_eager():
     for tracer in ("trace", "aot_function"):
         _compare_with_eager(lambda t, s: F.fractional_max_pool3d(t, 2, output_size=(3, 4, 5), _random_samples=s),
                             [x, samples], tracer)
+
+
+def _normal_into_a_strided_view(x):
+    y = x.clone()
+    y[:, ::2].normal_(1.0, 2.0)
+    return y
+
+
+def test_normal_into_a_strided_view_draws_as_torch_functionalizes_it():
+    """normal_ into a view neither contiguous nor dense (16 elements or more, dims row-major in memory): torch's own
+    functionalization (normal_functional: a dense copy drawn with normal_, then written back, as AOTAutograd
+    traces it without primkit) draws torch's blocked Box-Muller; primkit's graph draws the same."""
+    x = _inputs([(6, 10)])[0]
+
+    def boxed(gm, _):
+        return make_boxed_func(gm)
+    torch_graph = aot_function(_normal_into_a_strided_view, boxed, boxed)
+    assert torch.equal(_seeded(trace(_normal_into_a_strided_view, x), x), _seeded(torch_graph, x))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "eager's in-place normal_ into a tensor that is not contiguous draws one normal per element in memory order (its "
+    "serial loop); a graph is functional and draws a dense tensor (blocked Box-Muller from 16 elements), as torch's "
+    "own functionalization does: see test_normal_into_a_strided_view_draws_as_torch_functionalizes_it"))
+def test_normal_into_a_strided_view_is_eager():
+    x = _inputs([(6, 10)])[0]
+    assert torch.equal(_seeded(trace(_normal_into_a_strided_view, x), x), _seeded(_normal_into_a_strided_view, x))
