@@ -2,7 +2,7 @@
 import torch
 from torch import nn
 
-from primkit.opinfo.module_db import ModuleInfo, T, cl, f, fwd, variant, xfail
+from primkit.opinfo.module_db import ModuleInfo, T, cl, f, fwd, variant
 
 
 def _inputs(dims, n=4, c=2, *, layouts=True):
@@ -74,19 +74,11 @@ def _unpool(cls, dims):
 def _fractional(cls, dims):
     n = 5
     fws = [fwd("batched", f(2, 2, *(n,) * dims)), fwd("no_batch", f(2, *(n,) * dims))]
-    # F.fractional_max_pool{dims}d draws its _random_samples with torch.rand, whose decomposition
-    # draws primkit's counter-based stream (one seed from the generator), not eager's numbers
-    # (decompositions/random.py): the windows differ, and so does the generator's state after the
-    # forward. Kernel 2 from side 5 to 2 (ratio_indices) has windows [0, 2) and [3, 5) whatever the
-    # samples, so its eval outputs are eager's.
-    rand = f"torch.rand in F.fractional_max_pool{dims}d draws primkit's counter-based stream, not eager's numbers"
+    # F.fractional_max_pool{dims}d draws its _random_samples with torch.rand, in eval too: through the uniform_p
+    # generator prim, eager's numbers under the same seed (decompositions/random.py)
     return _pool(cls, variant("out3", 2, output_size=3, forwards=fws),
                  variant("ratio_indices", 2, output_ratio=0.5, return_indices=True, forwards=fws[:1]),
-                 random_in_train=True, xfails=(
-                     xfail("eval", AssertionError, f"{rand}: other windows", variants={"out3"}),
-                     xfail("train", AssertionError, f"{rand}: other windows (out3), another generator state after "
-                           "the forward (both)")))
-
+                 random_in_train=True)
 
 MODULES = [
     _max(nn.MaxPool1d, 1), _max(nn.MaxPool2d, 2), _max(nn.MaxPool3d, 3),
