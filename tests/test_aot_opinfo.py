@@ -26,6 +26,7 @@ from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicO
 
 from primkit import opinfo
 from primkit.decompositions import DecompositionError, check_prim_only, get_decompositions
+from primkit.graph import lower_effects
 from primkit.opinfo.core import XFail
 from primkit.opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
 from primkit.opinfo.harness import as_function, joint_call, variant_samples
@@ -45,12 +46,6 @@ def _xfails(names, reason, raises):
 
 # Known failures, scoped to their entry: strict xfails with the exception they raise.
 XFAILS: dict[str, XFail] = {
-    **_xfails(("linalg.cholesky", "linalg.lu_factor", "linalg.eigvals", "linalg.inv", "inverse", "linalg.solve",
-               "linalg.matrix_power", "linalg.tensorsolve", "linalg.tensorinv"),
-              "AOTAutograd's functionalization wraps the effectful aten._linalg_check_errors (which eager's composites "
-              "call after a factorization) in the with_effects higher-order op, threading an effect token, before "
-              "the decomposition table is consulted: primkit's decomposition of it never runs and the graph keeps "
-              "with_effects", DecompositionError),
     **_xfails(("nn.functional.embedding_bag", "aten.embedding_bag"),
               "no decomposition of aten._embedding_bag and _embedding_bag_backward (issue 31, missing overloads)",
               DecompositionError),
@@ -97,6 +92,13 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("entry,device", params)
 
 
+def _lowering_compiler(graphs, kind):
+    """The recording compiler, after graph.lower_effects: AOTAutograd wraps effectful ATen ops (linalg's
+    _linalg_check_errors) in with_effects before the table is consulted; a compiler lowers them first."""
+    record = _recording_compiler(graphs, kind)
+    return lambda gm, example_inputs: record(lower_effects(gm, TABLE), example_inputs)
+
+
 def _eager_gradients(entry, device):
     """[(sample, its call, its differentiable inputs, eager's gradients, the cotangents' seed)]: the
     samples with finite inputs whose gradient eager computes, at most SAMPLES of them. Differentiable
@@ -131,7 +133,7 @@ def run_aot(entry, device):
     # Fresh leaves of each sample's inputs (joint_call's copies are detached).
     inputs = [[t.detach().requires_grad_(t.requires_grad) for t in ins] for _, _, ins, _, _ in checked]
     graphs = {}
-    compiled = aot_function(joint, _recording_compiler(graphs, "forward"), _recording_compiler(graphs, "backward"),
+    compiled = aot_function(joint, _lowering_compiler(graphs, "forward"), _lowering_compiler(graphs, "backward"),
                             decompositions=TABLE)
     with _seeding(entry):
         outputs = compiled(*[t for ins in inputs for t in ins])
