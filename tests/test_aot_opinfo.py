@@ -46,11 +46,8 @@ def _xfails(names, reason, raises):
 
 # Known failures, scoped to their entry: strict xfails with the exception they raise.
 XFAILS: dict[str, XFail] = {
-    **_xfails(("nn.functional.embedding_bag", "aten.embedding_bag"),
-              "no decomposition of aten._embedding_bag and _embedding_bag_backward (issue 31, missing overloads)",
-              DecompositionError),
-    **_xfails(("pdist", "_pdist_forward"), "no decomposition of aten._pdist_backward (issue 31, missing overloads)",
-              DecompositionError),
+    **_xfails(("nn.functional.embedding_bag", "aten.embedding_bag", "aten._embedding_bag"),
+              "no decomposition of aten._embedding_bag_backward (issue 31, missing overloads)", DecompositionError),
     **_xfails(("multilabel_margin_loss", "multilabel_margin_loss_forward"),
               "torch's own Python kernel of multilabel_margin_loss_forward at the Autograd key (run by AOTAutograd's "
               "Python dispatcher before the table is consulted) differentiates to other gradients than eager's "
