@@ -8,8 +8,9 @@ CompositeImplicitAutograd, decomposed by torch before the table sees them). So a
 graph reaches the compiler as ``with_effects(token, op, *args)``. ``lower_effects`` replaces each such
 node by the prims of ``op``'s table entry (for ``_linalg_check_errors``: the info tensor read on the
 host and checked by ``aten._assert_scalar``, which raises where the graph runs, as eager raises); the
-token passes through unchanged, so the graph keeps AOTAutograd's signature. primkit's torch.compile
-backends run it on every graph; a compiler given to ``aot_function`` calls it first.
+token passes through unchanged, so the graph keeps AOTAutograd's signature. The ``primkit``
+torch.compile backend runs it on every graph (``primkit_inductor`` leaves with_effects to Inductor); a
+compiler given to ``aot_function`` calls it first.
 """
 from __future__ import annotations
 

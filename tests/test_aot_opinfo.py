@@ -10,6 +10,9 @@ that must decompose to prims too. For each entry that test_gradients checks (flo
 opinfo.harness traces them), and: the forward and backward graphs are prim-only, and each
 sample's input gradients equal eager's (test_gradients' tolerances, comparisons and choice of
 differentiable inputs).
+The compilers run graph.lower_effects first, as an aot_function user's compiler does (AOTAutograd
+wraps linalg's effectful error check in with_effects before the table is consulted); entries whose
+output size or control flow depends on data are traced with dynamic=True (DATA_DEPENDENT).
 
 Samples: those with finite inputs whose gradient eager computes (where eager refuses, AOTAutograd,
 which calls eager's derivative, refuses too), at most ``SAMPLES`` of them chosen by
