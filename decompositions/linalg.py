@@ -308,6 +308,8 @@ def _lu_info(lu):
     zero on U's diagonal, 0 where there is none (the lu_factor prim factorizes a singular matrix too)."""
     diagonal = P.diagonal(lu, 0, lu.dim() - 2, lu.dim() - 1)
     k, last = diagonal.shape[-1], diagonal.dim() - 1
+    if k == 0:   # an empty matrix: nothing to divide by
+        return _zeros_info(lu, lu.dim() - 2)
     index = broadcast_to(P.iota(k, start=1, step=1, dtype=torch.int32, device=lu.device), tuple(diagonal.shape))
     beyond = like(index, k + 1)
     first = P.amin(P.where(P.eq(diagonal, like(diagonal, 0)), index, beyond), [last])
