@@ -299,8 +299,21 @@ def _check_matrix(name, a, what="A"):
 
 def _zeros_info(a, dims):
     """The LAPACK info tensor of a successful factorization: int32 zeros over the batch dims
-    (primkit's prims raise where a factorization fails, so info is always 0)."""
+    (the prim raises where its factorization fails, or eager reports none)."""
     return P.full(list(a.shape[:dims]), 0, dtype=torch.int32, device=a.device)
+
+
+def _lu_info(lu):
+    """LAPACK getrf's info of an LU factorization (int32, batch shape): the 1-based index of the first
+    zero on U's diagonal, 0 where there is none (the lu_factor prim factorizes a singular matrix too)."""
+    diagonal = P.diagonal(lu, 0, lu.dim() - 2, lu.dim() - 1)
+    k, last = diagonal.shape[-1], diagonal.dim() - 1
+    if k == 0:   # an empty matrix: nothing to divide by
+        return _zeros_info(lu, lu.dim() - 2)
+    index = broadcast_to(P.iota(k, start=1, step=1, dtype=torch.int32, device=lu.device), tuple(diagonal.shape))
+    beyond = like(index, k + 1)
+    first = P.amin(P.where(P.eq(diagonal, like(diagonal, 0)), index, beyond), [last])
+    return P.where(P.eq(first, like(first, k + 1)), like(first, 0), first)
 
 
 def _batch_broadcast(a, b):
@@ -364,11 +377,13 @@ def lu_factor_ex(a, *, pivot=True, check_errors=False):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     lu, pivots = P.lu_factor(a)
-    return column_major(lu), pivots, _zeros_info(a, a.dim() - 2)
+    return column_major(lu), pivots, _lu_info(lu)
 
 
 def lu_factor(a, *, pivot=True):
-    return lu_factor_ex(a, pivot=pivot)[:2]
+    lu, pivots, info = lu_factor_ex(a, pivot=pivot)
+    _linalg_check_errors(info, "torch.linalg.lu_factor", is_matrix=a.dim() == 2)
+    return lu, pivots
 
 
 register_overloads(lu_factor_ex, "linalg_lu_factor_ex", ("default", "out"))
@@ -446,13 +461,6 @@ register_overloads(linalg_eig, "linalg_eig", ("default", "out"))
 register_overloads(lambda a: linalg_eig(a)[0], "_linalg_eigvals", ("default",))
 
 
-@register(aten._linalg_check_errors.default)
-def _linalg_check_errors(info, api_name, *, is_matrix):
-    """Nothing to check: the factorization prims raise where LAPACK reports a failure, so the
-    info tensors the decompositions return are always zero."""
-    return None
-
-
 # --- determinants, inverses, solves through LU -------------------------------------------------
 
 def _lu_of_square(name, a):
@@ -515,7 +523,7 @@ def _identity_like(a):
 def inv_ex(a, *, check_errors=False):
     lu, pivots = _lu_of_square("linalg.inv", a)
     inverse = P.lu_solve(lu, pivots, _identity_like(a), True, False)
-    return column_major(inverse), _zeros_info(a, a.dim() - 2)
+    return column_major(inverse), _lu_info(lu)
 
 
 register_overloads(inv_ex, "linalg_inv_ex", ("default", "inverse"))
@@ -539,7 +547,7 @@ def _linalg_solve_ex(a, b, *, left=True, check_errors=False):
     x = P.lu_solve(lu_b, pivots_b, rhs, left, False)
     # eager solves a batch of vectors as one matrix whose columns they are; X A = B as A^T X^T = B^T
     x = column_major(P.squeeze(x, [x.dim() - 1])) if vector else column_major(x) if left else x
-    return x, column_major(lu), pivots, _zeros_info(a, a.dim() - 2)
+    return x, column_major(lu), pivots, _lu_info(lu)
 
 
 register_overloads(_linalg_solve_ex, "_linalg_solve_ex", ("default", "result"))
@@ -572,6 +580,33 @@ for _name in ("linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", 
               "linalg_diagonal", "linalg_tensorsolve", "linalg_tensorinv"):
     _eager_composite(_name)
 _eager_composite("linalg_eigvals", ("default",))
+
+
+# Eager's messages where a factorization's info is positive, by the api name they name (its first match,
+# as eager's _linalg_check_errors): info's value itself (which pivot) is data, which a traced message
+# cannot hold.
+_INFO_MESSAGES = (
+    ("inv", "The diagonal element is zero, the inversion could not be completed because the input matrix is "
+            "singular."),
+    ("solve", "The solver failed because the input matrix is singular."),
+    ("cholesky", "The factorization could not be completed because the input is not positive-definite."),
+    ("lu_factor", "U has a zero on its diagonal and using it on lu_solve would result in a division by zero. If you "
+                  "still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+                  "linalg.lu_factor_ex(A, pivot)"),
+)
+
+
+@register(aten._linalg_check_errors.default)
+def _linalg_check_errors(info, api_name, *, is_matrix):
+    """Eager's check of a factorization's LAPACK info where the graph runs: info (int32, batch shape) all
+    zero, read on the host (the item prim) and checked by aten._assert_scalar, as torch._check is. The
+    decompositions' info is real where a prim completes a failed factorization (lu_factor's zero pivot);
+    the cholesky prim raises itself. Under AOTAutograd the check reaches the graph as a
+    with_effects node, which graph.effects.lower_effects replaces by this entry's prims."""
+    reason = next((m for key, m in _INFO_MESSAGES if key in api_name), "The algorithm failed (info > 0).")
+    batch = "" if is_matrix or info.numel() <= 1 else " (in some batch element)"
+    ok = P.reduce_and(P.eq(info, like(info, 0)), list(range(info.dim())))
+    aten._assert_scalar.default(P.item(ok), f"{api_name}{batch}: {reason}")
 
 
 # --- condition number ----------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from primkit.prims import dtypes as dt
 from primkit.prims.meta.shape import view_strides
 from primkit.prims.meta.strides import (
     channels_last_strides, contiguous_strides, elementwise_strides, is_contiguous, is_non_overlapping, itemsize,
-    same_sizes, surely)
+    maybe, same_sizes, surely)
 
 
 # --- dims, sizes and layouts -------------------------------------------------------------
@@ -460,9 +460,14 @@ def stack(tensors, dim=0):
     if len(tensors) == 0:
         raise RuntimeError("stack expects a non-empty TensorList")
     for i, t in enumerate(tensors[1:], 1):
-        if t.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
-                               f"entry 0 and {list(t.shape)} at entry {i}")
+        def unequal(i=i, t=t):
+            return (f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at entry 0 and "
+                    f"{list(t.shape)} at entry {i}")
+        if t.dim() != tensors[0].dim() or any(not maybe(a == b) for a, b in zip(t.shape, tensors[0].shape)):
+            raise RuntimeError(unequal())
+        for a, b in zip(t.shape, tensors[0].shape):
+            if not surely(a == b):   # data-dependent sizes (masked_select's counts) must be equal: checked where it runs
+                torch._check(a == b, unequal)
     dim = wrap_dim(dim, tensors[0].dim() + 1)
     return cat([P.expand_dims(t, [dim]) for t in tensors], dim)
 

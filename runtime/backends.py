@@ -5,7 +5,8 @@
 
 Both decompose each graph dynamo captures (graph breaks give several) through AOTAutograd with
 ``get_decompositions()``: forward and backward graphs of prims, dynamic shapes as dynamo traces
-them. ``primkit`` runs them on the executor (runtime.executor). ``primkit_inductor`` lowers
+them. ``primkit`` runs them (AOTAutograd's with_effects nodes, linalg's error checks, lowered to prims by
+graph.lower_effects) on the executor (runtime.executor). ``primkit_inductor`` lowers
 each prim graph back to ATen (runtime.inductor: the re-fusion passes of runtime/fusion/, then each
 prim node as the ATen ops of its reference implementation, traced under the graph's fake tensors) and
 hands it to Inductor, which fuses it as it fuses its own decompositions.
@@ -21,6 +22,7 @@ import math
 import torch
 
 from primkit.decompositions import get_decompositions
+from primkit.graph.effects import lower_effects
 from primkit.runtime import executor
 from primkit.runtime.inductor import output_layouts, to_aten, with_layouts
 
@@ -84,7 +86,7 @@ def attention_dropout_through_math(gm: torch.fx.GraphModule) -> torch.fx.GraphMo
 
 def _executor_compiler(gm: torch.fx.GraphModule, example_inputs):
     from functorch.compile import make_boxed_func
-    return make_boxed_func(executor.compile(gm).forward)
+    return make_boxed_func(executor.compile(lower_effects(gm, _table())).forward)
 
 
 def primkit(gm: torch.fx.GraphModule, example_inputs, **kwargs):
@@ -98,6 +100,7 @@ def primkit(gm: torch.fx.GraphModule, example_inputs, **kwargs):
 def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):
     from functorch.compile import make_boxed_func
     from torch._inductor.compile_fx import compile_fx
+    # with_effects nodes (linalg's error checks) stay: Inductor runs them as they are
     compiled = compile_fx(to_aten(gm, example_inputs), example_inputs)
     # Inductor keeps a graph output's strides on a best-effort basis, and compile_fx's own AOTAutograd does not
     # report the forward's output strides to the outer one (as its own backend's forward does), so the backward

@@ -511,3 +511,29 @@ def test_attention_dropout_runs_eager_math_path():
     torch._dynamo.reset()
     torch.manual_seed(0)
     _check_training(_DropoutAttention().train(), (torch.randn(2, 5, 16),), "primkit")
+
+
+@pytest.mark.parametrize("backend", ["primkit", "primkit_inductor"])
+def test_linalg_inv_checks_singular_matrices_as_eager(monkeypatch, backend):
+    """AOTAutograd wraps eager's error check of linalg.inv (aten._linalg_check_errors) in with_effects: the
+    primkit backend lowers it to prims that raise where eager raises (tests/test_effects.py), prim graphs
+    on the executor; primkit_inductor hands it to Inductor as it is (fullgraph: no fallback to eager)."""
+    from primkit.graph import non_prim_ops
+    from primkit.runtime import backends
+    graphs = []
+    monkeypatch.setattr(backends, "_executor_compiler", _recording(graphs))
+
+    def step(a):
+        return torch.linalg.inv(a).sum()
+    compiled = torch.compile(step, backend=backend, fullgraph=True)
+    good = (torch.randn(3, 3, dtype=torch.float64) + 4 * torch.eye(3, dtype=torch.float64)).requires_grad_()
+    compiled(good).backward()
+    want = torch.func.grad(step)(good.detach())
+    torch.testing.assert_close(good.grad, want)
+    if backend == "primkit":
+        assert len(graphs) == 2 and [non_prim_ops(g) for g in graphs] == [[], []]
+    singular = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]], dtype=torch.float64)
+    with pytest.raises(RuntimeError, match="linalg.inv.*singular"):
+        step(singular)
+    with pytest.raises(RuntimeError, match="linalg.inv.*singular"):
+        compiled(singular.requires_grad_())

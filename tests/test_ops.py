@@ -375,14 +375,22 @@ def _vjp(outputs, inputs, seed):
     """Gradients of sum(re(output * fixed random cotangent)) over the outputs that require grad,
     with respect to the inputs that require grad (zeros where one does not reach the outputs);
     None when no output requires grad."""
+    loss = _vjp_loss(outputs, seed)
+    if loss is None:
+        return None
     wanted = [t for t in inputs if t.requires_grad]
+    grads = torch.autograd.grad(loss, wanted, allow_unused=True, retain_graph=True)
+    return [torch.zeros_like(t) if g is None else g for t, g in zip(wanted, grads)]
+
+
+def _vjp_loss(outputs, seed):
+    """sum(re(output * fixed random cotangent)) over the outputs that require grad (None where none does):
+    the loss whose gradient _vjp takes."""
     outs = [o for o in pytree.tree_leaves(outputs) if isinstance(o, torch.Tensor) and o.requires_grad]
     if not outs:
         return None
     gen = torch.Generator(device=outs[0].device).manual_seed(seed)
-    loss = sum((o * torch.randn(o.shape, dtype=o.dtype, device=o.device, generator=gen)).real.sum() for o in outs)
-    grads = torch.autograd.grad(loss, wanted, allow_unused=True, retain_graph=True)
-    return [torch.zeros_like(t) if g is None else g for t, g in zip(wanted, grads)]
+    return sum((o * torch.randn(o.shape, dtype=o.dtype, device=o.device, generator=gen)).real.sum() for o in outs)
 
 
 def _finite(tensors) -> bool:

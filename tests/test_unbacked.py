@@ -63,6 +63,8 @@ PROGRAMS = {
     "repeat_interleave_tensor": lambda x: torch.repeat_interleave(x, (x > 0).long() * 2),
     "tensor_split_constant_indices": lambda x: torch.tensor_split(x, torch.tensor([2, 5])),
     "tensor_split_data_indices": _tensor_split_data,
+    # two selections by one mask: two unbacked counts, equal where it runs (stack checks that then)
+    "stack_of_selections": lambda x: torch.stack([x[x > 0], (x * 2)[x > 0]], 1),
     # sizes and numbers read with .item()
     "item_zeros": lambda x: torch.zeros((x > 0).sum().item()),
     "item_arange": lambda x: torch.arange((x > 0).sum().item()) * 2,

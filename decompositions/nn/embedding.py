@@ -108,7 +108,9 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
                     (per_sample_weights is None or per_sample_weights.stride(0) == 1))
         if fast_sum:
             offset2bag = P.full([0], 0, dtype=torch.int64, device=device)
-    return to_dtype(out, orig), offset2bag, bag_size, max_indices
+    # eager's kernel gives them int32 where indices and offsets are int32, else int64
+    aux = torch.int32 if indices.dtype == offsets.dtype == torch.int32 else torch.int64
+    return (to_dtype(out, orig),) + tuple(to_dtype(t, aux) for t in (offset2bag, bag_size, max_indices))
 
 
 @register(aten.embedding_bag.default)

@@ -972,7 +972,7 @@ def sample_inputs_embedding_bag(op, device, dtype):
 
 def sample_inputs_aten_embedding_bag(op, device, dtype):
     """aten.embedding_bag (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
-    include_last_offset): every result, auxiliary ones included."""
+    include_last_offset): every result, auxiliary ones included (int32 indices and offsets among them)."""
     weight = make((10, 3), device, dtype)
     indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9], device=device)
     offsets = torch.tensor([0, 4, 4, 6], device=device)
@@ -982,6 +982,10 @@ def sample_inputs_aten_embedding_bag(op, device, dtype):
                           name=f"transposed weight mode={mode}")
         yield SampleInput(weight, (indices, torch.tensor([0, 3, 3, 5, 8], device=device), False, mode, False, None,
                                    True), name=f"include_last_offset mode={mode}")
+        # the auxiliary results are int32 where indices and offsets both are, else int64
+        yield SampleInput(weight, (indices.to(torch.int32), offsets.to(torch.int32), False, mode),
+                          name=f"int32 indices and offsets mode={mode}")
+        yield SampleInput(weight, (indices.to(torch.int32), offsets, False, mode), name=f"int32 indices mode={mode}")
     yield SampleInput(weight, (indices, offsets, False, 0, False, make((8,), device, dtype)),
                       name="per_sample_weights")
 
