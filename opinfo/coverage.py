@@ -26,7 +26,7 @@ import time
 import warnings
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensorMode, disable_fake_tensor_cache
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -165,12 +165,16 @@ class _Recorder(TorchDispatchMode):
     def run(self, fn, tensors) -> dict:
         """Call ``fn`` on fake copies of ``tensors`` (a fake mode like make_fx's: static shapes, a shape
         environment for data-dependent sizes); what it recorded, or the exception it raised (a call that
-        fails records nothing)."""
+        fails records nothing).
+
+        The fake mode's dispatch cache is off: the ops a run reaches are mostly prims, which that cache
+        never holds (it takes aten's ops only), yet it hashes each call's arguments to find that out,
+        a quarter of the report's time; prims keep their own cache (prims/registration.py)."""
         mode = FakeTensorMode(allow_fallback_kernels=True, shape_env=ShapeEnv(), static_shapes=True)
         fakes = [mode.from_tensor(t) for t in tensors]
         self.seen, self.top, self.running = {}, None, True
         try:
-            with torch.no_grad(), composites(self.table), mode, self:
+            with torch.no_grad(), composites(self.table), mode, disable_fake_tensor_cache(mode), self:
                 fn(*fakes)
             return self.seen
         finally:
