@@ -26,7 +26,7 @@ import time
 import warnings
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensorMode, disable_fake_tensor_cache
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -165,12 +165,16 @@ class _Recorder(TorchDispatchMode):
     def run(self, fn, tensors) -> dict:
         """Call ``fn`` on fake copies of ``tensors`` (a fake mode like make_fx's: static shapes, a shape
         environment for data-dependent sizes); what it recorded, or the exception it raised (a call that
-        fails records nothing)."""
+        fails records nothing).
+
+        The fake mode's dispatch cache is off: the ops a run reaches are mostly prims, which that cache
+        never holds (it takes aten's ops only), yet it hashes each call's arguments to find that out,
+        a quarter of the report's time; prims keep their own cache (prims/registration.py)."""
         mode = FakeTensorMode(allow_fallback_kernels=True, shape_env=ShapeEnv(), static_shapes=True)
         fakes = [mode.from_tensor(t) for t in tensors]
         self.seen, self.top, self.running = {}, None, True
         try:
-            with torch.no_grad(), composites(self.table), mode, self:
+            with torch.no_grad(), composites(self.table), mode, disable_fake_tensor_cache(mode), self:
                 fn(*fakes)
             return self.seen
         finally:
@@ -260,8 +264,9 @@ def analyze_entries(entries, jobs: int = 1, progress=None, meanwhile=None) -> tu
     """Trace the entries' samples through the table: ({overload: (prims, missing)},
     {entry name: sample count}, {overload: [entry names seen calling it]}). ``jobs`` > 1 splits
     the entries over that many forked processes (tracing is CPU-bound and single-threaded), in small
-    chunks so that ``progress(done, total)`` is called as they finish. ``meanwhile()`` runs in this
-    process while the workers trace (the program view)."""
+    chunks so that ``progress(done, total)`` is called as they finish. ``meanwhile(poll)`` runs in this
+    process while the workers trace (the program view), calling ``poll()`` now and then: it takes the
+    chunks finished so far, so that progress goes on being reported."""
     names = [e.name for e in entries]
     progress = progress or (lambda done, total: None)
     if jobs > 1 and len(names) > 1 and hasattr(os, "fork"):
@@ -275,15 +280,26 @@ def analyze_entries(entries, jobs: int = 1, progress=None, meanwhile=None) -> tu
         # (seen with pytest-xdist): the workers run torch's kernels on one thread, outside OpenMP
         with multiprocessing.get_context("fork").Pool(jobs, initializer=torch.set_num_threads, initargs=(1,)) as pool:
             pending = pool.imap_unordered(_analyze_names, chunks)
-            if meanwhile is not None:
-                meanwhile()
-            for part in pending:
+
+            def take(part):
+                nonlocal done
                 parts.append(part)
                 done += len(part[1])
                 progress(done, len(names))
+
+            def poll():
+                while True:
+                    try:
+                        take(pending.next(timeout=0))
+                    except (multiprocessing.TimeoutError, StopIteration):
+                        return
+            if meanwhile is not None:
+                meanwhile(poll)
+            for part in pending:
+                take(part)
     else:
         if meanwhile is not None:
-            meanwhile()
+            meanwhile(lambda: None)
         parts = []
         for i in range(0, len(names), 16):
             parts.append(_analyze_names(names[i:i + 16]))
@@ -332,7 +348,7 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
     """The report. ``analyze``: trace every entry's samples (prims reached, partial status);
     ``jobs``: processes for that (default: one per core); ``programs``: [(name, callable, args)]
     traced whole for the per-program view (``program_view``), in this process while the workers
-    trace samples; ``progress(done, total)``: called as entries finish."""
+    trace samples; ``progress(done, total)``: called as entries and programs finish (each counts one)."""
     from primkit import opinfo
     start = time.time()
     table = decompositions.get_decompositions()
@@ -341,20 +357,28 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
         for name in entry.aten:
             declared[name].append(entry.name)
     reach, entry_samples, seen_by, views = {}, {}, {}, {}
+    entries = [e for e in opinfo.op_db if not e.is_prim] if analyze else []
+    progress = progress or (lambda done, total: None)
+    traced = {"entries": 0, "programs": 0}   # what the progress counts: entries and programs finished
 
-    def meanwhile():
+    def step(what, done):
+        traced[what] = done
+        progress(traced["entries"] + traced["programs"], len(entries) + len(programs or ()))
+
+    def meanwhile(poll):
         """What needs no sample traced: the overloads, their ops, tags and families, and the programs."""
         names = set(aten_overload_names()) | {op.name() for op in table}
         views["families"] = _families(names, table)
         views["overloads"] = [(name, resolve(name)) for name in sorted(names)]
         views["tags"] = {name: op_tags(op) for name, op in views["overloads"]}
+        poll()
         if programs:
-            views["programs"] = program_view(programs, target)
+            views["programs"] = program_view(programs, target, step=lambda done: (step("programs", done), poll()))
     if analyze:
-        entries = [e for e in opinfo.op_db if not e.is_prim]
-        reach, entry_samples, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1, progress, meanwhile)
+        reach, entry_samples, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1,
+                                                        lambda done, total: step("entries", done), meanwhile)
     else:
-        meanwhile()
+        meanwhile(lambda: None)
     families = views["families"]
     rows = []
     for name, op in views["overloads"]:
@@ -436,9 +460,10 @@ def _families(names, table) -> dict:
     return {n: by_name.get(n) or by_operator.get(_operator(n)) or missing_group(n) for n in names}
 
 
-def program_view(programs, target=None, keep=None) -> list[dict]:
+def program_view(programs, target=None, keep=None, step=None) -> list[dict]:
     """Per program: the prims its inference graph needs, and what blocks it: ATen ops without a
-    decomposition (``missing_ops``) or, for a target, prims it needs outside it (``missing_prims``)."""
+    decomposition (``missing_ops``) or, for a target, prims it needs outside it (``missing_prims``).
+    ``step(done)`` is called as each program finishes."""
     out = []
     for name, fn, args in programs:
         row = {"name": name, "prims": {}, "kept": {}, "missing_ops": [], "missing_prims": [], "error": None}
@@ -454,6 +479,8 @@ def program_view(programs, target=None, keep=None) -> list[dict]:
             row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         row["status"] = "prims" if not (row["missing_ops"] or row["missing_prims"] or row["error"]) else "blocked"
         out.append(row)
+        if step is not None:
+            step(len(out))
     return out
 
 

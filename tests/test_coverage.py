@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from primkit import decompositions, prims
-from primkit.opinfo.coverage import analyze_entries, apply_target, aten_overload_names, parse_junit, to_markdown
+from primkit.opinfo.coverage import (analyze_entries, apply_target, aten_overload_names, build_report, parse_junit,
+                                     to_markdown)
 from primkit.opinfo.report_html import to_html
 from primkit.tools import coverage as cli
 
@@ -137,6 +138,70 @@ def test_tracing_samples_prints_nothing_and_reports_progress(capfd):
     out, err = capfd.readouterr()
     assert not out and not err, err
     assert seen and seen[-1] == (len(entries), len(entries))
+
+
+def test_tracing_samples_skips_the_fake_tensor_cache():
+    # The prims a traced sample reaches never enter torch's fake-tensor dispatch cache (it holds aten ops):
+    # with the cache on, every prim call was hashed only to be turned away, a quarter of the report's time.
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from primkit import opinfo
+
+    def consulted():
+        return FakeTensorMode.cache_hits + FakeTensorMode.cache_misses + sum(FakeTensorMode.cache_bypasses.values())
+    before = consulted()
+    reach, _, _ = analyze_entries([e for e in opinfo.op_db if e.name in ("add", "nn.functional.softmax")], jobs=1)
+    assert reach["aten::add.Tensor"][0] and consulted() == before
+
+
+def _drive(bar):
+    bar.phase("loading the test zoo")
+    for done in range(1, 5):
+        bar.progress(done, 4)
+    bar.phase("writing reports/coverage.md")
+    bar.close()
+
+
+def test_progress_bar_drawn_on_a_terminal():
+    import fcntl
+    import os
+    import select
+    import struct
+    import termios
+    main_fd, tty_fd = os.openpty()
+    # a terminal of 24 rows and 100 columns (a new pty has none, and tqdm draws nothing in zero rows)
+    fcntl.ioctl(tty_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    with os.fdopen(tty_fd, "w") as tty, os.fdopen(main_fd, "rb", buffering=0) as screen:
+        _drive(cli.Progress(tty))
+        drawn = b""
+        while select.select([screen], [], [], 0.5)[0]:
+            drawn += screen.read(65536)
+    # tqdm redraws at most every 0.1 s: the first phase and the final state are drawn in any case
+    drawn = drawn.decode()
+    assert "loading primkit" in drawn and "writing reports/coverage.md" in drawn and "4/4" in drawn, drawn
+
+
+def test_progress_bar_silent_when_piped():
+    import os
+    read_fd, write_fd = os.pipe()
+    with os.fdopen(write_fd, "w") as pipe:
+        _drive(cli.Progress(pipe))
+    with os.fdopen(read_fd) as r:
+        assert r.read() == ""
+
+
+def test_command_prints_only_its_summary_line_when_piped(tmp_path, capfd):
+    # stderr is a pipe under pytest: the whole run (loading, the test zoo, writing) draws no bar
+    assert cli.main(["--no-analyze", "-o", str(tmp_path / "r.md")]) == 0
+    out, err = capfd.readouterr()
+    assert not out and err.count("\n") == 1 and err.startswith(str(tmp_path / "r.md")), err
+
+
+def test_build_report_progress_counts_entries_and_programs():
+    # the progress covers the test zoo's programs too, not only the OpInfo entries
+    seen = []
+    programs = cli.zoo_programs()[:2]
+    report = build_report(analyze=False, programs=programs, progress=lambda done, total: seen.append((done, total)))
+    assert len(report["programs"]) == 2 and seen == [(1, 2), (2, 2)]
 
 
 # Entries whose samples take different paths: plain, CompositeImplicitAutograd (softmax, layer_norm,

@@ -44,29 +44,23 @@ def checkout() -> pathlib.Path | None:
     return next((d for d in (cwd, *cwd.parents, _SOURCE_ROOT) if _is_checkout(d)), None)
 
 
-def run_tests(pytest_args, root: pathlib.Path) -> dict:
+def run_tests(pytest_args, root: pathlib.Path, phase=None) -> dict:
     """Run the OpInfo suite of the checkout ``root`` under pytest (on the installed primkit), parse
-    its junit XML; a progress bar on a terminal."""
+    its junit XML; ``phase(text)`` is told how far it is."""
     from primkit.opinfo.coverage import parse_junit
     with tempfile.TemporaryDirectory() as tmp:
         junit = os.path.join(tmp, "junit.xml")
         cmd = [sys.executable, "-m", "pytest", "tests/test_ops.py", "-v", "-p", "no:cacheprovider",
                f"--junitxml={junit}", *pytest_args]
         proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        tty = sys.stderr.isatty()
         done = 0
         for line in proc.stdout:
             m = re.search(r"\[\s*(\d+)%\]", line)
             if re.search(r"\b(PASSED|FAILED|XFAIL|XPASS|SKIPPED|ERROR)\b", line):
                 done += 1
-            if tty and m:
-                pct = int(m.group(1))
-                bar = "#" * (pct * 40 // 100)
-                sys.stderr.write(f"\r[{bar:<40}] {pct:3d}% {done} tests")
-                sys.stderr.flush()
+            if phase is not None and m:
+                phase(f"running the OpInfo tests: {int(m.group(1))}% ({done} tests)")
         proc.wait()
-        if tty:
-            sys.stderr.write("\n")
         if not os.path.exists(junit):
             raise SystemExit(f"primkit coverage: pytest wrote no results (exit code {proc.returncode})")
         return parse_junit(junit)
@@ -86,19 +80,29 @@ def zoo_programs() -> list:
     return module.zoo()
 
 
-def progress_bar(stream=None):
-    """progress(done, total) drawing a bar on a terminal; nothing elsewhere."""
-    stream = stream or sys.stderr
-    if not stream.isatty():
-        return None
+class Progress:
+    """The command's progress bar (tqdm's) on ``stream``, stderr by default: drawn on a terminal, silent
+    elsewhere (a pipe, a file). ``phase(text)`` names what runs now, before anything is counted (loading
+    primkit, the test zoo; writing the report); ``progress(done, total)`` counts what is traced (the
+    OpInfo entries and the zoo's programs): build_report calls it."""
 
-    def progress(done, total):
-        bar = "#" * (done * 40 // max(total, 1))
-        stream.write(f"\rtracing OpInfo samples [{bar:<40}] {done}/{total} entries")
-        if done >= total:
-            stream.write("\n")
-        stream.flush()
-    return progress
+    def __init__(self, stream=None):
+        from tqdm import tqdm
+        tqdm.monitor_interval = 0   # no monitor thread: the report forks its workers
+        self.bar = tqdm(file=stream or sys.stderr, disable=None, desc="loading primkit", unit=" traced",
+                        bar_format="{desc} [{elapsed}]", dynamic_ncols=True)
+
+    def phase(self, text):
+        self.bar.set_description_str(text)
+
+    def progress(self, done, total):
+        if self.bar.total is None:
+            self.bar.bar_format, self.bar.total = None, total
+            self.bar.set_description_str("tracing OpInfo samples and the test zoo", refresh=False)
+        self.bar.update(done - self.bar.n)
+
+    def close(self):
+        self.bar.close()
 
 
 class UsageError(Exception):
@@ -197,6 +201,7 @@ def main(argv=None, prog="primkit coverage") -> int:
     except UsageError as e:
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         return 2
+    bar = Progress() if report is None else None
     from primkit.opinfo.coverage import apply_target, build_report, to_markdown
     from primkit.opinfo.report_html import to_html
     render = {"json": lambda r: json.dumps(r, indent=1), "md": to_markdown, "html": to_html}[fmt]
@@ -212,13 +217,19 @@ def main(argv=None, prog="primkit coverage") -> int:
             print(f"{parser.prog}: error: --from {args.source}: not a complete coverage report "
                   f"({type(e).__name__}: {e})", file=sys.stderr)
             return 2
+        out.write_text(text)
     else:
-        results = run_tests(args.pytest_args.split(), root) if args.run_tests else None
-        programs = [] if args.no_programs else zoo_programs()
-        report = build_report(target=target, analyze=not args.no_analyze, test_results=results, jobs=args.jobs,
-                              programs=programs, progress=progress_bar())
-        text, line = render(report), summary_line(out, report)
-    out.write_text(text)
+        try:
+            results = run_tests(args.pytest_args.split(), root, bar.phase) if args.run_tests else None
+            bar.phase("loading the test zoo")
+            programs = [] if args.no_programs else zoo_programs()
+            report = build_report(target=target, analyze=not args.no_analyze, test_results=results,
+                                  jobs=args.jobs, programs=programs, progress=bar.progress)
+            bar.phase(f"writing {out}")
+            text, line = render(report), summary_line(out, report)
+            out.write_text(text)
+        finally:
+            bar.close()
     print(line, file=sys.stderr)
     return 0
 
