@@ -38,7 +38,7 @@ CATALOG_DIR = Path(__file__).parent / "catalog"
 
 FILE_KEYS = {"family", "doc", "defaults", "prims"}
 ENTRY_KEYS = {"name", "signature", "doc", "dtypes", "meta", "impl", "constraints", "params", "tags", "example",
-              "derivative", "layout", "commutative", "domain"}
+              "derivative", "layout", "commutative", "domain", "core", "optional", "kinks", "first_order_only"}
 REQUIRED = ("name", "signature", "doc", "dtypes", "meta", "impl")
 TAGS = {"view", "mutates", "nondeterministic", "data_dependent", "random", "stateful", "collective"}
 # `layout`: the output layout registration gives the reference's results (the meta rule states it too):
@@ -53,6 +53,14 @@ _CID = re.compile(r"^C[1-9][0-9]*$")
 class Constraint:
     id: str
     text: str
+
+
+@dataclass(frozen=True)
+class Kink:
+    """A point set (prims/kinks.POINT_SETS) over tensor arguments where the prim has no derivative."""
+    at: str
+    args: tuple
+    why: str
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,10 @@ class PrimDef:
     layout: str | None = None       # one of LAYOUTS: the layout registration gives the reference's results
     domain: dict = field(default_factory=dict, hash=False, compare=False)   # tensor arg -> (low, high), None: unbounded
     derivative: object = field(default=None, hash=False, compare=False)   # autograd.Derivative or None
+    core: bool = False              # in the core set a backend implements (decompositions.lowering.CORE_PRIMS)
+    optional: str | None = None     # why a backend may leave it out (decompositions.lowering.OPTIONAL_SPECIAL)
+    kinks: tuple = ()               # Kinks: where it has no derivative (the gradient tests leave them out)
+    first_order_only: str | None = None   # the `none` prim its formulas reach: second order raises
     file: str = ""
     arg_names: tuple = ()
     arg_defaults: tuple = ()        # (name, has_default, default) in schema order
@@ -263,6 +275,33 @@ def _tensor_arguments(schema) -> list:
 
 
 def _entry(file, family, defaults, entry, index) -> PrimDef:
+    name, e = _merged(file, defaults, entry, index)
+    schema = _parse_signature(file, name, e["signature"])
+    _check_functional(file, name, schema, e.get("tags") or ())
+    dtypes = _dtypes(file, name, e["dtypes"])
+    rule, params = _rule_and_params(file, name, e, schema)
+    constraints = _constraints(file, name, e.get("constraints") or [], rule)
+    if resolve_impl(e["impl"]) is None:
+        _fail(file, name, "impl", f"'{e['impl']}' does not name a tensor function of torch (torch.*, torch.linalg.*, "
+              f"torch.special.*, torch.fft.*, torch.nn.functional.*) or a function of prims.reference")
+    tags = frozenset(e.get("tags") or ())
+    if not tags <= TAGS:
+        _fail(file, name, "tags", f"unknown tags {sorted(tags - TAGS)} (known: {', '.join(sorted(TAGS))})")
+    derivative = None
+    if "derivative" in e:
+        derivative = parse_derivative(file, name, e["derivative"], schema, dtypes, params)
+    args = schema.arguments
+    return PrimDef(
+        name=name, family=family, signature=e["signature"], doc=str(e["doc"]).strip(), dtypes=dtypes,
+        constraints=tuple(constraints), meta=e["meta"], impl=e["impl"], params=params, tags=tags,
+        example=e.get("example"), **_facts(file, name, e, schema), derivative=derivative, file=file,
+        arg_names=tuple(a.name for a in args),
+        arg_defaults=tuple((a.name, a.has_default_value(), a.default_value if a.has_default_value() else None)
+                           for a in args))
+
+
+def _merged(file, defaults, entry, index):
+    """(name, the entry with the family's defaults filled in), its keys and field types checked."""
     if not isinstance(entry, dict):
         _fail(file, f"#{index}", None, "expected a mapping")
     name = entry.get("name")
@@ -285,15 +324,21 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
         bad_items = [t for t in e.get(k) or () if not isinstance(t, str)]
         if bad_items:
             _fail(file, name, k, f"expected a list of names, got {bad_items[0]!r} in it")
-    schema = _parse_signature(file, name, e["signature"])
-    _check_functional(file, name, schema, e.get("tags") or ())
+    return name, e
+
+
+def _dtypes(file, name, spec) -> frozenset:
     try:
-        dtypes = dt.resolve(e["dtypes"])
+        return dt.resolve(spec)
     except KeyError as k:
         _fail(file, name, "dtypes", f"unknown dtype class {k} (known: {', '.join(sorted(dt.CLASSES))} "
               f"and dtype names)")
     except TypeError:
         _fail(file, name, "dtypes", "expected a list of dtype classes")
+
+
+def _rule_and_params(file, name, e, schema):
+    """The entry's meta rule and its params, each checked by the rule; the returns it produces."""
     rule = RULES.get(e["meta"])
     if rule is None:
         _fail(file, name, "meta", f"unknown meta rule '{e['meta']}' (known: {', '.join(sorted(RULES))})")
@@ -311,8 +356,12 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
     if len(schema.returns) != outputs:
         _fail(file, name, "signature", f"returns {len(schema.returns)} value(s), but meta rule '{rule.name}' "
               f"produces {outputs}{' with these params' if callable(rule.outputs) else ''}")
+    return rule, params
+
+
+def _constraints(file, name, spec, rule) -> list:
     constraints = []
-    for c in e.get("constraints") or []:
+    for c in spec:
         if not isinstance(c, dict) or set(c) != {"id", "text"} or not _CID.match(str(c["id"])):
             _fail(file, name, "constraints", f"each constraint is {{id: Cn, text: ...}}, got {c!r}")
         constraints.append(Constraint(c["id"], c["text"]))
@@ -322,12 +371,11 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
     missing = [c for c in rule.constraints if c not in ids]
     if missing:
         _fail(file, name, "constraints", f"meta rule '{rule.name}' cites {missing}, which the entry does not list")
-    if resolve_impl(e["impl"]) is None:
-        _fail(file, name, "impl", f"'{e['impl']}' does not name a tensor function of torch (torch.*, torch.linalg.*, "
-              f"torch.special.*, torch.fft.*, torch.nn.functional.*) or a function of prims.reference")
-    tags = frozenset(e.get("tags") or ())
-    if not tags <= TAGS:
-        _fail(file, name, "tags", f"unknown tags {sorted(tags - TAGS)} (known: {', '.join(sorted(TAGS))})")
+    return constraints
+
+
+def _facts(file, name, e, schema) -> dict:
+    """The facts code reads about the prim: layout, commutative, domain, core-set membership, kinks."""
     layout = e.get("layout")
     if layout is not None and layout not in LAYOUTS:
         _fail(file, name, "layout", f"unknown layout {layout!r} (known: {', '.join(sorted(LAYOUTS))})")
@@ -337,21 +385,48 @@ def _entry(file, family, defaults, entry, index) -> PrimDef:
     if commutative and not _swappable(schema):
         _fail(file, name, "commutative", "a commutative prim takes two Tensor operands first, whose swap is a "
               "call of the same signature")
-    domain = _domain(file, name, schema, e.get("domain") or {})
-    derivative = None
-    if "derivative" in e:
-        derivative = parse_derivative(file, name, e["derivative"], schema, dtypes, params)
-    args = schema.arguments
-    return PrimDef(
-        name=name, family=family, signature=e["signature"], doc=str(e["doc"]).strip(), dtypes=dtypes,
-        constraints=tuple(constraints), meta=e["meta"], impl=e["impl"], params=params, tags=tags,
-        example=e.get("example"), commutative=commutative, layout=layout, domain=domain, derivative=derivative, file=file, arg_names=tuple(a.name for a in args),
-        arg_defaults=tuple((a.name, a.has_default_value(), a.default_value if a.has_default_value() else None)
-                           for a in args))
+    core, optional = bool(e.get("core", False)), e.get("optional")
+    if optional is not None and not optional.strip():
+        _fail(file, name, "optional", "expected the reason a backend may leave the prim out, got an empty text")
+    if core and optional is not None:
+        _fail(file, name, "optional", "a prim of the core set (`core: true`) is not optional")
+    first_order_only = e.get("first_order_only")
+    if first_order_only is not None and "derivative" not in e:
+        _fail(file, name, "first_order_only", "the prim has no derivative formulas")
+    return dict(layout=layout, commutative=commutative, domain=_domain(file, name, schema, e.get("domain") or {}),
+                core=core, optional=optional, kinks=_kinks(file, name, schema, e.get("kinks") or []),
+                first_order_only=first_order_only)
+
+
+def _kinks(file, name, schema, spec) -> tuple:
+    """``kinks: [{at: <point set>, args: [tensor args], why: ...}]`` -> (Kink, ...)."""
+    from primkit.prims.kinks import POINT_SETS
+    tensors = [a.name for a in schema.arguments if "Tensor" in str(a.type)]
+    out = []
+    for i, k in enumerate(spec):
+        where = f"kinks[{i}]"
+        if not isinstance(k, dict) or set(k) != {"at", "args", "why"}:
+            _fail(file, name, where, f"expected {{at: <point set>, args: [<tensor argument>, ...], why: <reason>}}, "
+                  f"got {k!r}")
+        if k["at"] not in POINT_SETS:
+            _fail(file, name, f"{where}.at", f"unknown point set {k['at']!r} (known: {', '.join(sorted(POINT_SETS))})")
+        args, arity = k["args"], POINT_SETS[k["at"]][0]
+        if not isinstance(args, list) or not args or (arity is not None and len(args) != arity):
+            _fail(file, name, f"{where}.args", f"'{k['at']}' takes {arity or 'one or more'} tensor argument(s), "
+                  f"got {args!r}")
+        bad = [a for a in args if a not in tensors]
+        if bad:
+            _fail(file, name, f"{where}.args", f"{bad[0]!r} is not a tensor argument (the prim's are: "
+                  f"{', '.join(tensors)})")
+        if not isinstance(k["why"], str) or not k["why"].strip():
+            _fail(file, name, f"{where}.why", "expected the reason the prim has no derivative there")
+        out.append(Kink(k["at"], tuple(args), k["why"]))
+    return tuple(out)
 
 
 FIELD_TYPES = {"signature": str, "doc": str, "meta": str, "impl": str, "example": str, "dtypes": list,
-               "tags": list, "constraints": list, "params": dict, "layout": str, "commutative": bool, "domain": dict}
+               "tags": list, "constraints": list, "params": dict, "layout": str, "commutative": bool, "domain": dict,
+               "core": bool, "optional": str, "kinks": list, "first_order_only": str}
 
 
 def _domain(file, name, schema, spec) -> dict:
@@ -421,4 +496,19 @@ def load_catalog(directory: Path = CATALOG_DIR) -> tuple[PrimDef, ...]:
     for p in prims:     # formulas may call prims of any file: checked once all are known
         if p.derivative is not None:
             check_derivative_calls(p.file, p.name, p.derivative, signatures)
+        if p.first_order_only is not None:
+            _check_first_order_only(p, {q.name: q for q in prims})
     return tuple(prims)
+
+
+def _check_first_order_only(p, by_name):
+    """``first_order_only: <prim>``: a prim the formulas call that is not differentiable in some argument
+    (so the formulas' own backward, second order, raises)."""
+    other = by_name.get(p.first_order_only)
+    if other is None or p.first_order_only not in p.derivative.calls:
+        _fail(p.file, p.name, "first_order_only", f"'{p.first_order_only}' is not a prim the derivative formulas "
+              f"call (they call: {', '.join(sorted(p.derivative.calls)) or 'none'})")
+    if other.derivative is not None and all(f.tree is not None for f in other.derivative.formulas) \
+            and other.derivative.differentiable:
+        _fail(p.file, p.name, "first_order_only", f"'{other.name}' is differentiable in every argument: "
+              f"second order does not raise")

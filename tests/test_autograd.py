@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from primkit import opinfo, prims
-from primkit.prims import autograd
+from primkit.prims import autograd, kinks
 from primkit.prims.autograd import NotDifferentiableError
 
 MAX_SAMPLES, MAX_GRADGRAD, MAX_NUMEL = 4, 2, 60
@@ -64,40 +64,8 @@ NONE_PRIMS = [n for n in _NONE if _gives_inexact_output(n)]
 NONE_PRIMS_EXACT_OUTPUT = [n for n in _NONE if n not in NONE_PRIMS]
 
 
-# --- sample filters: points where the prim has no derivative (each with its reason) ---------------
-
-def _near(x, y, tol=1e-3):
-    return bool(((x - y).abs() < tol).any())
-
-
-def _near_integer(x, tol=1e-3):
-    return bool(((x - x.round()).abs() < tol).any())
-
-
-KINKS = {   # prim -> (predicate on the sample's tensor args, why it is not differentiable there)
-    "maximum": (lambda a, b: _near(a, b), "a tie: the even split is a convention, not a derivative"),
-    "minimum": (lambda a, b: _near(a, b), "a tie: the even split is a convention, not a derivative"),
-    "fmax": (lambda a, b: _near(a, b), "a tie: a takes the gradient by convention"),
-    "fmin": (lambda a, b: _near(a, b), "a tie: a takes the gradient by convention"),
-    "remainder": (lambda a, b: _near_integer(a / b), "a / b near an integer: the result jumps"),
-    "fmod": (lambda a, b: _near_integer(a / b), "a / b near an integer: the result jumps"),
-    "copysign": (lambda a, b: _near(a, 0) or _near(b, 0), "a or b near 0: |a| has a kink, sign(b) a jump"),
-    "abs": (lambda a: _near(a, 0), "a near 0: |a| has a kink"),
-    "prod": (lambda a, *_: _near(a, 0), "a zero element: the formula divides by a"),
-    "hypot": (lambda a, b: _near(a, 0) and _near(b, 0), "a and b both near 0: a cone point"),
-    "i0e": (lambda a: _near(a, 0), "a near 0: e ** -|a| has a kink"),
-    "i1e": (lambda a: _near(a, 0), "a near 0: e ** -|a| has a kink"),
-    "cat": (lambda *ts: False, ""),
-    "clamp": (lambda a, lo, hi: _near(a, lo) or _near(a, hi) or _near(lo, hi), "a at a bound (or the bounds tie): a kink"),
-    "cbrt": (lambda a: _near(a, 0), "a near 0: the derivative is infinite there"),
-    "frac": (lambda a: _near_integer(a), "a near an integer: frac jumps"),
-    "frexp": (lambda a: _near(a, 0) or _near_integer(torch.log2(a.abs().clamp_min(1e-30))),
-              "a near 0 or a power of two: the mantissa jumps"),
-    # complex singular vectors / eigenvectors are unique only up to a phase per column; LAPACK's choice
-    # of it moves with a, which the formulas (gauge-invariant, as eager's) do not follow
-    "svd": (lambda a: a.is_complex(), "complex a: the phase of each singular-vector pair is a gauge"),
-    "eigh": (lambda a: a.is_complex(), "complex a: the phase of each eigenvector is a gauge"),
-}
+# Points where a prim has no derivative are its catalog `kinks` (prims/kinks.py): samples touching
+# one are left out, with the kink's reason.
 
 
 # Real float operands of a prim with a catalog `domain` are mapped linearly from make_tensor's [-9, 9]
@@ -146,10 +114,7 @@ def _skip_reason(name, args, out):
         return "bool or integer output: nothing to differentiate"
     if not all(bool(torch.isfinite(t).all()) for t in [*ts, *outs] if t.is_floating_point() or t.is_complex()):
         return "non-finite input or output: finite differences are undefined there"
-    kink = KINKS.get(name)
-    if kink and kink[0](*[a for a in args if isinstance(a, torch.Tensor)]):
-        return kink[1]
-    return None
+    return kinks.touches(prims.get(name), args)
 
 
 def _samples(name, limit):
@@ -204,7 +169,7 @@ def _grad_inputs(name, args):
     prim = prims.get(name)
     wanted = {f.arg for f in DERIVATIVES[name].formulas if f.tree is not None}
     inputs, slots = [], []
-    for i, (arg, value) in enumerate(zip(prim.arg_names, args)):
+    for i, (arg, value) in enumerate(zip(prim.arg_names[:len(args)], args, strict=True)):
         if arg not in wanted or value is None:    # None: an absent optional tensor (convolution's bias)
             continue
         if isinstance(value, torch.Tensor):
@@ -223,13 +188,6 @@ def _grad_inputs(name, args):
                 full[i], k = list(tensors[k:k + n]), k + n
         return prim.op(*full)
     return call, tuple(inputs)
-
-
-# Formulas whose own backward reaches a prim that says `none`: second order raises (strictly).
-FIRST_ORDER_ONLY = {
-    "chebyshev_polynomial_t": r"primkit\.chebyshev_polynomial_u: not differentiable in 'x'",
-    "shifted_chebyshev_polynomial_t": r"primkit\.shifted_chebyshev_polynomial_u: not differentiable in 'x'",
-}
 
 
 @pytest.mark.parametrize("name", DIFFERENTIABLE)
@@ -252,8 +210,9 @@ def test_gradgradcheck(name):
     assert kept, f"primkit.{name}: every sample was left out ({skipped})"
     for dtype, args, kwargs in kept:
         fn, inputs = _grad_inputs(name, args)
-        if name in FIRST_ORDER_ONLY:
-            with pytest.raises(NotDifferentiableError, match=FIRST_ORDER_ONLY[name]):
+        reached = prims.get(name).first_order_only    # its formulas call this `none` prim
+        if reached:
+            with pytest.raises(NotDifferentiableError, match=rf"primkit\.{reached}: not differentiable in "):
                 torch.autograd.gradgradcheck(fn, inputs)
             return
         assert torch.autograd.gradgradcheck(fn, inputs), f"primkit.{name} {dtype}"

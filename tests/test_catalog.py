@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from primkit import prims
+from primkit.prims import kinks
 from primkit.prims.errors import CatalogError
 from primkit.prims.loader import load_catalog
 
@@ -64,12 +65,26 @@ def test_good_catalog_loads(tmp_path):
     (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    domain: {x: [0, 1]}\n"), "domain.x"),
     (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    domain: {a: [1, 0]}\n"), "domain.a"),
     (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    domain: {a: [0]}\n"), "domain.a"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    core: yes please\n"), "core"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    optional: 3\n"), "optional"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    optional: \"  \"\n"), "optional"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    core: true\n    optional: eager's numerics\n"), "optional"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: {at: zero}\n"), "kinks"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: zero, args: [a]}]\n"), "kinks[0]"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: nowhere, args: [a], why: x}]\n"), "kinks[0].at"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: equal, args: [a], why: x}]\n"), "kinks[0].args"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: zero, args: [q], why: x}]\n"), "kinks[0].args"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: zero, args: [a], why: \"\"}]\n"), "kinks[0].why"),
+    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    first_order_only: foo\n"), "first_order_only"),
 ], ids=["unknown key", "missing field", "unknown dtype class", "dtypes not a list", "unparsable signature", "unknown meta rule",
         "unresolvable impl", "constraint the rule cites is missing", "unknown rule parameter", "duplicate key",
         "tag not a name", "impl not a string", "impl outside tensor namespaces", "impl not a tensor function",
         "overload name", "mutable alias annotation", "return the rule cannot produce", "param value not a dtype class",
         "arg_dtypes value not a dtype class", "unknown layout", "layout not a name", "commutative not a flag",
-        "commutative with one operand", "domain of no tensor argument", "empty domain", "domain not a pair"])
+        "commutative with one operand", "domain of no tensor argument", "empty domain", "domain not a pair",
+        "core not a flag", "optional not a reason", "optional empty", "core and optional", "kinks not a list",
+        "kink without reason", "kink at unknown point set", "kink of wrong arity", "kink of no tensor argument",
+        "kink with empty reason", "first_order_only without derivative"])
 def test_defect_names_file_prim_and_field(tmp_path, edit, field):
     write(tmp_path, edit(GOOD_ENTRY.format(name="foo")))
     with pytest.raises(CatalogError) as info:
@@ -227,3 +242,37 @@ def test_facts_are_read_from_the_catalog():
     assert prims.get("take").layout == "contiguous" and prims.get("take").impl == "torch.take"   # indexing's default
     assert prims.get("ldexp").layout == "elementwise" and prims.get("add").layout is None
     assert prims.get("acosh").domain == {"a": (1, None)} and prims.get("xlogy").domain == {"b": (0, None)}
+    assert prims.get("add").core and not prims.get("atan").core and prims.get("lgamma").optional
+    assert [(k.at, k.args) for k in prims.get("clamp").kinks] == [("equal", ("a", "min")), ("equal", ("a", "max")),
+                                                                  ("equal", ("min", "max"))]
+
+
+@pytest.mark.parametrize("bar,message", [
+    ("none", None),
+    ("{a: grad}", "'bar' is differentiable in every argument"),
+], ids=["reaches a none prim", "reaches a differentiable prim"])
+def test_first_order_only_names_a_none_prim_the_formulas_call(tmp_path, bar, message):
+    write(tmp_path, with_derivative('{a: "bar(grad)"}') + "    first_order_only: bar\n"
+          + with_derivative(bar, FLOAT_ENTRY.format(name="bar")))
+    if message is None:
+        assert load_catalog(tmp_path)[0].first_order_only == "bar"
+        return
+    with pytest.raises(CatalogError, match=message) as info:
+        load_catalog(tmp_path)
+    assert (info.value.prim, info.value.field) == ("foo", "first_order_only")
+
+
+def test_first_order_only_names_a_prim_the_formulas_call(tmp_path):
+    write(tmp_path, with_derivative('{a: "foo(grad)"}') + "    first_order_only: bar\n"
+          + with_derivative("none", FLOAT_ENTRY.format(name="bar")))
+    with pytest.raises(CatalogError, match="'bar' is not a prim the derivative formulas call"):
+        load_catalog(tmp_path)
+
+
+def test_kinks_are_touched_by_name(tmp_path):
+    """prims/kinks.touches reads a kink's arguments by name: clamp's bound tie is found whatever a is."""
+    clamp = prims.get("clamp")
+    a, lo = torch.tensor([5.0]), torch.tensor([0.0])
+    assert kinks.touches(clamp, (a, lo, lo.clone())) == "the bounds tie: a kink"
+    assert kinks.touches(clamp, (a, lo, lo + 1)) is None
+    assert kinks.touches(prims.get("add"), (a, a)) is None

@@ -185,25 +185,8 @@ MINIMAL_PRIMS = frozenset(p.name for p in prims.catalog() if p.name not in LOWER
 """The smallest closed set: the prims with no lowering valid for every dtype they take."""
 
 
-CORE_PRIMS = frozenset({
-    # arithmetic and transcendental functions (the rest lower into these)
-    "add", "sub", "mul", "div", "neg", "abs", "maximum", "minimum", "pow", "exp", "log", "sqrt", "erf", "sin",
-    "cos", "atan2", "floor", "round", "trunc_divide",
-    # comparisons, logic, bits
-    "eq", "lt", "le", "logical_not", "logical_and", "logical_or", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_not", "shift_left", "shift_right_arithmetic", "where",
-    # dtypes, complex numbers
-    "convert_element_type", "real", "imag", "complex",
-    # shapes and layout
-    "broadcast_in_dim", "reshape", "permute", "squeeze", "expand_dims", "slice", "rev", "pad", "cat", "as_strided",
-    "copy_strided",
-    # reductions, contractions, indexing
-    "sum", "prod", "amax", "amin", "argmax", "argmin", "matmul", "convolution", "gather", "scatter", "scatter_add",
-    "index_select",
-    # creation and memory
-    "full", "iota", "scalar_tensor", "clone", "copy_to",
-})
-"""The core set (64 prims) a backend implements to run every model of the test zoo, and into which
+CORE_PRIMS = frozenset(p.name for p in prims.catalog() if p.core)
+"""The core set (64 prims: catalog entries marked ``core: true``) a backend implements to run every model of the test zoo, and into which
 every prim outside it lowers, at every dtype it takes, except those of ``OPTIONAL_FAMILIES``, ``OPTIONAL_SPECIAL``,
 ``HOST_PRIMS`` and ``REINTERPRETING_PRIMS``. ``core_gap()`` lists any other prim that does not reach it (none: tested)."""
 
@@ -213,28 +196,9 @@ data-dependent shapes, random draws (the generator's contract is the backend's o
 (communication between ranks: no computation on one rank expresses it)."""
 
 
-OPTIONAL_SPECIAL = frozenset({
-    # Bessel and Airy functions: eager evaluates Cephes' piecewise rational and Chebyshev
-    # approximations (tens of coefficients per interval); a backend implements them or leaves them out
-    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
-    "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-    "airy_ai", "i0", "i0e", "i1", "i1e",
-    # orthogonal polynomials: a recurrence whose length is the degree n, a value of the operand tensor
-    # (a lowering would unroll to the largest n, known only at run time)
-    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
-    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
-    "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
-    "legendre_polynomial_p",
-    # gamma family: eager's Lanczos / asymptotic series with argument reduction (lgamma, digamma,
-    # polygamma, mvlgamma, a sum of lgamma), and continued fractions iterated to convergence (igamma,
-    # igammac, zeta)
-    "lgamma", "digamma", "polygamma", "mvlgamma", "igamma", "igammac", "zeta",
-    # error-function inverses and tails: rational approximations (erfinv, ndtri), and values below
-    # erf's resolution (erfcx, log_ndtr need erfc far in the tail, where 1 - erf(x) is 0)
-    "erfinv", "ndtri", "erfcx", "log_ndtr",
-})
+OPTIONAL_SPECIAL = frozenset(p.name for p in prims.catalog() if p.optional is not None)
 """Special functions a backend may leave out: no formula in other prims matches eager's numerics
-(each group's reason beside it). They are elementwise prims; ``core_gap`` excludes them as it
+(each prim's ``optional`` field in the catalog says why). They are elementwise prims; ``core_gap`` excludes them as it
 excludes ``OPTIONAL_FAMILIES``."""
 
 
