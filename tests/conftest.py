@@ -39,6 +39,20 @@ def xfail_mark(xf):
     return pytest.mark.xfail(strict=True, raises=raises, reason=xf.reason)
 
 
+def unexplained_xfails(items) -> list[str]:
+    """The collected tests with an xfail mark that names no ``raises=``: such an xfail passes on any
+    exception, so it cannot fail when the test breaks in a new way."""
+    return [item.nodeid for item in items for mark in item.iter_markers("xfail")
+            if mark.kwargs.get("raises") is None]
+
+
+def pytest_collection_modifyitems(config, items):
+    bad = unexplained_xfails(items)
+    if bad:
+        raise pytest.UsageError("an xfail needs raises= (the exception it fails with): " + ", ".join(bad[:10])
+                                + (f" and {len(bad) - 10} more" if len(bad) > 10 else ""))
+
+
 def pytest_report_header(config):
     gpu = "" if torch.cuda.is_available() else " (no CUDA device: CUDA tests are not generated)"
     return f"primkit devices: {', '.join(devices(config))}{gpu}"

@@ -135,7 +135,7 @@ def test_decomposition_is_prim_only_and_runs_as_eager(name, group):
     assert graph.non_prim_ops(gm) == []
     assert _collectives(gm), gm.code
     for got, want in zip(torch.utils._pytree.tree_leaves(gm(*[a.clone() for a in args])),
-                         torch.utils._pytree.tree_leaves(fn(*[a.clone() for a in args]))):
+                         torch.utils._pytree.tree_leaves(fn(*[a.clone() for a in args])), strict=True):
         torch.testing.assert_close(got, want)
         assert got.stride() == want.stride()
 
@@ -186,7 +186,7 @@ def _numeric_grad(f, xs, gs, eps=1e-6):
             def loss(delta):
                 moved = [y.clone() for y in xs]
                 moved[r].view(-1)[i] += delta
-                return sum((gs_ * out).sum() for gs_, out in zip(gs, f(moved)))
+                return sum((gs_ * out).sum() for gs_, out in zip(gs, f(moved), strict=True))
             g.view(-1)[i] = (loss(eps) - loss(-eps)) / (2 * eps)
         grads.append(g)
     return grads
@@ -249,7 +249,7 @@ def test_derivative_matches_finite_differences_of_the_oracle(name, args):
     outs = oracle(name, xs, *args)
     gs = [torch.randn_like(o) for o in outs]
     numeric = _numeric_grad(lambda ys: oracle(name, ys, *args), xs, gs)
-    for r, (got, want) in enumerate(zip(_backward(name, xs, gs, *args), numeric)):
+    for r, (got, want) in enumerate(zip(_backward(name, xs, gs, *args), numeric, strict=True)):
         torch.testing.assert_close(got, want, atol=1e-6, rtol=1e-6, msg=f"rank {r}")
 
 
@@ -366,7 +366,7 @@ def test_reference_and_executor_agree_with_eager_on_one_rank(group):
     gm = decompositions.trace(f, x, y)
     want = f(x, y)
     for got in (gm(x, y), executor.compile(gm)(x, y)):
-        for g, w in zip(got, want):
+        for g, w in zip(got, want, strict=True):
             torch.testing.assert_close(g, w)
             assert g.stride() == w.stride()
 

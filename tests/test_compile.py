@@ -279,7 +279,7 @@ def test_attention_left_decomposed_where_its_intermediates_are_read():
     q, k, v = _attention_cases()["no-mask"][1]
     gm, aten, targets = _lowered(program, (q, k, v))
     assert not targets & _FUSED_ATTENTION and torch.ops.aten.amax.default in targets
-    for out, expected in zip(aten(q, k, v), program(q, k, v)):
+    for out, expected in zip(aten(q, k, v), program(q, k, v), strict=True):
         torch.testing.assert_close(out, expected)
 
 
@@ -363,7 +363,7 @@ def test_layer_norm_left_decomposed_where_its_statistics_are_read():
     x, w, b = _layer_norm_cases()["affine"][1]
     gm, aten, targets = _lowered(lambda x, w, b: program(x, [8], w, b, 1e-5), (x, w, b))
     assert torch.ops.aten.native_layer_norm.default not in targets and torch.ops.aten.rsqrt.default in targets
-    for out, expected in zip(aten(x, w, b), program(x, [8], w, b, 1e-5)):
+    for out, expected in zip(aten(x, w, b), program(x, [8], w, b, 1e-5), strict=True):
         torch.testing.assert_close(out, expected)
     read = {n.target for n in aten.graph.nodes if n.op == "get_attr"}
     assert all(name in read for name, _ in aten.named_buffers())
@@ -464,7 +464,7 @@ def test_max_pool_reaches_inductor_as_one_op(case):
     assert any(n.target is torch.ops.primkit.maximum.default for n in gm.graph.nodes)   # decomposed: a prim graph
     assert (torch.ops.aten.max_pool2d_with_indices.default in targets) == fused
     out, expected = aten(*args), program(*args)
-    for a, e in zip(_leaves(out), _leaves(expected)):
+    for a, e in zip(_leaves(out), _leaves(expected), strict=True):
         assert torch.equal(a.nan_to_num(), e.nan_to_num()) and a.isnan().equal(e.isnan()) and a.stride() == e.stride()
 
 

@@ -231,7 +231,8 @@ def _form_cases():
         return program
 
     def pairs(name, *args):   # a coalesced collective of [x, 2 * x[1:]]: each tensor's own oracle
-        return lambda xs: [list(t) for t in zip(oracle(name, xs, *args), oracle(name, [2 * x[1:] for x in xs], *args))]
+        return lambda xs: [list(t) for t in zip(oracle(name, xs, *args), oracle(name, [2 * x[1:] for x in xs], *args),
+                                                strict=True)]
 
     return [
         ("all_reduce_ (max)", lambda xs: oracle("all_reduce", xs, "max"), in_place),
@@ -243,7 +244,7 @@ def _form_cases():
          lambda x, r, g: [c.wait_tensor(y) for y in c.all_gather_into_tensor_coalesced([x, 2 * x[1:]], WORLD, g)]),
         ("reduce_scatter_tensor_out (avg)", lambda xs: oracle("reduce_scatter", xs, "avg"), scatter_out),
         ("reduce_scatter_tensor_coalesced (min)", lambda xs: [list(t) for t in zip(
-            oracle("reduce_scatter", xs, "min"), oracle("reduce_scatter", [x[2:] for x in xs], "min"))],
+            oracle("reduce_scatter", xs, "min"), oracle("reduce_scatter", [x[2:] for x in xs], "min"), strict=True)],
          lambda x, r, g: [c.wait_tensor(y) for y in c.reduce_scatter_tensor_coalesced([x, x[2:]], "min", WORLD, g)]),
         ("all_gather_tensor along dim 1", along(1, "all_gather"), lambda x, r, g: fcol.all_gather_tensor(x, 1, world)),
         ("reduce_scatter_tensor along dim 1", along(1, "reduce_scatter", "sum"),
@@ -278,7 +279,7 @@ def _collective_forms():
 def _assert_ranks_match(results, expected, labels):
     for rank, result in enumerate(results):
         for path, values in result.items():
-            for label, actual, wanted in zip(labels, values, expected):
+            for label, actual, wanted in zip(labels, values, expected, strict=True):
                 torch.testing.assert_close(actual, wanted[rank], equal_nan=True,
                                            msg=lambda m: f"{label}, rank {rank}, {path}: {m}")
 
@@ -364,7 +365,7 @@ def _collective_gradients():
     xs = [_operand(rank, torch.float64, salt=i).requires_grad_() for i in range(len(cases))]
 
     def program(*xs):
-        return [p(x, rank, group) for (*_, p), x in zip(cases, xs)]
+        return [p(x, rank, group) for (*_, p), x in zip(cases, xs, strict=True)]
     with _primkit_graphs() as graphs:
         outs = torch.compile(program, backend="primkit")(*xs)
         sum((o * _cotangent(rank, i, o.shape)).sum() for i, o in enumerate(outs)).backward()
@@ -383,9 +384,9 @@ def test_collective_gradients(gloo_pool):
         outs = oracle(prim, inputs, *args)
         loss = sum((o * _cotangent(rank, i, o.shape)).sum() for rank, o in enumerate(outs))
         grads = torch.autograd.grad(loss, inputs, allow_unused=True)   # broadcast: only its source's is used
-        expected.append([torch.zeros_like(x) if g is None else g for x, g in zip(inputs, grads)])
+        expected.append([torch.zeros_like(x) if g is None else g for x, g in zip(inputs, grads, strict=True)])
     for rank, (grads, _) in enumerate(results):
-        for (label, *_), actual, wanted in zip(cases, grads, expected):
+        for (label, *_), actual, wanted in zip(cases, grads, expected, strict=True):
             torch.testing.assert_close(actual, wanted[rank], msg=lambda m: f"{label}, rank {rank}: {m}")
     for _, graphs in results:
         assert [ops for ops, _ in graphs] == [[], []]   # forward and backward: prims only
@@ -458,7 +459,7 @@ def _tensor_parallel_mlp(sequence_parallel):
     y_eager.sum().backward()
     torch.testing.assert_close(y, y_eager)
     torch.testing.assert_close(x.grad, x_eager.grad)
-    for (name, p), q in zip(model.named_parameters(), eager.parameters()):
+    for (name, p), q in zip(model.named_parameters(), eager.parameters(), strict=True):
         torch.testing.assert_close(p.grad.to_local(), q.grad.to_local(), msg=name)
     y_single = single(full)   # and tensor parallelism computes what one device computes
     torch.testing.assert_close(y, y_single.chunk(WORLD)[rank] if sequence_parallel else y_single)
@@ -497,7 +498,7 @@ def _ddp_training():
         losses = _train(model, step, steps=3)
     losses_eager = _train(eager, lambda x, target: _eager_step(eager, x, target), steps=3)
     torch.testing.assert_close(losses, losses_eager)
-    for (name, p), q in zip(model.named_parameters(), eager.parameters()):
+    for (name, p), q in zip(model.named_parameters(), eager.parameters(), strict=True):
         torch.testing.assert_close(p, q, msg=name)
     return _ops(graphs)
 
@@ -541,7 +542,7 @@ def _fsdp2_training(mode):
     losses = _train(model, step, steps=3)
     losses_eager = _train(eager, lambda x, target: _eager_step(eager, x, target), steps=3)
     torch.testing.assert_close(losses, losses_eager)
-    for (name, p), q in zip(model.named_parameters(), eager.parameters()):
+    for (name, p), q in zip(model.named_parameters(), eager.parameters(), strict=True):
         torch.testing.assert_close(p.full_tensor(), q.full_tensor(), msg=name)
     return sorted(name for name in ran if prims_family(name) == "collective"), dict(undecomposed)
 

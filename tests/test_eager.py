@@ -108,12 +108,12 @@ def test_op_db(entry, dtype, lazy):
         actual = [call(entry.op, s) for s in prim_samples]
     for sample, a, e in zip(samples, actual, expected, strict=True):
         assert_same(a, e, entry, dtype, sample)
-    for sample, ps, a, es, e in zip(samples, prim_samples, actual, eager_samples, expected):
+    for sample, ps, a, es, e in zip(samples, prim_samples, actual, eager_samples, expected, strict=True):
         if _aliasing(ps, a) != _aliasing(es, e):
             raise AliasingDiffers(f"outputs sharing an input's storage: {_aliasing(ps, a)}, eager {_aliasing(es, e)} "
                                   f"for {sample}")
     if entry.xfail_for("strides", dtype, "cpu") is None:
-        mismatches = [m for s, a, e in zip(samples, actual, expected) for m in _stride_mismatches(a, e, s)]
+        mismatches = [m for s, a, e in zip(samples, actual, expected, strict=True) for m in _stride_mismatches(a, e, s)]
         assert not mismatches, "\n".join(mismatches)
 
 

@@ -83,7 +83,7 @@ def _seeded():
 def assert_identical(actual, expected, what, values="bitwise"):
     a_leaves, e_leaves = pytree.tree_leaves(actual), pytree.tree_leaves(expected)
     assert len(a_leaves) == len(e_leaves), f"{what}: {len(a_leaves)} outputs, the reference has {len(e_leaves)}"
-    for i, (a, e) in enumerate(zip(a_leaves, e_leaves)):
+    for i, (a, e) in enumerate(zip(a_leaves, e_leaves, strict=True)):
         if not isinstance(e, torch.Tensor):
             assert a == e or (a != a and e != e), f"{what}[{i}]: {a!r} != reference {e!r}"
             continue

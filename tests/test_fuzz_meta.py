@@ -10,7 +10,9 @@ draw, so a drawn call is reproducible. A falsifying call found here is kept in
 fuzz_regressions.json, either as a seed (replayed through its strategy) or as an explicit call
 (operand geometry and values, for calls that must outlive changes of the strategies), and
 replayed: test_meta_matches_execution appends the shrunk falsifying call itself (keep_regression),
-so a failure found once is replayed ever after; a known bug is kept there with an "xfail" reason and runs as a strict xfail.
+so a failure found once is replayed ever after; a known bug is kept there with an "xfail" reason and the
+exception it raises ("raises": a builtin exception's name, e.g. "AssertionError", or one of prims.errors), and
+runs as a strict xfail of that exception (a case with "xfail" and no "raises" is refused).
 """
 from __future__ import annotations
 
@@ -172,13 +174,46 @@ def encode(x):
     return x
 
 
-def _regression_params():
-    cases = json.loads(REGRESSIONS.read_text()) if REGRESSIONS.exists() else []
+def _exception(name, where):
+    """A builtin exception or one of prims.errors, by name (a regression case's "raises")."""
+    import builtins
+
+    from primkit.prims import errors
+    found = getattr(builtins, name, None) or getattr(errors, name, None) if isinstance(name, str) else None
+    if not (isinstance(found, type) and issubclass(found, BaseException)):
+        raise ValueError(f"{where}: 'raises' must name a builtin exception or one of primkit.prims.errors, "
+                         f"got {name!r}")
+    return found
+
+
+def _xfail_marks(case, where):
+    """A known failure's strict xfail, of the exception the case names (mandatory: no xfail passes on any)."""
+    if "xfail" not in case:
+        return []
+    if "raises" not in case:
+        raise ValueError(f"{where}: an \"xfail\" case needs \"raises\", the exception it fails with")
+    return [pytest.mark.xfail(strict=True, raises=_exception(case["raises"], where), reason=case["xfail"])]
+
+
+def _regression_params(cases=None):
+    if cases is None:
+        cases = json.loads(REGRESSIONS.read_text()) if REGRESSIONS.exists() else []
     params = []
     for i, case in enumerate(cases):
-        marks = [pytest.mark.xfail(strict=True, reason=case["xfail"])] if "xfail" in case else []
+        marks = _xfail_marks(case, f"{REGRESSIONS.name}[{i}]")
         params.append(pytest.param(case, marks=marks, id=f"{case['prim']}-{case.get('seed', i)}"))
     return params
+
+
+def test_a_known_regression_names_its_exception():
+    case = {"prim": "add", "seed": 1, "xfail": "a known bug"}
+    with pytest.raises(ValueError, match=r"fuzz_regressions.json\[0\]: an \"xfail\" case needs \"raises\""):
+        _regression_params([case])
+    with pytest.raises(ValueError, match="'raises' must name a builtin exception"):
+        _regression_params([{**case, "raises": "NoSuchError"}])
+    (param,) = _regression_params([{**case, "raises": "AssertionError"}])
+    (mark,) = param.marks
+    assert mark.kwargs["raises"] is AssertionError and mark.kwargs["strict"]
 
 
 @pytest.mark.parametrize("case", _regression_params())

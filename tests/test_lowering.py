@@ -41,7 +41,7 @@ def test_lowering_matches_prim(name):
     args = _inputs(name)
     expected = getattr(P, name)(*args)
     actual = LOWERINGS[name][0](*args)
-    for a, e in zip(torch.utils._pytree.tree_leaves(actual), torch.utils._pytree.tree_leaves(expected)):
+    for a, e in zip(torch.utils._pytree.tree_leaves(actual), torch.utils._pytree.tree_leaves(expected), strict=True):
         assert a.dtype == e.dtype and a.shape == e.shape
         # float32 formulas built from other prims: a few ulps apart, more where results are huge.
         torch.testing.assert_close(a, e, atol=1e-6, rtol=4e-6, equal_nan=True)
@@ -50,7 +50,7 @@ def test_lowering_matches_prim(name):
 
 
 def _significant_strides(t):
-    return [st for n, st in zip(t.shape, t.stride()) if n > 1] if t.numel() else []
+    return [st for n, st in zip(t.shape, t.stride(), strict=True) if n > 1] if t.numel() else []
 
 
 PRIM_ENTRIES = {e.name.removeprefix("primkit."): e for e in opinfo.op_db if e.is_prim}

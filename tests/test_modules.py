@@ -50,7 +50,7 @@ def _tensors(tree):
 def _assert_same(actual, expected, atol, rtol, what, strides=False):
     actual, expected = _tensors(actual), _tensors(expected)
     assert len(actual) == len(expected), f"{what}: {len(actual)} tensors, eager gives {len(expected)}"
-    for i, (a, e) in enumerate(zip(actual, expected)):
+    for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
         assert a.dtype == e.dtype, f"{what}[{i}]: dtype {a.dtype}, eager {e.dtype}"
         assert a.shape == e.shape, f"{what}[{i}]: shape {tuple(a.shape)}, eager {tuple(e.shape)}"
         torch.testing.assert_close(a, e, atol=atol, rtol=rtol, equal_nan=True,
@@ -107,7 +107,8 @@ def _step(module, s, wants_grad, cotangents=None):
     rng = torch.get_rng_state()
     if cotangents is None:
         cotangents = _cotangents(outputs)
-    terms = [(o * c).sum() for o, c in zip(_tensors(outputs), cotangents) if c is not None and o.requires_grad]
+    terms = [(o * c).sum() for o, c in zip(_tensors(outputs), cotangents, strict=True)
+             if c is not None and o.requires_grad]
     if terms:
         torch.stack(terms).sum().backward()
     params = {n: p.grad for n, p in module.named_parameters() if p.requires_grad}

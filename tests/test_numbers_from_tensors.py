@@ -74,7 +74,7 @@ def _assert_same(got, want):
     """Eager's result: a Python number of eager's type and value, or a tensor equal to eager's."""
     if isinstance(want, tuple):
         assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
+        for g, w in zip(got, want, strict=True):
             _assert_same(g, w)
     elif isinstance(want, torch.Tensor):
         torch.testing.assert_close(got, want, equal_nan=True)

@@ -133,7 +133,7 @@ def _graph_run(tracer, fn, args):
 def _assert_equal(actual, expected, exact, what):
     actual = actual if isinstance(actual, (tuple, list)) else (actual,)
     expected = expected if isinstance(expected, (tuple, list)) else (expected,)
-    for a, e in zip(actual, expected):
+    for a, e in zip(actual, expected, strict=True):
         if exact:
             torch.testing.assert_close(a, e, rtol=0, atol=0, equal_nan=True, msg=lambda m: f"{what}: {m}")
         else:
@@ -166,7 +166,7 @@ def test_graph_draws_eager_numbers(op, tracer, channels_last):
     _assert_equal(actual, expected, exact, f"{op} under {tracer}")
     outs = actual if isinstance(actual, (tuple, list)) else (actual,)
     refs = expected if isinstance(expected, (tuple, list)) else (expected,)
-    for a, e in zip(outs, refs):
+    for a, e in zip(outs, refs, strict=True):
         assert a.stride() == e.stride() or a.numel() <= 1, f"{op} under {tracer}: strides {a.stride()} != {e.stride()}"
 
 

@@ -185,7 +185,7 @@ def _run_both(fn, gm, args):
 def _assert_same(actual, expected):
     actual, expected = pytree.tree_leaves(actual), pytree.tree_leaves(expected)
     assert len(actual) == len(expected)
-    for a, e in zip(actual, expected):
+    for a, e in zip(actual, expected, strict=True):
         torch.testing.assert_close(a, e)   # (batch norm: prims sum in another order than eager's kernel)
 
 

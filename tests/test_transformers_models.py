@@ -124,7 +124,7 @@ class Positional(torch.nn.Module):
         self.model, self.names = model, tuple(names)
 
     def forward(self, *args):
-        return output_tensors(self.model(**dict(zip(self.names, args))))
+        return output_tensors(self.model(**dict(zip(self.names, args, strict=True))))
 
 
 @pytest.fixture(scope="module", params=CASES, ids=case_id)
@@ -154,7 +154,7 @@ def assert_close_tree(actual, expected, dtype):
     atol, rtol = TOLERANCES[dtype]
     actual, expected = pytree.tree_leaves(actual), pytree.tree_leaves(expected)
     assert len(actual) == len(expected), f"{len(actual)} outputs, eager gives {len(expected)}"
-    for a, e in zip(actual, expected):
+    for a, e in zip(actual, expected, strict=True):
         torch.testing.assert_close(a, e, atol=atol, rtol=rtol)
 
 

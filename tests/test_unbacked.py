@@ -121,7 +121,7 @@ def test_traced_graph_runs_on_other_values(name, dynamic):
     for x in [first, *others]:
         want, got = _flat(program(x)), _flat(gm(x))
         assert len(got) == len(want)
-        for g, w in zip(got, want):
+        for g, w in zip(got, want, strict=True):
             assert g.shape == w.shape and g.dtype == w.dtype, (name, g.shape, w.shape, g.dtype, w.dtype)
             # exact for indices, counts and selections; float math after a mask (softmax, var, layer_norm)
             # at assert_close's float defaults: the prims reduce in another order than eager's kernels

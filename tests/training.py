@@ -56,7 +56,7 @@ def _cotangents(outputs, seed=0):
 
 
 def _loss(outputs, cotangents):
-    return torch.stack([(o * c).sum() for o, c in zip(outputs, cotangents) if c is not None]).sum()
+    return torch.stack([(o * c).sum() for o, c in zip(outputs, cotangents, strict=True) if c is not None]).sum()
 
 
 def _recording_compiler(graphs, kind):
@@ -107,7 +107,7 @@ def check_training(model, args=(), kwargs=None, target=None):
             outside = sorted(_prims_outside(gm, target))
             assert not outside, f"{kind} graph holds prims outside the target: {outside}"
     assert len(actual_out) == len(expected_out), f"{len(actual_out)} outputs, eager gives {len(expected_out)}"
-    for i, (a, e) in enumerate(zip(actual_out, expected_out)):
+    for i, (a, e) in enumerate(zip(actual_out, expected_out, strict=True)):
         torch.testing.assert_close(a, e, atol=ATOL, rtol=RTOL, msg=lambda m, i=i: f"output {i}: {m}")
     torch.testing.assert_close(loss, expected_loss, atol=ATOL, rtol=RTOL, msg=lambda m: f"loss: {m}")
     expected_params = dict(eager_model.named_parameters())
