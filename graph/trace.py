@@ -428,54 +428,82 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     """
     report_outside = kwargs.pop("_report_outside", False)   # graph.requirements: record, do not raise
     via = kwargs.pop("_via", "auto")    # tests: "make_fx" or "direct" (raising dispatch_tracer.Unsupported) alone
+    if via not in ("auto", "direct", "make_fx"):
+        raise ValueError(f"trace({getattr(fn, '__name__', type(fn).__name__)}): _via must be 'auto', 'direct' or "
+                         f"'make_fx', got {via!r}")
     if target is not None:
         target = prim_set(target, "trace(target=...)")
     kept = kept_ops(keep)
-    if decompositions is None:
-        table = get_decompositions(target=target)
-    else:
-        table = decompositions
+    program = _Program(fn, args, kwargs, dynamic, *_tables(decompositions, target, kept))
+    gm, path = program.trace(via, kept)
+    _checked_and_marked(gm, program, kept)
+    if target is not None:
+        gm.graph.eliminate_dead_code()   # a prim whose value nothing uses is no requirement
+        outside = targets.outside_target(gm, target)
+        if outside and not report_outside:
+            raise targets.target_error(program.name, outside)
+        gm.meta["outside_target"] = outside
+    if canonical:
+        canonicalize_graph(gm)
+    gm.meta["trace_path"] = path      # "direct", or "make_fx" and why the program left the direct path
+    # gm's code is made once, here (guards.wrap recompiles the graph), after every rewrite above
+    traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
+    return guards.wrap(gm, guards.CallGuard(program.name, program.leaves, program.spec, traced, dynamic,
+                                            program.read_after_write, program.storage_read))
+
+
+def _tables(decompositions, target, kept) -> tuple[dict, dict]:
+    """(the decomposition table make_fx and the direct path use, the table composites run under)."""
+    table = get_decompositions(target=target) if decompositions is None else decompositions
     # a host read stays aten._local_scalar_dense while make_fx traces (see _items_as_prims)
     table = targets.stamped(without_host_reads({op: f for op, f in table.items() if op not in kept} if kept else table))
-    composite_table = {**table, **targets.kept_composites(kept)}
-    program = fn
-    name = getattr(fn, "__name__", type(fn).__name__)
-    # Tensors (keyword tensors too) and, with dynamic=True, ints are graph inputs; every other
-    # argument is a constant of the graph, checked on each call (graph.guards).
-    leaves, spec, inputs = guards.flatten_call(fn.forward if isinstance(fn, torch.nn.Module) else fn, name,
-                                               args, kwargs, dynamic)
+    return table, {**table, **targets.kept_composites(kept)}
 
-    def scopes():
-        return _module_scopes(program) if isinstance(program, torch.nn.Module) else fx_traceback.preserve_node_meta()
-    # One trace, functionalized from the start, as torch.export and AOTAutograd trace (torch's
-    # FunctionalTensorMode under make_fx): a write into a view (x[0].add_(1), y[:, 1] = v) needs
-    # aliasing that prims do not have (each prim's result owns its storage), so the graph computes
-    # each written tensor anew, and writes an argument or a buffer back in an epilogue at its end.
-    # The module's parameters and buffers are functionalized with the arguments
-    # (torch.func.functional_call), then read by reference again (_state_as_attributes).
-    mode = "symbolic" if dynamic else "fake"
-    where, state = _module_state(program)
-    inputs = _distinct(inputs, state)
-    order = _WriteOrder()
 
-    def call(state_values, args):
-        a, k = guards.rebuild(leaves, spec, args)
-        return (torch.func.functional_call(program, {n: state_values[i] for n, i in where.items()}, a, k)
-                if state else program(*a, **k))
+class _Program:
+    """The traced program, its arguments as graph inputs, and the two paths that trace it.
 
-    def functional(*values):
+    One trace, functionalized from the start, as torch.export and AOTAutograd trace (torch's
+    FunctionalTensorMode under make_fx): a write into a view (x[0].add_(1), y[:, 1] = v) needs
+    aliasing that prims do not have (each prim's result owns its storage), so the graph computes
+    each written tensor anew, and writes an argument or a buffer back in an epilogue at its end.
+    The module's parameters and buffers are functionalized with the arguments
+    (torch.func.functional_call), then read by reference again (_state_as_attributes)."""
+
+    def __init__(self, fn, args, kwargs, dynamic, table, composite_table):
+        self.fn, self.dynamic, self.table, self.composite_table = fn, dynamic, table, composite_table
+        self.name = getattr(fn, "__name__", type(fn).__name__)
+        # Tensors (keyword tensors too) and, with dynamic=True, ints are graph inputs; every other
+        # argument is a constant of the graph, checked on each call (graph.guards).
+        self.leaves, self.spec, inputs = guards.flatten_call(fn.forward if isinstance(fn, torch.nn.Module) else fn,
+                                                             self.name, args, kwargs, dynamic)
+        self.where, self.state = _module_state(fn)
+        self.inputs = _distinct(inputs, self.state)
+        self.order = _WriteOrder()
+        self.read_after_write = self.storage_read = None
+
+    def scopes(self):
+        return _module_scopes(self.fn) if isinstance(self.fn, torch.nn.Module) else fx_traceback.preserve_node_meta()
+
+    def call(self, state_values, args):
+        a, k = guards.rebuild(self.leaves, self.spec, args)
+        return (torch.func.functional_call(self.fn, {n: state_values[i] for n, i in self.where.items()}, a, k)
+                if self.state else self.fn(*a, **k))
+
+    def functional(self, *values):
+        """The program under FunctionalTensorMode, its writes into arguments replayed in an epilogue."""
+        n = len(self.state)
         with FunctionalTensorMode():
             wrapped = [FunctionalTensor.to_functional(v) if isinstance(v, torch.Tensor) else v for v in values]
-            state_values, args = wrapped[:len(state)], wrapped[len(state):]
-            tensors = {i: v for i, v in enumerate(args) if isinstance(v, torch.Tensor)}
-            with order.watching(tensors), _EntriesFirst(table), _NumberConversions():
-                out = call(state_values, args)
+            tensors = {i: v for i, v in enumerate(wrapped[n:]) if isinstance(v, torch.Tensor)}
+            with self.order.watching(tensors), _EntriesFirst(self.table), _NumberConversions():
+                out = self.call(wrapped[:n], wrapped[n:])
             # an argument the program returns (x.relu_(), an out= tensor) is returned as itself, after the
             # epilogue's write, in its own layout (not as the value written into it)
-            returned_args = {id(w): v for v, w in zip(values, wrapped) if isinstance(v, torch.Tensor)}
+            returned_args = {id(w): v for v, w in zip(values, wrapped, strict=True) if isinstance(v, torch.Tensor)}
             out = pytree.tree_map_only(FunctionalTensor, lambda t: t if id(t) in returned_args
                                        else FunctionalTensor.from_functional(t), out)
-            for value, functional_value in zip(values, wrapped):
+            for value, functional_value in zip(values, wrapped, strict=True):
                 if isinstance(value, torch.Tensor):
                     torch._sync(functional_value)
                     if torch._functionalize_has_data_mutation(functional_value.elem):
@@ -483,78 +511,83 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
             out = pytree.tree_map_only(FunctionalTensor, lambda t: returned_args[id(t)], out)
         return out
 
-    # The direct path first (graph.dispatch_tracer: one dispatch mode that functionalizes writes itself,
-    # about six times faster), where the program allows it; make_fx's functionalized trace where it does not.
-    if via not in ("auto", "direct", "make_fx"):
-        raise ValueError(f"trace({name}): _via must be 'auto', 'direct' or 'make_fx', got {via!r}")
-    gm, path = None, "make_fx"
-    seeds = SeedWatch(name)
-    if via == "make_fx":
-        pass
-    elif dynamic or kept:
-        reason = "dynamic=True" if dynamic else "keep="
-        path = f"make_fx: {reason}"
-        if via == "direct":
-            raise dispatch_tracer.Unsupported(f"trace({name}): {reason} takes make_fx's path")
-    else:
-        try:
-            with torch.no_grad(), scopes(), composites(composite_table), tracing(), seeds:
-                gm, written = dispatch_tracer.trace_direct(
-                    lambda *values: call(values[:len(state)], values[len(state):]), [*state, *inputs], table)
-            order.written_at = {i - len(state): at for i, at in written.items() if i >= len(state)}
-            path = "direct"
-        except Exception as e:    # anything the direct path cannot do, make_fx's path does (or raises as before)
+    def trace(self, via, kept):
+        """(graph, path): the direct path first (graph.dispatch_tracer: one dispatch mode that functionalizes
+        writes itself, about six times faster) where the program allows it; make_fx's functionalized trace
+        where it does not."""
+        gm, path = None, "make_fx"
+        self.seeds = SeedWatch(self.name)   # a seed set inside the program: refused where a draw follows it
+        if via == "make_fx":
+            pass
+        elif self.dynamic or kept:
+            reason = "dynamic=True" if self.dynamic else "keep="
+            path = f"make_fx: {reason}"
             if via == "direct":
-                raise
-            path = f"make_fx: {e}" if isinstance(e, dispatch_tracer.Unsupported) else \
-                f"make_fx: the direct path raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-    if gm is None:
-        fake_mode = _symbolic_mode() if dynamic else None
-        traced_state = _static_fakes(fake_mode, state) if dynamic else state
+                raise dispatch_tracer.Unsupported(f"trace({self.name}): {reason} takes make_fx's path")
+        else:
+            try:
+                gm, path = self.via_direct(), "direct"
+            except Exception as e:    # anything the direct path cannot do, make_fx's path does (or raises as before)
+                if via == "direct":
+                    raise
+                path = f"make_fx: {e}" if isinstance(e, dispatch_tracer.Unsupported) else \
+                    f"make_fx: the direct path raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        gm = gm if gm is not None else self.via_make_fx()
+        self.seeds.finish()
+        return gm, path
+
+    def via_direct(self):
+        n = len(self.state)
+        with torch.no_grad(), self.scopes(), composites(self.composite_table), tracing(), self.seeds:
+            gm, written = dispatch_tracer.trace_direct(
+                lambda *values: self.call(values[:n], values[n:]), [*self.state, *self.inputs], self.table)
+        self.order.written_at = {i - n: at for i, at in written.items() if i >= n}
+        return gm
+
+    def via_make_fx(self):
+        fake_mode = _symbolic_mode() if self.dynamic else None
+        traced_state = _static_fakes(fake_mode, self.state) if self.dynamic else self.state
         try:
-            with torch.no_grad(), scopes(), composites(composite_table), _data_dependence_named(name), tracing(), \
-                    torch._guards.tracing(torch._guards.TracingContext(fake_mode) if dynamic else None), seeds:
-                gm = make_fx(functional, decomposition_table=table, tracing_mode=mode,
-                             _allow_non_fake_inputs=True)(*traced_state, *inputs)
-            _runtime_asserts(gm, name)
+            with torch.no_grad(), self.scopes(), composites(self.composite_table), _data_dependence_named(self.name), \
+                    tracing(), torch._guards.tracing(torch._guards.TracingContext(fake_mode) if self.dynamic else None), \
+                    self.seeds:
+                gm = make_fx(self.functional, decomposition_table=self.table,
+                             tracing_mode="symbolic" if self.dynamic else "fake",
+                             _allow_non_fake_inputs=True)(*traced_state, *self.inputs)
+            _runtime_asserts(gm, self.name)
         except RuntimeError as e:
             if "mutating a non-functional tensor" not in str(e):
                 raise
-            raise TypeError(f"trace({name}): the program writes into a tensor that is neither one of its arguments "
-                            f"nor a parameter or buffer of the traced module (a global, a closure's tensor, or the "
-                            f"state of a module that a traced function calls): pass it as an argument, or trace the "
-                            f"module") from e
-    seeds.finish()
-    if order.resized:
-        raise DecompositionError(order.resized, f"trace({name}): ",
+            raise TypeError(f"trace({self.name}): the program writes into a tensor that is neither one of its "
+                            f"arguments nor a parameter or buffer of the traced module (a global, a closure's tensor, "
+                            f"or the state of a module that a traced function calls): pass it as an argument, or "
+                            f"trace the module") from e
+        return gm
+
+
+def _checked_and_marked(gm, program, kept) -> None:
+    """The traced graph's checks (no in-place resize, no write through a view, prims only) and its
+    bookkeeping: the module's state as attributes, reads after writes, host reads as prims, stamps."""
+    name = program.name
+    if program.order.resized:
+        raise DecompositionError(program.order.resized, f"trace({name}): ",
                                  "change an input's sizes or strides in place, which a graph of prims cannot do "
                                  "(prims are functional); apply the op out of place (t() rather than t_())")
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    read_after_write = guards.read_after_write_pairs(gm, placeholders[len(state):], order.written_at)
-    storage_read = guards.storage_read_inputs(gm, placeholders[len(state):])
-    _state_as_attributes(gm, placeholders[:len(state)], state, where)
+    n = len(program.state)
+    program.read_after_write = guards.read_after_write_pairs(gm, placeholders[n:], program.order.written_at)
+    program.storage_read = guards.storage_read_inputs(gm, placeholders[n:])
+    _state_as_attributes(gm, placeholders[:n], program.state, program.where)
     views = _writes_through_views(gm)
     if views:
         raise DecompositionError([f"primkit.{v}" for v in views], f"trace({name}): ",
                                  "are still written through after functionalization")
     _items_as_prims(gm)
-    if isinstance(program, torch.nn.Module):
-        _mark_module_state(gm, program)
+    if isinstance(program.fn, torch.nn.Module):
+        _mark_module_state(gm, program.fn)
     targets.take_stamps(gm)
     targets.mark_kept(gm, kept)
     check_prim_only(gm, f"trace({name}): ", allowed=kept)
-    if target is not None:
-        gm.graph.eliminate_dead_code()   # a prim whose value nothing uses is no requirement
-        outside = targets.outside_target(gm, target)
-        if outside and not report_outside:
-            raise targets.target_error(name, outside)
-        gm.meta["outside_target"] = outside
-    if canonical:
-        canonicalize_graph(gm)
-    gm.meta["trace_path"] = path      # "direct", or "make_fx" and why the program left the direct path
-    # gm's code is made once, here (guards.wrap recompiles the graph), after every rewrite above
-    traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
-    return guards.wrap(gm, guards.CallGuard(name, leaves, spec, traced, dynamic, read_after_write, storage_read))
 
 
 @contextlib.contextmanager
