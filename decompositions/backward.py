@@ -26,7 +26,7 @@ from primkit.decompositions.registry import register
 from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import elementwise_strides, sizes_differ
+from primkit.prims.layout import elementwise_strides, sizes_differ
 
 # ----------------------------------------------------------------------------- helpers
 

@@ -16,7 +16,7 @@ from primkit.decompositions.common import P, aten, broadcast_shapes, prepare, re
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape import in_layout
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import is_non_overlapping
+from primkit.prims.layout import is_non_overlapping
 
 
 # The real dtypes with a complex counterpart that has prims (complex32 has none).

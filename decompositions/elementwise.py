@@ -21,7 +21,7 @@ from primkit.decompositions.shape import in_layout
 from primkit.decompositions.type_promotion import category, computation_dtype
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.common import fits
-from primkit.prims.meta.strides import elementwise_strides, itemsize
+from primkit.prims.layout import elementwise_strides, itemsize
 
 
 def _surely_one(alpha) -> bool:

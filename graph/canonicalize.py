@@ -30,7 +30,7 @@ import torch
 import torch.fx as fx
 
 from primkit import prims
-from primkit.prims.meta.strides import (
+from primkit.prims.layout import (
     elementwise_strides, is_non_overlapping_and_dense, itemsize, maybe, same_sizes, surely)
 
 P = torch.ops.primkit

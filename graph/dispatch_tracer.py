@@ -47,7 +47,7 @@ from primkit.decompositions.composite import is_composite
 from primkit.prims import registration
 from primkit.prims.derivative_helpers.shape import inverse_permutation
 from primkit.prims.meta import TensorMeta
-from primkit.prims.meta.strides import is_non_overlapping_and_dense
+from primkit.prims.layout import is_non_overlapping_and_dense
 
 
 class Unsupported(Exception):

@@ -1,11 +1,21 @@
-"""Stride arithmetic shared by the meta rules.
+"""The geometry of tensors, for every layer: element counts, strides of the memory formats
+(contiguous, channels-last, eager's elementwise layout), density and overlap checks, and the reading
+of size conditions that may be symbolic (``surely``, ``maybe``).
 
 Everything here takes plain sequences of sizes and strides (ints, SymInts or sympy
-expressions) so the same code serves real, fake and symbolic tensors.
+expressions) so the same code serves real, fake and symbolic tensors: the meta rules, the
+decompositions, the graph pipeline and the runtimes use it alike.
 """
 from __future__ import annotations
 
+import math
+
 import torch
+
+
+def numel(shape):
+    """The number of elements of a tensor of ``shape`` (an int, SymInt or sympy expression)."""
+    return math.prod(shape)
 
 
 def surely(cond) -> bool:

@@ -19,7 +19,7 @@ from primkit.prims.loader import LAYOUTS, PrimDef, resolve_impl
 from primkit.prims.errors import check
 from primkit.prims.meta import RULES, TensorMeta, is_tensor_like
 from primkit.prims.meta.common import check_addressable
-from primkit.prims.meta.strides import is_non_overlapping_and_dense
+from primkit.prims.layout import is_non_overlapping_and_dense
 
 NAMESPACE = "primkit"
 _LIB = None

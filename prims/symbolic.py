@@ -25,7 +25,7 @@ import torch.fx as fx
 
 from primkit import prims
 from primkit.prims.meta import RULES, TensorMeta
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 from primkit.prims.symdim import SymDim, recording, symbol
 
 def _dim(x):

@@ -10,7 +10,7 @@ import torch
 from primkit.decompositions.lowering.core import (P, in_opmath, iota, lowers, splat,
                                                   with_strides)
 from primkit.prims.dtypes import highest, lowest
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 
 def _contiguous(x):

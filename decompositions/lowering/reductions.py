@@ -7,7 +7,7 @@ import math
 import torch
 
 from primkit.decompositions.lowering.core import P, in_opmath, lowers, splat, with_strides
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 
 @lowers("var", example=lambda dtype: (torch.ones(4, 3, dtype=dtype), [0], 1.0))

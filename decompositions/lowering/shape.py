@@ -7,7 +7,7 @@ import torch
 
 from primkit.decompositions.lowering.core import P, iota, lowers, scalar, splat, with_strides
 from primkit.prims.meta.shape import view_strides
-from primkit.prims.meta.strides import contiguous_strides, elementwise_strides
+from primkit.prims.layout import contiguous_strides, elementwise_strides
 
 
 def _view(a, shape, strides):

@@ -12,7 +12,7 @@ import torch
 from primkit.decompositions.lowering.core import (P, in_opmath, iota, isnan, lowers, splat,
                                                   with_strides)
 from primkit.prims.dtypes import highest, lowest
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 
 def window_counts(shape, window, strides, dilation):

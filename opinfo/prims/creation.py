@@ -6,7 +6,7 @@ import torch
 from primkit.opinfo.core import SampleInput
 from primkit.opinfo.prims.common import error, fill_value, unsupported_dtype
 from primkit.opinfo.prims.strategies import composite, dtype_of, fuzz_fill, invalid, maybe, shapes, st
-from primkit.prims.meta.strides import channels_last_strides
+from primkit.prims.layout import channels_last_strides
 
 SPECIFIC = {}
 

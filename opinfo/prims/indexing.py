@@ -9,9 +9,10 @@ import torch
 
 from primkit.opinfo.core import SampleInput
 from primkit.opinfo.prims.common import error, index_tensor, ODD_DTYPE, other_device, unsupported_dtype
-from primkit.opinfo.prims.strategies import composite, dtype_of, indices_into, invalid, laid_out, maybe, numel_of, shapes, st, strided
+from primkit.opinfo.prims.strategies import composite, dtype_of, indices_into, invalid, laid_out, maybe, shapes, st, strided
 from primkit.opinfo.samples import layouts, make
 from primkit.prims.errors import PrimConstraintError, PrimIndexError
+from primkit.prims.layout import numel
 
 # --- scatter_reduce ---------------------------------------------------------------------------
 
@@ -448,9 +449,9 @@ def advanced_index_call(draw, prim):
 def take_call(draw, prim):
     shape = draw(shapes(max_dims=3))
     a = draw(strided(shape, dtype_of(draw, prim)))
-    numel = numel_of(shape)
-    index_shape = draw(shapes(max_dims=2, max_size=3)) if numel else (0,)
-    index = indices_into(2 * numel, index_shape) - numel if numel else indices_into(0, index_shape)
+    count = numel(shape)
+    index_shape = draw(shapes(max_dims=2, max_size=3)) if count else (0,)
+    index = indices_into(2 * count, index_shape) - count if count else indices_into(0, index_shape)
     index = draw(laid_out(index))
     return SampleInput(a, (maybe(draw, index, index.to(torch.int32)),))
 
@@ -490,7 +491,7 @@ def masked_scatter_call(draw, prim):
     dtype = dtype_of(draw, prim)
     mask = draw(laid_out(torch.rand(shape) < 0.5))
     # source holds at least as many elements as the mask selects (eager checks that on the values)
-    source = draw(strided(draw(st.sampled_from([shape, (numel_of(shape) + draw(st.integers(0, 2)),)])), dtype))
+    source = draw(strided(draw(st.sampled_from([shape, (numel(shape) + draw(st.integers(0, 2)),)])), dtype))
     return SampleInput(draw(strided(shape, dtype)), (maybe(draw, mask, mask.to(torch.uint8)), source))
 
 

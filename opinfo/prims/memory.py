@@ -9,7 +9,7 @@ from primkit.opinfo.prims.common import error, errors_unsupported_dtype, ODD_DTY
 from primkit.opinfo.prims.strategies import composite, dtype_of, DTYPES, invalid, maybe, shapes, st, strided
 from primkit.opinfo.samples import layouts, make
 from primkit.prims.errors import PrimConstraintError
-from primkit.prims.meta.strides import channels_last_strides, contiguous_strides, strides_from_perm
+from primkit.prims.layout import channels_last_strides, contiguous_strides, strides_from_perm
 
 # (name, shape, target strides)
 STRIDE_CASES = [

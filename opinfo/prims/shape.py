@@ -7,9 +7,10 @@ import torch
 
 from primkit.opinfo.core import SampleInput
 from primkit.opinfo.prims.common import error, errors_unsupported_dtype, fill_value, other_device
-from primkit.opinfo.prims.strategies import composite, dim_of, dtype_of, DTYPES, fuzz_fill, invalid, laid_out, maybe, numel_of, shapes, st, strided
+from primkit.opinfo.prims.strategies import composite, dim_of, dtype_of, DTYPES, fuzz_fill, invalid, laid_out, maybe, shapes, st, strided
 from primkit.opinfo.samples import layouts, make
 from primkit.prims.errors import PrimConstraintError, PrimIndexError
+from primkit.prims.layout import numel
 
 
 def _starts(values, device, dtype=torch.int64):
@@ -489,11 +490,11 @@ def permute_call(draw, prim):
 @composite
 def reshape_call(draw, prim):
     shape = draw(shapes(max_dims=3))
-    numel = numel_of(shape)
-    factors = [f for f in range(1, 9) if numel and numel % f == 0] or [1]
+    count = numel(shape)
+    factors = [f for f in range(1, 9) if count and count % f == 0] or [1]
     first = draw(st.sampled_from(factors))
-    target = [first, numel // first] if numel else [0, draw(st.integers(1, 3))]
-    return SampleInput(draw(strided(shape, torch.float32)), (maybe(draw, target, [numel + 1]),))
+    target = [first, count // first] if count else [0, draw(st.integers(1, 3))]
+    return SampleInput(draw(strided(shape, torch.float32)), (maybe(draw, target, [count + 1]),))
 
 
 @composite

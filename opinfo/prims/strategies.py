@@ -7,7 +7,6 @@ built, so ``primkit.opinfo`` imports these modules without it.
 from __future__ import annotations
 
 import functools
-import math
 
 import torch
 
@@ -70,10 +69,6 @@ def laid_out(values):
 @composite
 def shapes(draw, min_dims=0, max_dims=4, max_size=4):
     return tuple(draw(st.lists(st.integers(0, max_size), min_size=min_dims, max_size=max_dims)))
-
-
-def numel_of(shape):
-    return math.prod(shape)
 
 
 def invalid(draw) -> bool:

@@ -5,7 +5,7 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
 from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import check_dtype
-from primkit.prims.meta.strides import contiguous_strides, itemsize
+from primkit.prims.layout import contiguous_strides, itemsize
 
 
 @meta_rule("bitcast", constraints=("C1", "C2", "C3"))

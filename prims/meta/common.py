@@ -9,7 +9,7 @@ import torch
 from primkit.prims import dtypes as dt
 from primkit.prims.errors import PrimIndexError, check
 from primkit.prims.meta.rules import TensorMeta
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 
 def canonical_dim(prim, cid, dim: int, ndim: int) -> int:

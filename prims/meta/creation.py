@@ -6,7 +6,7 @@ import torch
 from primkit.prims.errors import check
 from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import check_fits, fits, shape_str
-from primkit.prims.meta.strides import contiguous_strides, strides_from_perm
+from primkit.prims.layout import contiguous_strides, strides_from_perm
 
 
 @meta_rule("full", constraints=("C1", "C2", "C3"))

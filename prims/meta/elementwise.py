@@ -12,7 +12,7 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
 from primkit.prims.meta.rules import TensorMeta, count, dtype_class_per_argument, flag, is_tensor_like, listed, meta_rule
 from primkit.prims.meta.common import check_addressable, check_dtype, check_same_device, shape_str
-from primkit.prims.meta.strides import contiguous_strides, elementwise_strides, itemsize
+from primkit.prims.layout import contiguous_strides, elementwise_strides, itemsize
 
 # out_dtype kinds: how the output dtype follows from the operands' common dtype.
 OUT_DTYPE = {

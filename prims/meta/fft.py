@@ -6,7 +6,7 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
 from primkit.prims.meta.rules import TensorMeta, meta_rule, one_of
 from primkit.prims.meta.common import canonical_dims, check_dtype
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 NORMALIZATIONS = (0, 1, 2)   # none, 1/sqrt(n), 1/n: ATen's fft_norm_mode
 

@@ -5,7 +5,7 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
 from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
-from primkit.prims.meta.strides import channels_last_strides, contiguous_strides, is_channels_last, is_contiguous
+from primkit.prims.layout import channels_last_strides, contiguous_strides, is_channels_last, is_contiguous
 
 
 @meta_rule("matmul", constraints=("C1", "C2", "C3", "C4"))

@@ -8,7 +8,7 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
 from primkit.prims.meta.rules import TensorMeta, meta_rule, one_of
 from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 QR_MODES = ("reduced", "complete")
 

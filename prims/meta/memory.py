@@ -7,7 +7,7 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
 from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import check_dtype, check_same_device, shape_str
-from primkit.prims.meta.strides import elementwise_strides, is_non_overlapping, itemsize
+from primkit.prims.layout import elementwise_strides, is_non_overlapping, itemsize
 
 
 @meta_rule("clone", constraints=("C1",))

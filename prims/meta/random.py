@@ -9,7 +9,7 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import check
 from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import check_dtype, shape_str
-from primkit.prims.meta.strides import contiguous_strides, elementwise_strides
+from primkit.prims.layout import contiguous_strides, elementwise_strides
 
 
 def _fresh(prim, shape, dtype, device):

@@ -10,7 +10,7 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import PrimIndexError, check
 from primkit.prims.meta.rules import TensorMeta, flag, meta_rule, one_of
 from primkit.prims.meta.common import canonical_dim, canonical_dims, check_dtype
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 OUT_DTYPE = {"same": lambda d: d, "real": dt.to_real, "int64": lambda d: torch.int64}
 

@@ -6,7 +6,7 @@ import torch
 
 from primkit.prims.meta.rules import TensorMeta, flag, meta_rule
 from primkit.prims.meta.common import canonical_dim, check_dtype
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 
 @meta_rule("scan", params={"with_indices": flag}, constraints=("C1", "C2"),

@@ -13,8 +13,8 @@ from primkit.prims import dtypes as dt
 from primkit.prims.errors import PrimIndexError, check
 from primkit.prims.meta.rules import TensorMeta, meta_rule
 from primkit.prims.meta.common import canonical_dim, canonical_dims, check_dtype, check_fits, check_same_device, shape_str
-from primkit.prims.meta.strides import (
-    contiguous_strides, elementwise_strides, itemsize, maybe, memory_format_strides, surely)
+from primkit.prims.layout import (
+    contiguous_strides, elementwise_strides, itemsize, maybe, memory_format_strides, numel, surely)
 
 
 def _meta(a, shape, strides, dtype=None):
@@ -77,19 +77,12 @@ def view_strides(old_shape, old_strides, new_shape):
     return tuple(new_strides) if view_d == -1 else None
 
 
-def _numel(shape):
-    n = 1
-    for s in shape:
-        n = n * s
-    return n
-
-
 @meta_rule("reshape", constraints=("C1", "C2"))
 def reshape(prim, a, shape):
     for s in shape:
         check(s >= 0, prim, "C1", lambda: f"target shape {shape_str(shape)} has a negative size")
-    check(_numel(shape) == _numel(a.shape), prim, "C2", lambda: f"cannot reshape {shape_str(a.shape)} "
-          f"({_numel(a.shape)} elements) to {shape_str(shape)} ({_numel(shape)} elements)")
+    check(numel(shape) == numel(a.shape), prim, "C2", lambda: f"cannot reshape {shape_str(a.shape)} "
+          f"({numel(a.shape)} elements) to {shape_str(shape)} ({numel(shape)} elements)")
     strides = view_strides(a.shape, a.stride(), shape)   # a view where one exists, else a contiguous copy
     return _view(a, shape, strides) if strides is not None else _meta(a, shape, contiguous_strides(shape))
 
@@ -231,7 +224,7 @@ def collapse(prim, a, start, end):
     n = len(a.shape)
     check(0 <= start < end <= n, prim, "C1", lambda: f"expected 0 <= start ({start}) < end ({end}) <= rank ({n})",
           PrimIndexError)
-    shape = list(a.shape[:start]) + [_numel(a.shape[start:end])] + list(a.shape[end:])
+    shape = list(a.shape[:start]) + [numel(a.shape[start:end])] + list(a.shape[end:])
     strides = view_strides(a.shape, a.stride(), shape)   # the dims outside [start, end) keep theirs
     check(strides is not None, prim, "C2", lambda: f"dims [{start}, {end}) of shape {shape_str(a.shape)} with "
           f"strides {shape_str(a.stride())} are not laid out one inside the next: merging them needs a copy")

@@ -7,7 +7,7 @@ import torch
 from primkit.prims.errors import PrimIndexError, check
 from primkit.prims.meta.rules import TensorMeta, flag, meta_rule
 from primkit.prims.meta.common import canonical_dim, check_dtype
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 
 def _values_and_indices(a, shape):

@@ -10,6 +10,8 @@ import math
 
 import torch
 
+from primkit.prims.layout import numel
+
 
 def _int64(value: int) -> int:
     """The int64 with the bits of an unsigned 64-bit constant."""
@@ -86,13 +88,9 @@ def _unit(words, bits: int):
     return _shr(words, 64 - bits).to(torch.float64) * 2.0 ** -bits
 
 
-def _numel(shape) -> int:
-    return math.prod(shape)
-
-
 def uniform(shape, low, high, seed, offset, *, dtype, device):
     bits = SIGNIFICAND_BITS[dtype]
-    return _draw(_numel(shape), seed, offset, device, dtype,
+    return _draw(numel(shape), seed, offset, device, dtype,
                  lambda z: low + (high - low) * _unit(z, bits)).reshape(shape)
 
 
@@ -100,7 +98,7 @@ def normal(shape, mean, std, seed, offset, *, dtype, device):
     def sample(w1, w2):
         u1, u2 = _unit(w1, 53), _unit(w2, 53)
         return mean + std * (torch.sqrt(-2.0 * torch.log1p(-u1)) * torch.cos(2.0 * math.pi * u2))
-    return _draw(_numel(shape), seed, 2 * offset, device, dtype, sample, streams=2).reshape(shape)
+    return _draw(numel(shape), seed, 2 * offset, device, dtype, sample, streams=2).reshape(shape)
 
 
 def bernoulli(p, seed, offset):
@@ -115,7 +113,7 @@ SIGN = _int64(1 << 63)
 def random_bits(shape, seed, offset, *, dtype, device):
     # the top bits as an unsigned value; the integer cast wraps it into the dtype's two's complement
     bits = INT_BITS[dtype]
-    return _draw(_numel(shape), seed, offset, device, dtype, lambda z: _shr(z, 64 - bits)).reshape(shape)
+    return _draw(numel(shape), seed, offset, device, dtype, lambda z: _shr(z, 64 - bits)).reshape(shape)
 
 
 def _ult(x, y):
@@ -135,11 +133,11 @@ def _umod(words, r: int):
 
 def randint(shape, low, high, seed, offset, *, dtype, device):
     # int64 addition wraps: low + m is exact whenever it lies in [low, high)
-    return _draw(_numel(shape), seed, offset, device, dtype, lambda z: _umod(z, high - low) + low).reshape(shape)
+    return _draw(numel(shape), seed, offset, device, dtype, lambda z: _umod(z, high - low) + low).reshape(shape)
 
 
 def exponential(shape, lambd, seed, offset, *, dtype, device):
-    return _draw(_numel(shape), seed, offset, device, dtype,
+    return _draw(numel(shape), seed, offset, device, dtype,
                  lambda z: -torch.log1p(-_unit(z, 53)) / lambd).reshape(shape)
 
 

@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 from primkit.runtime.fusion.pattern import filled, is_prim, only_read_by, same, same_shape, tensor_of
 from primkit.runtime.fusion.rewrite import Match, call, rewrite
 
