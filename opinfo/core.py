@@ -6,6 +6,8 @@ from typing import Any, Callable, Iterable
 
 import torch
 
+from primkit.opinfo.tolerances import TOLERANCES
+
 ALL_TESTS = ("trace", "values", "strides", "errors", "inplace", "out", "meta", "gradients", "executor", "empty")
 
 
@@ -13,15 +15,8 @@ class DidNotRaise(Exception):
     """An XFail's ``raises`` for a test that fails because eager raised nothing where the error input
     expects an error (tests/test_ops.py maps it to pytest's own failure)."""
 
-# Default (atol, rtol) of a decomposition's result against eager's, per dtype.
-DEFAULT_TOLERANCES = {
-    torch.float16: (1e-3, 1e-3),
-    torch.bfloat16: (1e-2, 1.6e-2),
-    torch.float32: (1e-5, 1.3e-6),
-    torch.float64: (1e-7, 1e-7),
-    torch.complex64: (1e-5, 1.3e-6),
-    torch.complex128: (1e-7, 1e-7),
-}
+# Default (atol, rtol) of a decomposition's result against eager's, per dtype (opinfo/tolerances.py).
+DEFAULT_TOLERANCES = TOLERANCES["values"]
 
 
 @dataclass

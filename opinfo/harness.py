@@ -173,3 +173,35 @@ def fake_call(op, s: SampleInput, *, dynamic_output=False):
         conv = lambda x: mode.from_tensor(x) if isinstance(x, torch.Tensor) else x  # noqa: E731
         input_, args, kwargs = pytree.tree_map(conv, (s.input, s.args, s.kwargs))
         return op(input_, *args, **kwargs)
+
+
+def _same_size(meta, real) -> bool:
+    """A data-dependent (unbacked) size in the meta output stands for any real size."""
+    return isinstance(meta, torch.SymInt) and not meta.node.has_hint() or meta == real
+
+
+# A Python number output (item) of the kernel: the meta rule gives a number or a symbolic number of its kind.
+_NUMBER_KINDS = {bool: (bool, torch.SymBool), int: (int, torch.SymInt), float: (float, torch.SymFloat),
+                 complex: (complex,)}
+
+
+def check_meta_matches_real(fake, real, context: str) -> None:
+    """The one meta-vs-real check: AssertionError naming ``context`` where the meta rule's outputs
+    (``fake``, from ``fake_call``) differ from the kernel's (``real``) in number, shape (an unbacked
+    size matches any), dtype, device or significant strides (not compared where a size is unbacked:
+    they are symbolic there)."""
+    reals, fakes = pytree.tree_leaves(real), pytree.tree_leaves(fake)
+    assert len(fakes) == len(reals), f"{context}: meta gives {len(fakes)} outputs, the kernel {len(reals)}"
+    for r, f in zip(reals, fakes, strict=True):
+        if not isinstance(r, torch.Tensor):
+            assert isinstance(f, _NUMBER_KINDS[type(r)]), \
+                f"{context}: meta gives {type(f).__name__}, the kernel {type(r).__name__}"
+            continue
+        assert len(f.shape) == len(r.shape) and all(map(_same_size, f.shape, r.shape)), \
+            f"{context}: meta shape {tuple(f.shape)} != real {tuple(r.shape)}"
+        assert f.dtype == r.dtype, f"{context}: meta dtype {f.dtype} != real {r.dtype}"
+        assert f.device.type == r.device.type, f"{context}: meta device {f.device} != real {r.device}"
+        if any(isinstance(n, torch.SymInt) for n in f.shape):
+            continue
+        assert significant_strides(f) == significant_strides(r), \
+            f"{context}: meta strides {f.stride()} != real {r.stride()}"

@@ -14,14 +14,13 @@ import torch
 import torch.utils._pytree as pytree
 
 from primkit.opinfo.core import DEFAULT_TOLERANCES, SampleInput
+from primkit.opinfo.tolerances import TOLERANCES
 
 MODULE_TESTS = ("eval", "train")
 FLOATING = frozenset({torch.float32, torch.float64})
 
-# Train-mode comparisons (outputs, gradients, buffers) of float32: the AOTAutograd graphs sum in
-# another order than eager's kernels (convolution and matmul gradients, batch reductions), a few
-# ulps of values of magnitude ~1 (the same tolerance as tests/test_training.py).
-TRAIN_TOLERANCES = {torch.float32: (1e-5, 1e-4), torch.float64: (1e-7, 1e-7)}
+# Train-mode comparisons (outputs, gradients, buffers): opinfo/tolerances.py, with the reason.
+TRAIN_TOLERANCES = TOLERANCES["training"]
 
 
 # The dtype under which every variant runs every forward sample, in eval and train mode. Under the

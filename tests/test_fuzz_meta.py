@@ -22,12 +22,11 @@ import sys
 
 import pytest
 import torch
-import torch.utils._pytree as pytree
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from primkit import prims
 from primkit.opinfo.core import SampleInput
-from primkit.opinfo.harness import call, fake_call, significant_strides
+from primkit.opinfo.harness import call, check_meta_matches_real, fake_call
 from primkit.opinfo.prims import fuzz_strategies
 
 REGRESSIONS = pathlib.Path(__file__).with_name("fuzz_regressions.json")
@@ -45,11 +44,6 @@ FUZZED = [p for p in prims.catalog() if p.meta in STRATEGIES]
 
 # ---- the check ----------------------------------------------------------------------------------
 
-def _same_size(meta, real) -> bool:
-    """A data-dependent (unbacked) size in the meta output stands for any real size."""
-    return isinstance(meta, torch.SymInt) and not meta.node.has_hint() or meta == real
-
-
 def check_meta_matches(prim, s: SampleInput):
     dynamic = "data_dependent" in prim.tags
     try:
@@ -63,23 +57,7 @@ def check_meta_matches(prim, s: SampleInput):
         with pytest.raises(type(e)):
             fake_call(prim.op, s, dynamic_output=dynamic)
         return
-    fake = fake_call(prim.op, s, dynamic_output=dynamic)
-    reals, fakes = pytree.tree_leaves(real), pytree.tree_leaves(fake)
-    assert len(reals) == len(fakes), f"{prim.name}: meta gives {len(fakes)} outputs, real {len(reals)} for {s}"
-    for r, f in zip(reals, fakes, strict=True):
-        if not isinstance(r, torch.Tensor):     # item's Python scalar: a number of the same kind
-            kinds = {bool: (bool, torch.SymBool), int: (int, torch.SymInt), float: (float, torch.SymFloat),
-                     complex: (complex,)}
-            assert isinstance(f, kinds[type(r)]), f"{prim.name}: meta gives {type(f).__name__}, real " \
-                f"{type(r).__name__} for {s}"
-            continue
-        assert len(f.shape) == len(r.shape) and all(map(_same_size, f.shape, r.shape)) and f.dtype == r.dtype, \
-            f"{prim.name}: meta {tuple(f.shape)} {f.dtype} != real {tuple(r.shape)} {r.dtype} for {s}"
-        assert f.device.type == r.device.type, f"{prim.name}: meta device {f.device} != real {r.device} for {s}"
-        if any(isinstance(n, torch.SymInt) for n in f.shape):
-            continue    # strides of an unbacked size are symbolic; shape and dtype are what the rule states
-        assert significant_strides(f) == significant_strides(r), \
-            f"{prim.name}: meta strides {f.stride()} != real {r.stride()} for {s}"
+    check_meta_matches_real(fake_call(prim.op, s, dynamic_output=dynamic), real, f"{prim.name} on {s}")
 
 
 def draw_and_check(prim, data, failing=None):

@@ -21,6 +21,7 @@ from primkit import prims
 from primkit.graph import check_prim_only, trace
 from primkit.decompositions import get_decompositions
 from primkit.decompositions.lowering import CORE_PRIMS
+from primkit.opinfo.tolerances import TOLERANCES as TOLERANCES_OF
 from training import output_tensors
 
 transformers = pytest.importorskip("transformers")
@@ -28,17 +29,8 @@ import transformers_zoo  # noqa: E402
 
 VOCAB, SEQ, BATCH = 100, 8, 2
 
-# (atol, rtol) of the traced graph against eager, per dtype. float32: the graph and eager order
-# their sums differently (matmul, softmax, SDPA's fused kernels), a few ulps through 2 layers.
-# float16/bfloat16: eager's CUDA kernels (cuBLAS, fused attention) round intermediates to the
-# storage dtype at other points than the decompositions, which compute attention, softmax and
-# norms in float32 and round once; over 2 layers that is a few units of the last place of values
-# of magnitude ~1-4 (float16 eps 1e-3, bfloat16 eps 8e-3).
-TOLERANCES = {
-    torch.float32: (1e-5, 1e-5),
-    torch.float16: (1e-2, 1e-2),
-    torch.bfloat16: (5e-2, 5e-2),
-}
+# (atol, rtol) of the traced graph against eager, per dtype: opinfo/tolerances.py, with the reason.
+TOLERANCES = TOLERANCES_OF["models"]
 
 # CUDA cases are generated only where a GPU is present.
 DEVICE_DTYPES = [("cpu", torch.float32)] + (
