@@ -105,6 +105,14 @@ def render() -> str:
                     f"{arg} in ({'-inf' if lo is None else lo}, {'inf' if hi is None else hi})" for arg, (lo, hi) in p.domain.items()))
             if p.tags:
                 lines.append(f"- tags: {', '.join(sorted(p.tags))}")
+            if p.core:
+                lines.append("- in the core set a backend implements (`CORE_PRIMS`)")
+            if p.optional:
+                lines.append(f"- optional for a backend: {p.optional}")
+            for k in p.kinks:
+                lines.append(f"- no derivative where {k.at}({', '.join(k.args)}): {k.why}")
+            if p.first_order_only:
+                lines.append(f"- first order only: its formulas call `{p.first_order_only}`, which has no derivative")
             for c in p.constraints:
                 lines.append(f"- **{c.id}**: {c.text}")
             if ex[p.name]:
