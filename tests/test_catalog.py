@@ -1,6 +1,7 @@
 """The catalog loader: every defect fails with one message naming file, prim and field."""
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -65,26 +66,12 @@ def test_good_catalog_loads(tmp_path):
     (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    domain: {x: [0, 1]}\n"), "domain.x"),
     (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    domain: {a: [1, 0]}\n"), "domain.a"),
     (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    domain: {a: [0]}\n"), "domain.a"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    core: yes please\n"), "core"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    optional: 3\n"), "optional"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    optional: \"  \"\n"), "optional"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    core: true\n    optional: eager's numerics\n"), "optional"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: {at: zero}\n"), "kinks"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: zero, args: [a]}]\n"), "kinks[0]"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: nowhere, args: [a], why: x}]\n"), "kinks[0].at"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: equal, args: [a], why: x}]\n"), "kinks[0].args"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: zero, args: [q], why: x}]\n"), "kinks[0].args"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    kinks: [{at: zero, args: [a], why: \"\"}]\n"), "kinks[0].why"),
-    (lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n    first_order_only: foo\n"), "first_order_only"),
 ], ids=["unknown key", "missing field", "unknown dtype class", "dtypes not a list", "unparsable signature", "unknown meta rule",
         "unresolvable impl", "constraint the rule cites is missing", "unknown rule parameter", "duplicate key",
         "tag not a name", "impl not a string", "impl outside tensor namespaces", "impl not a tensor function",
         "overload name", "mutable alias annotation", "return the rule cannot produce", "param value not a dtype class",
         "arg_dtypes value not a dtype class", "unknown layout", "layout not a name", "commutative not a flag",
-        "commutative with one operand", "domain of no tensor argument", "empty domain", "domain not a pair",
-        "core not a flag", "optional not a reason", "optional empty", "core and optional", "kinks not a list",
-        "kink without reason", "kink at unknown point set", "kink of wrong arity", "kink of no tensor argument",
-        "kink with empty reason", "first_order_only without derivative"])
+        "commutative with one operand", "domain of no tensor argument", "empty domain", "domain not a pair"])
 def test_defect_names_file_prim_and_field(tmp_path, edit, field):
     write(tmp_path, edit(GOOD_ENTRY.format(name="foo")))
     with pytest.raises(CatalogError) as info:
@@ -92,6 +79,34 @@ def test_defect_names_file_prim_and_field(tmp_path, edit, field):
     e = info.value
     assert (e.file, e.prim, e.field) == ("fam.yaml", "foo", field)
     assert str(e).startswith(f"fam.yaml: prim 'foo': field '{field}': ")
+
+
+def _with(field_lines):
+    return lambda s: s.replace("    doc: A test prim.\n", "    doc: A test prim.\n" + field_lines)
+
+
+@pytest.mark.parametrize("edit,field,message", [
+    (_with("    core: yes please\n"), "core", "expected bool, got str"),
+    (_with("    optional: 3\n"), "optional", "expected str, got int"),
+    (_with('    optional: "  "\n'), "optional", "expected the reason a backend may leave the prim out"),
+    (_with("    core: true\n    optional: eager's numerics\n"), "optional", "a prim of the core set"),
+    (_with("    kinks: {at: zero}\n"), "kinks", "expected list, got dict"),
+    (_with("    kinks: [{at: zero, args: [a]}]\n"), "kinks[0]", "expected {at: <point set>"),
+    (_with("    kinks: [{at: nowhere, args: [a], why: x}]\n"), "kinks[0].at", "unknown point set 'nowhere'"),
+    (_with("    kinks: [{at: equal, args: [a], why: x}]\n"), "kinks[0].args", "'equal' takes 2 tensor argument"),
+    (_with("    kinks: [{at: zero, args: [q], why: x}]\n"), "kinks[0].args", "'q' is not a tensor argument"),
+    (_with('    kinks: [{at: zero, args: [a], why: ""}]\n'), "kinks[0].why", "expected the reason"),
+    (_with("    first_order_only: foo\n"), "first_order_only", "the prim has no derivative formulas"),
+], ids=["core not a flag", "optional not a reason", "optional empty", "core and optional", "kinks not a list",
+        "kink without reason", "kink at unknown point set", "kink of wrong arity", "kink of no tensor argument",
+        "kink with empty reason", "first_order_only without derivative"])
+def test_fact_defect_names_file_prim_and_field(tmp_path, edit, field, message):
+    """The per-prim facts (core-set membership, kinks, first_order_only): each bad value is refused with
+    its reason (the message, not only the field: an unknown key would name the same field)."""
+    write(tmp_path, edit(GOOD_ENTRY.format(name="foo")))
+    with pytest.raises(CatalogError, match=re.escape(message)) as info:
+        load_catalog(tmp_path)
+    assert (info.value.file, info.value.prim, info.value.field) == ("fam.yaml", "foo", field)
 
 
 def test_duplicate_name_across_files(tmp_path):
