@@ -12,7 +12,7 @@ import torch
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import can_cast, computation_dtype, result_type
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import maybe, same_sizes, surely
+from primkit.prims.layout import maybe, same_sizes, surely
 
 
 P = torch.ops.primkit

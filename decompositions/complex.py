@@ -14,7 +14,7 @@ import torch
 
 from primkit.decompositions.common import P, aten, broadcast_shapes, prepare, register_with_variants, tensor_device
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import in_layout
+from primkit.decompositions.layout import in_layout
 from primkit.prims import dtypes as dt
 from primkit.prims.layout import is_non_overlapping
 

@@ -16,9 +16,10 @@ import torch
 
 from primkit.decompositions.common import P, aten, prepare, register_out, round_to, scalar, to_dtype
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import cast_value, check_layout, check_sizes, preserved_strides, strides_for
+from primkit.decompositions.layout import preserved_strides, strides_for
+from primkit.decompositions.shape import cast_value, check_layout, check_sizes
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import contiguous_strides
+from primkit.prims.layout import contiguous_strides
 
 
 def _factory(op, dtype, layout, device, default_dtype):

@@ -17,7 +17,7 @@ from primkit.decompositions.common import (
     register_out, register_with_variants, tensor_device, to_dtype, upcast, write_into)
 from primkit.decompositions.indexing import INEXACT
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import in_layout
+from primkit.decompositions.layout import in_layout
 from primkit.decompositions.type_promotion import category, computation_dtype
 from primkit.prims import dtypes as dt
 from primkit.prims.meta.common import fits

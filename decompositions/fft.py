@@ -18,7 +18,7 @@ import torch
 from primkit.decompositions.common import (
     P, aten, like, prepare, register_out, register_overloads, register_with_variants, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import in_layout
+from primkit.decompositions.layout import in_layout
 from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
 

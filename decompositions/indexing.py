@@ -17,9 +17,9 @@ from primkit.decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, like, prepare, register_data_dependent, register_overloads,
     register_with_variants, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
+from primkit.decompositions.layout import contiguous, in_layout, preserved_strides
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import elementwise_strides, itemsize, surely
+from primkit.prims.layout import elementwise_strides, itemsize, surely
 
 
 INDEX_DTYPES = (torch.int64, torch.int32)

@@ -19,7 +19,7 @@ import torch
 
 from primkit.decompositions.common import P, aten, elementwise, like, round_to, to_dtype
 from primkit.decompositions.registry import register, register_when_defined
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 FLOAT8 = (torch.float8_e4m3fn, torch.float8_e5m2)

@@ -26,9 +26,9 @@ from torch.utils._python_dispatch import _disable_current_modes
 from primkit.decompositions.common import (
     P, aten, broadcast_shapes, out_names, prepare, register_inplace, register_out, to_dtype)
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import in_layout
+from primkit.decompositions.layout import in_layout
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import contiguous_strides, is_non_overlapping_and_dense
+from primkit.prims.layout import contiguous_strides, is_non_overlapping_and_dense
 
 SEED_BOUND = 1 << 62
 

@@ -17,10 +17,10 @@ from primkit.decompositions.common import (
 from primkit.decompositions.indexing import INEXACT, INT64, flatten_1d
 from primkit.decompositions.linalg import conj_transpose
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous, in_layout
+from primkit.decompositions.layout import contiguous, in_layout
 from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import contiguous_strides, surely
+from primkit.prims.layout import contiguous_strides, surely
 
 
 # ----------------------------------------------------------------------------- shared helpers

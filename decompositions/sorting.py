@@ -18,7 +18,7 @@ from primkit.decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, like, register_data_dependent, register_overloads, to_dtype, wrap_dim)
 from primkit.decompositions.indexing import INT64, flatten_1d, iota
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
+from primkit.decompositions.layout import contiguous, in_layout, preserved_strides
 from primkit.decompositions.type_promotion import computation_dtype, result_type
 from primkit.prims import dtypes as dt
 

@@ -16,7 +16,7 @@ import torch
 
 from primkit.decompositions.common import P, aten, broadcast_to, like, to_dtype
 from primkit.decompositions.registry import register_when_defined
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 UNARY = {name: name for name in (

@@ -12,7 +12,7 @@ from primkit.decompositions.common import (
 from primkit.decompositions.nn.activation import glu_halves
 from primkit.decompositions.nn.common import keep_expanded
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.decompositions.type_promotion import computation_dtype
 from primkit.prims import dtypes as dt
 

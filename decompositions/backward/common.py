@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import P, elementwise, like
-from primkit.decompositions.shape import in_layout
+from primkit.decompositions.layout import in_layout
 from primkit.prims.layout import elementwise_strides
 
 

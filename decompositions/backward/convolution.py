@@ -7,7 +7,7 @@ from primkit.decompositions.backward.pooling import _channels_last
 from primkit.decompositions.common import P, aten, to_dtype, upcast
 from primkit.decompositions.nn.common import is_channels_last_4d, per_dim
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 
 
 # ----------------------------------------------------------------------------- convolution

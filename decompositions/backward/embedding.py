@@ -6,7 +6,7 @@ import torch
 
 from primkit.decompositions.common import P, like, register_with_variants, to_dtype, upcast
 from primkit.decompositions.nn.common import i64, numel_of
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 

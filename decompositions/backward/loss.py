@@ -10,7 +10,7 @@ from primkit.decompositions.common import (
     P, broadcast_to, elementwise, like, register_with_variants, to_dtype, upcast)
 from primkit.decompositions.nn.common import i64, numel_of
 from primkit.decompositions.nn.loss import MEAN, NONE, SUM
-from primkit.decompositions.shape import contiguous, in_layout, preserved_strides
+from primkit.decompositions.layout import contiguous, in_layout, preserved_strides
 from primkit.prims.layout import sizes_differ
 
 

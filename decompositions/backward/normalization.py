@@ -9,7 +9,7 @@ from primkit.decompositions.common import P, aten, like, to_dtype, upcast
 from primkit.decompositions.nn.common import (
     contiguous_unless_channels_last, is_channels_last_nd, keep_expanded, numel_of)
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous, in_layout
+from primkit.decompositions.layout import contiguous, in_layout
 
 
 # ----------------------------------------------------------------------------- normalization

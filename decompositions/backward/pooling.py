@@ -7,7 +7,7 @@ import itertools
 from primkit.decompositions.common import P, like, register_with_variants, to_dtype, upcast
 from primkit.decompositions.nn.common import dense_in_order, is_channels_last_4d, numel_of, per_dim
 from primkit.decompositions.nn.pooling import adaptive_bins, pool_geometry, pool_windows
-from primkit.decompositions.shape import contiguous, in_layout
+from primkit.decompositions.layout import contiguous, in_layout
 
 
 # ----------------------------------------------------------------------------- pooling

@@ -11,7 +11,7 @@ from primkit.decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, like, register_out, register_overloads, to_dtype, wrap_dim)
 from primkit.decompositions.linalg.products import conj_transpose
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous, in_layout
+from primkit.decompositions.layout import contiguous, in_layout
 from primkit.prims import dtypes as dt
 
 

@@ -12,7 +12,7 @@ from primkit.decompositions.linalg.factorizations import (
     LAPACK_DTYPES, _check_linalg_dtype, _check_square, _identity_like)
 from primkit.decompositions.linalg.products import conj_transpose
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 

@@ -13,9 +13,9 @@ from primkit.decompositions.common import (
 from primkit.decompositions.nn.common import check_floating, keep_expanded, numel_of
 from primkit.decompositions.random import masked_uniform
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.decompositions.type_promotion import computation_dtype
-from primkit.prims.meta.strides import surely
+from primkit.prims.layout import surely
 
 
 # ----------------------------------------------------------------------------- activations

@@ -12,7 +12,7 @@ from primkit.decompositions.nn.common import check_floating, dense_in_order, kee
 from primkit.decompositions.nn.dropout import check_dropout_p
 from primkit.decompositions.random import bernoulli_noise
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 

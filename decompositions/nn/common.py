@@ -6,9 +6,9 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import P, like
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import contiguous_strides, is_channels_last, is_contiguous
+from primkit.prims.layout import contiguous_strides, is_channels_last, is_contiguous
 
 
 def numel_of(shape):

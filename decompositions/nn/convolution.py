@@ -7,7 +7,7 @@ import torch
 from primkit.decompositions.common import P, aten, like, register_out, to_dtype, upcast
 from primkit.decompositions.nn.common import per_dim, working_layout
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 

@@ -9,7 +9,7 @@ import torch
 from primkit.decompositions.common import P, aten, register_out, register_with_variants, to_dtype, wrap_dim
 from primkit.decompositions.nn.common import check_floating
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
 

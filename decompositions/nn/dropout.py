@@ -12,7 +12,7 @@ from primkit.decompositions.composite import above_autograd
 from primkit.decompositions.nn.common import numel_of
 from primkit.decompositions.random import bernoulli_noise
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous, preserved_strides
+from primkit.decompositions.layout import contiguous, preserved_strides
 
 
 def check_dropout_p(p):

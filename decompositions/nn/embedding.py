@@ -9,7 +9,7 @@ import torch
 from primkit.decompositions.common import P, aten, like, register_out, to_dtype, upcast
 from primkit.decompositions.nn.common import i64, numel_of
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 

@@ -11,7 +11,7 @@ from primkit.decompositions.common import P, aten, like, prepare, register_out, 
 from primkit.decompositions.nn.common import i64, numel_of
 from primkit.decompositions.nn.upsampling import CUBIC_A, cubic_weights
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 

@@ -13,10 +13,10 @@ from primkit.decompositions.nn.activation import log_sigmoid_parts, softmax_impl
 from primkit.decompositions.nn.common import check_floating, i64, numel_of
 from primkit.decompositions.nn.distance import pairwise_distance
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.decompositions.type_promotion import computation_dtype, result_type
 from primkit.prims import dtypes as dt
-from primkit.prims.meta.strides import sizes_differ, surely
+from primkit.prims.layout import sizes_differ, surely
 
 
 NONE, MEAN, SUM = 0, 1, 2

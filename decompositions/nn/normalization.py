@@ -7,7 +7,7 @@ import torch
 from primkit.decompositions.common import P, aten, elementwise, like, register_out, to_dtype, upcast, wrap_dim
 from primkit.decompositions.nn.common import contiguous_unless_channels_last, keep_expanded, numel_of
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous, in_layout
+from primkit.decompositions.layout import contiguous, in_layout
 
 
 def _keepdim(reduced, dims):

@@ -7,7 +7,7 @@ import torch
 from primkit.decompositions.common import P, aten, prepare, register_with_variants, to_dtype, upcast
 from primkit.decompositions.nn.common import dense_in_order, is_channels_last_nd
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 
 
 def output_layout(t, like):

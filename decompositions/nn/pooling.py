@@ -13,7 +13,7 @@ from primkit.decompositions.common import P, aten, like, register_out, to_dtype,
 from primkit.decompositions.nn.common import (
     check_floating, dense_in_order, i64, is_channels_last_4d, is_channels_last_nd, numel_of, per_dim, working_layout)
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 

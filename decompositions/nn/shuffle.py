@@ -5,7 +5,7 @@ from __future__ import annotations
 from primkit.decompositions.common import P, aten, register_out
 from primkit.decompositions.nn.padding import output_layout
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 
 
 def _shuffle(a, split, perm, merged):

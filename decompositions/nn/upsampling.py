@@ -10,7 +10,7 @@ import torch
 from primkit.decompositions.common import P, aten, like, prepare, register_out, round_to, to_dtype, upcast
 from primkit.decompositions.nn.padding import output_layout
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape import contiguous
+from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
 
 

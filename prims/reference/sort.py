@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from primkit.prims.meta.strides import is_non_overlapping
+from primkit.prims.layout import is_non_overlapping
 
 
 def sort(a, dim, descending, stable):
