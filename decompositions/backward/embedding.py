@@ -5,8 +5,9 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import P, like, register_with_variants, to_dtype, upcast
-from primkit.decompositions.nn.common import i64, numel_of
+from primkit.decompositions.nn.common import i64
 from primkit.decompositions.layout import contiguous
+from primkit.prims.layout import numel
 from primkit.prims import dtypes as dt
 
 
@@ -16,7 +17,7 @@ from primkit.prims import dtypes as dt
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     if indices.dtype not in (torch.int32, torch.int64):
         raise RuntimeError(f"embedding_dense_backward: expected int32 or int64 indices, got {dt.short(indices.dtype)}")
-    count = numel_of(indices.shape)
+    count = numel(indices.shape)
     dim = grad_output.shape[-1]
     (g,), orig = upcast(P.reshape(contiguous(grad_output), [count, dim]))
     idx = P.reshape(to_dtype(contiguous(indices), torch.int64), [count])

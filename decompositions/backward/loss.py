@@ -8,10 +8,10 @@ import torch
 
 from primkit.decompositions.common import (
     P, broadcast_to, elementwise, like, register_with_variants, to_dtype, upcast)
-from primkit.decompositions.nn.common import i64, numel_of
+from primkit.decompositions.nn.common import i64
 from primkit.decompositions.nn.loss import MEAN, NONE, SUM
 from primkit.decompositions.layout import contiguous, in_layout, preserved_strides
-from primkit.prims.layout import sizes_differ
+from primkit.prims.layout import numel, sizes_differ
 
 
 # ----------------------------------------------------------------------------- losses
@@ -24,10 +24,10 @@ def _check_nll_backward_sizes(grad_output, a, target, reduction, total_weight):
         if sizes_differ(grad_output.shape, target.shape):
             raise RuntimeError(f"nll_loss_backward: grad_output of shape {list(grad_output.shape)} should have the "
                                f"target's shape {list(target.shape)}")
-    elif grad_output.dim() > 1 or sizes_differ([numel_of(grad_output.shape)], [1]):
+    elif grad_output.dim() > 1 or sizes_differ([numel(grad_output.shape)], [1]):
         raise RuntimeError(f"nll_loss_backward: expected a single element grad_output tensor, "
                            f"got shape {list(grad_output.shape)}")
-    if sizes_differ([numel_of(total_weight.shape)], [1]):
+    if sizes_differ([numel(total_weight.shape)], [1]):
         raise RuntimeError(f"nll_loss_backward: expected total_weight to be a single element tensor, "
                            f"got shape {list(total_weight.shape)}")
 
@@ -51,7 +51,7 @@ def _nll_loss_backward(name):
         ignored = P.eq(t, i64(ignore_index, t.shape, t.device))
         safe = P.where(ignored, i64(0, t.shape, t.device), t)
         if weight is not None:
-            w = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel_of(t.shape)])),
+            w = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel(t.shape)])),
                           list(t.shape))
             g = P.mul(g, w)
         picked = P.where(ignored, like(g, 0), P.neg(g))
@@ -71,7 +71,7 @@ register_with_variants("nll_loss2d_backward", _nll_loss_backward("nll_loss2d_bac
 def mse_loss_backward(grad_output, a, target, reduction):
     if reduction not in (NONE, MEAN, SUM):
         raise RuntimeError(f"{reduction} is not a valid value for reduction")
-    count = numel_of(a.shape)
+    count = numel(a.shape)
     norm = (2.0 / count if count else math.inf) if reduction == MEAN else 2.0   # eager's 2. / numel
     out = elementwise(lambda g, x, y: P.mul(P.mul(P.sub(x, y), like(x, norm)), g), grad_output, a, target)
     return contiguous(out)   # eager allocates grad_input contiguous
@@ -96,7 +96,7 @@ def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction
     if weight is not None:
         out = elementwise(P.mul, out, broadcast_to(weight, list(a.shape)))
     if reduction == MEAN:
-        out = elementwise(lambda x: P.div(x, like(x, numel_of(a.shape))), out)
+        out = elementwise(lambda x: P.div(x, like(x, numel(a.shape))), out)
     return in_layout(out, preserved_strides(a))     # eager's grad_input is empty_like(input)
 
 

@@ -6,10 +6,10 @@ import math
 
 from primkit.decompositions.backward.common import _sum_to
 from primkit.decompositions.common import P, aten, like, to_dtype, upcast
-from primkit.decompositions.nn.common import (
-    contiguous_unless_channels_last, is_channels_last_nd, keep_expanded, numel_of)
+from primkit.decompositions.nn.common import contiguous_unless_channels_last, is_channels_last_nd, keep_expanded
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous, in_layout
+from primkit.prims.layout import numel
 
 
 # ----------------------------------------------------------------------------- normalization
@@ -59,7 +59,7 @@ def native_layer_norm_backward(grad_out, a, normalized_shape, mean, rstd, weight
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         gw = g if weight is None else P.mul(g, P.broadcast_in_dim(to_dtype(weight, x.dtype), list(x.shape), dims))
-        grad_input = to_dtype(_norm_input_grad(gw, xhat, r, dims, numel_of(a.shape[axis:])), orig)
+        grad_input = to_dtype(_norm_input_grad(gw, xhat, r, dims, numel(a.shape[axis:])), orig)
     if output_mask[1] and weight is not None:
         grad_weight = to_dtype(_sum_to(P.mul(g, xhat), outer), weight.dtype)
     if output_mask[2] and bias is not None:
@@ -86,7 +86,7 @@ def _batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_me
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         if train:
-            grad_input = _norm_input_grad(gw, xhat, per_channel(invstd), dims, numel_of([x.shape[d] for d in dims]))
+            grad_input = _norm_input_grad(gw, xhat, per_channel(invstd), dims, numel([x.shape[d] for d in dims]))
         else:    # the statistics are constants
             grad_input = P.mul(gw, per_channel(invstd))
         grad_input = to_dtype(grad_input, orig)
@@ -106,7 +106,7 @@ def batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_mea
                         output_mask, reserve):
     # aten.batch_norm's backward: save_var holds the inverse std, as native_batch_norm's save_invstd;
     # evaluation mode (update False) has empty saved statistics and uses the running ones.
-    train = save_mean is not None and numel_of(save_mean.shape) > 0
+    train = save_mean is not None and numel(save_mean.shape) > 0
     return _batch_norm_backward(grad_out, a, weight, running_mean, running_var, save_mean, save_var, train, eps,
                                 output_mask)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import itertools
 
 from primkit.decompositions.common import P, like, register_with_variants, to_dtype, upcast
-from primkit.decompositions.nn.common import dense_in_order, is_channels_last_4d, numel_of, per_dim
+from primkit.decompositions.nn.common import dense_in_order, is_channels_last_4d, per_dim
 from primkit.decompositions.nn.pooling import adaptive_bins, pool_geometry, pool_windows
 from primkit.decompositions.layout import contiguous, in_layout
+from primkit.prims.layout import numel
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -36,7 +37,7 @@ def _max_pool_backward(name, n):
 def _scatter_to_plane(grad_output, a, indices, n):
     """Each output's gradient added at its index (a flat position in its channel's input plane)."""
     lead = list(a.shape[:a.dim() - n])
-    plane, out_plane = numel_of(a.shape[a.dim() - n:]), numel_of(grad_output.shape[a.dim() - n:])
+    plane, out_plane = numel(a.shape[a.dim() - n:]), numel(grad_output.shape[a.dim() - n:])
     (g,), orig = upcast(contiguous(grad_output))
     g = P.reshape(g, lead + [out_plane])
     index = P.reshape(contiguous(indices), lead + [out_plane])

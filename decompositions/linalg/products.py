@@ -9,11 +9,10 @@ import torch
 
 from primkit.decompositions.common import (
     P, aten, broadcast_shapes, broadcast_to, elementwise, into_out, like, register_out, register_overloads, to_dtype, upcast, wrap_dims, write_into)
-from primkit.decompositions.nn.common import numel_of
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import result_type
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import surely
+from primkit.prims.layout import numel, surely
 
 
 def _shape(t):
@@ -63,7 +62,7 @@ def matmul(a, b):
     _check_same_dtype("matmul", a, b)
     if b.dim() <= 2 and _folds(left):
         # eager folds a's batch into the rows of one matrix product (mm, not bmm over a broadcast b)
-        out = P.reshape(P.matmul(P.reshape(left, [numel_of(left.shape[:-1]), left.shape[-1]]), right),
+        out = P.reshape(P.matmul(P.reshape(left, [numel(left.shape[:-1]), left.shape[-1]]), right),
                         list(left.shape[:-1]) + [right.shape[-1]])
         return P.squeeze(out, [out.dim() - 1]) if b.dim() == 1 else out
     batch = broadcast_shapes(left.shape[:-2], right.shape[:-2])

@@ -10,12 +10,12 @@ import torch
 from primkit.decompositions.common import (
     P, aten, elementwise, like, register_inplace, register_out, register_with_variants, round_to, to_dtype, upcast,
     wrap_dim, write_into)
-from primkit.decompositions.nn.common import check_floating, keep_expanded, numel_of
+from primkit.decompositions.nn.common import check_floating, keep_expanded
 from primkit.decompositions.random import masked_uniform
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous
 from primkit.decompositions.type_promotion import computation_dtype
-from primkit.prims.layout import surely
+from primkit.prims.layout import numel, surely
 
 
 # ----------------------------------------------------------------------------- activations
@@ -167,7 +167,7 @@ def softmax_impl(a, dim, out_dtype, log):
     x = to_dtype(contiguous(a), computation_dtype(a.dtype))
     if x is a:
         x = P.clone(x)
-    if surely(numel_of(x.shape) == 0):
+    if surely(numel(x.shape) == 0):
         return to_dtype(x, out_dtype)
     # A reduced size that is data (a mask's count) may be 0 when the graph runs: a -inf appended gives
     # amax its identity there (the result is empty) and leaves it unchanged elsewhere.
@@ -223,7 +223,7 @@ def safe_softmax(a, dim, dtype=None):
     """softmax, but 0 (not nan) on a slice that is all -inf (fully masked attention rows)."""
     x = a if dtype is None else to_dtype(a, dtype)
     out = softmax_impl(x, dim, x.dtype, log=False)
-    if numel_of(x.shape) == 0:
+    if numel(x.shape) == 0:
         return out
     dims = [wrap_dim(dim, x.dim())] if x.dim() else []
     all_masked = P.logical_not(P.amax(P.ne(x, like(x, -math.inf)), dims)) if dims else \

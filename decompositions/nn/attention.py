@@ -8,11 +8,12 @@ import math
 import torch
 
 from primkit.decompositions.common import P, aten, broadcast_shapes, broadcast_to, like, to_dtype, upcast
-from primkit.decompositions.nn.common import check_floating, dense_in_order, keep_expanded, numel_of
+from primkit.decompositions.nn.common import check_floating, dense_in_order, keep_expanded
 from primkit.decompositions.nn.dropout import check_dropout_p
 from primkit.decompositions.random import bernoulli_noise
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous
+from primkit.prims.layout import numel
 from primkit.prims import dtypes as dt
 
 
@@ -54,7 +55,7 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
         kf, vf = repeat_heads(kf, q.shape[-3] // k.shape[-3]), repeat_heads(vf, q.shape[-3] // v.shape[-3])
     L, S, E, Ev = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
     batch = list(broadcast_shapes(qf.shape[:-2], kf.shape[:-2], vf.shape[:-2]))
-    B = numel_of(batch)
+    B = numel(batch)
 
     def flat(t, rows, cols):
         return P.reshape(broadcast_to(t, batch + [rows, cols]), [B, rows, cols])

@@ -11,13 +11,6 @@ from primkit.prims import dtypes as dt
 from primkit.prims.layout import contiguous_strides, is_channels_last, is_contiguous
 
 
-def numel_of(shape):
-    n = 1
-    for s in shape:
-        n = n * s
-    return n
-
-
 def keep_expanded(reduced, dims, like):
     """A reduction's result broadcast back over the reduced dims of ``like`` (keepdim + expand)."""
     kept = [d for d in range(like.dim()) if d not in dims]

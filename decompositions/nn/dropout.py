@@ -9,10 +9,10 @@ import torch
 
 from primkit.decompositions.common import P, aten, like, register_out, write_into
 from primkit.decompositions.composite import above_autograd
-from primkit.decompositions.nn.common import numel_of
 from primkit.decompositions.random import bernoulli_noise
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous, preserved_strides
+from primkit.prims.layout import numel
 
 
 def check_dropout_p(p):
@@ -38,7 +38,7 @@ def _dropout_impl(a, p, train, *, feature, alpha):
     (+ b for alpha dropout), the noise drawn as empty_like(input) (or new_empty of the feature shape,
     contiguous) .bernoulli_(1 - p)."""
     check_dropout_p(p)
-    if p == 0 or not train or numel_of(a.shape) == 0:
+    if p == 0 or not train or numel(a.shape) == 0:
         return a        # eager returns the input itself
     if p == 1:
         return P.mul(a, like(a, 0))    # eager's input * zeros({}): nan stays nan
@@ -89,7 +89,7 @@ def native_dropout(a, p, train):
     keep_all = P.broadcast_in_dim(P.scalar_tensor(True, dtype=torch.bool, device=a.device), list(a.shape), [])
     if train is False:
         return P.clone(a), keep_all
-    if numel_of(a.shape) == 0:    # eager: (input, empty_like(input)), the mask in the input's dtype
+    if numel(a.shape) == 0:    # eager: (input, empty_like(input)), the mask in the input's dtype
         return P.clone(a), P.empty_strided(list(a.shape), list(preserved_strides(a)), dtype=a.dtype, device=a.device)
     mask = bernoulli_noise(a, 1 - p, torch.bool)
     scale = 0.0 if p == 1 else 1.0 / (1 - p)

@@ -7,9 +7,10 @@ import math
 import torch
 
 from primkit.decompositions.common import P, aten, like, register_out, to_dtype, upcast
-from primkit.decompositions.nn.common import i64, numel_of
+from primkit.decompositions.nn.common import i64
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous
+from primkit.prims.layout import numel
 from primkit.prims import dtypes as dt
 
 
@@ -22,11 +23,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {dt.short(indices.dtype)} instead (while checking arguments for "
                            f"embedding)")
-    flat = P.reshape(to_dtype(indices, torch.int64), [numel_of(indices.shape)])
+    flat = P.reshape(to_dtype(indices, torch.int64), [numel(indices.shape)])
     rows = P.index_select(weight, 0, flat)
     if padding_idx is not None and padding_idx >= 0:
         # The rows looked up at padding_idx take no gradient (eager's embedding backward skips them).
-        pad = P.broadcast_in_dim(P.eq(flat, P.full([numel_of(indices.shape)], padding_idx, dtype=torch.int64,
+        pad = P.broadcast_in_dim(P.eq(flat, P.full([numel(indices.shape)], padding_idx, dtype=torch.int64,
                                                    device=flat.device)), list(rows.shape), [0])
         rows = P.where(pad, P.stop_gradient(rows), rows)
     return P.reshape(rows, list(indices.shape) + [weight.shape[1]])

@@ -8,10 +8,11 @@ import itertools
 import torch
 
 from primkit.decompositions.common import P, aten, like, prepare, register_out, to_dtype
-from primkit.decompositions.nn.common import i64, numel_of
+from primkit.decompositions.nn.common import i64
 from primkit.decompositions.nn.upsampling import CUBIC_A, cubic_weights
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous
+from primkit.prims.layout import numel
 from primkit.prims import dtypes as dt
 
 
@@ -105,14 +106,14 @@ class _GridPoints:
             flat = P.add(P.mul(flat, i64(size, self.points, self.a.device)), to_dtype(coord, torch.int64))
         flat = P.where(inside, flat, i64(0, self.points, self.a.device))
         n, channels = self.a.shape[:2]
-        count = numel_of(self.points[1:])
+        count = numel(self.points[1:])
         return P.broadcast_in_dim(P.reshape(flat, [n, count]), [n, channels, count], [0, 2]), inside
 
     def value(self, coords):
         """input[n, :, ..., y, x] at integer-valued float coordinates (x first); 0 outside the input."""
         n, channels = self.a.shape[:2]
         index, inside = self.index(coords)
-        planes = P.reshape(self.a, [n, channels, numel_of(self.sizes)])
+        planes = P.reshape(self.a, [n, channels, numel(self.sizes)])
         picked = P.reshape(P.gather(planes, 2, index), self.out_shape)
         return P.where(self.spread(inside), picked, like(picked, 0.0))
 
@@ -295,7 +296,7 @@ def _sampler_backward(grad, a, grid, interpolation_mode, padding_mode, align_cor
         taps.append([(low, P.sub(high, x), c(-1.0)), (high, P.sub(x, low), c(1.0))])
     n, channels = a.shape[:2]
     grad = to_dtype(grad, a.dtype)
-    planes = P.full([n, channels, numel_of(pts.sizes)], 0, dtype=a.dtype, device=a.device)
+    planes = P.full([n, channels, numel(pts.sizes)], 0, dtype=a.dtype, device=a.device)
     dsource = [None] * len(sizes)
     for combo in itertools.product(*taps):
         coords = [coord for coord, _, _ in combo]
@@ -365,7 +366,7 @@ def affine_grid_generator(theta, size, align_corners):
                                           [d]))
     columns.append(P.full(spatial + [1], 1, dtype=theta.dtype, device=theta.device))
     base = P.broadcast_in_dim(P.cat(columns, k), [n] + spatial + [k + 1], list(range(1, k + 2)))
-    grid = P.matmul(P.reshape(base, [n, numel_of(spatial), k + 1]), P.permute(theta, [0, 2, 1]))
+    grid = P.matmul(P.reshape(base, [n, numel(spatial), k + 1]), P.permute(theta, [0, 2, 1]))
     return P.reshape(grid, [n] + spatial + [k])
 
 

@@ -10,13 +10,13 @@ import torch
 from primkit.decompositions.common import (
     P, aten, elementwise, like, prepare, register_out, register_with_variants, to_dtype, upcast)
 from primkit.decompositions.nn.activation import log_sigmoid_parts, softmax_impl
-from primkit.decompositions.nn.common import check_floating, i64, numel_of
+from primkit.decompositions.nn.common import check_floating, i64
 from primkit.decompositions.nn.distance import pairwise_distance
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous
 from primkit.decompositions.type_promotion import computation_dtype, result_type
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import sizes_differ, surely
+from primkit.prims.layout import numel, sizes_differ, surely
 
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -28,7 +28,7 @@ def _reduce(loss, reduction):
     if reduction not in (MEAN, SUM):
         raise RuntimeError(f"{reduction} is not a valid value for reduction")
     total = P.sum(loss, list(range(loss.dim())))
-    return P.div(total, like(total, numel_of(loss.shape))) if reduction == MEAN else total
+    return P.div(total, like(total, numel(loss.shape))) if reduction == MEAN else total
 
 
 def _pointwise_loss(name, math_fn):
@@ -79,7 +79,7 @@ def _nll(logp, target, weight, reduction, ignore_index):
             (logp.dim() > 1 and sizes_differ(target.shape, logp.shape[:1] + logp.shape[2:])):
         raise RuntimeError(f"nll_loss: size mismatch (got input: {list(logp.shape)}, target: {list(target.shape)})")
     classes = logp.shape[0 if logp.dim() == 1 else 1]
-    if weight is not None and numel_of(weight.shape) != classes:
+    if weight is not None and numel(weight.shape) != classes:
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
     (x,), orig = upcast(logp)
@@ -90,7 +90,7 @@ def _nll(logp, target, weight, reduction, ignore_index):
     safe = P.where(ignored, i64(0, t.shape, t.device), t)   # ignored targets may be out of range
     picked = P.squeeze(P.gather(x, 1, P.expand_dims(safe, [1])), [1])
     w = like(picked, 1) if weight is None else \
-        P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel_of(t.shape)])), list(t.shape))
+        P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel(t.shape)])), list(t.shape))
     w = P.where(ignored, like(picked, 0), w)
     loss = P.neg(P.mul(picked, w))
     all_dims = list(range(loss.dim()))
@@ -145,7 +145,7 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
             return to_dtype(P.neg(P.sum(per_class, [class_dim])), orig)
         total = P.neg(P.sum(per_class, list(range(x.dim()))))
         if reduction == MEAN:   # averaged over the batch (elements / classes), nan when empty
-            total = P.div(total, like(total, numel_of(x.shape) // classes if classes else 0))
+            total = P.div(total, like(total, numel(x.shape) // classes if classes else 0))
         return to_dtype(total, orig)
     nll = _nll(logp, target, weight, reduction, ignore_index)[0]
     if label_smoothing == 0:
@@ -165,7 +165,7 @@ def cross_entropy_loss(a, target, weight=None, reduction=MEAN, ignore_index=-100
             denominator = P.sum(to_dtype(P.logical_not(ignored), x.dtype), dims)
         else:
             safe = P.where(ignored, i64(0, t.shape, t.device), t)
-            picked = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel_of(t.shape)])),
+            picked = P.reshape(P.index_select(to_dtype(weight, x.dtype), 0, P.reshape(safe, [numel(t.shape)])),
                                list(t.shape))
             denominator = P.sum(P.where(ignored, like(picked, 0), picked), dims)
         smooth_total = P.div(P.sum(smooth, dims), denominator)
@@ -221,7 +221,7 @@ def _pointwise_loss_backward(name, math_fn):
     """grad_input of loss(input, target, reduction, *params): eager's formula ``math_fn(g, x, y, c,
     norm, *params)`` with norm = 1 / numel under mean, else 1; contiguous, as eager's kernels write it."""
     def backward(grad_output, a, b, reduction, *params):
-        count = numel_of(a.shape)
+        count = numel(a.shape)
         norm = (1.0 / count if count else math.inf) if reduction == MEAN else 1.0   # eager's 1. / numel
         out = elementwise(lambda g, x, y: math_fn(g, x, y, lambda v: like(x, v), norm, *params), grad_output, a, b)
         return contiguous(out)
@@ -386,10 +386,10 @@ def _multi_margin_shape(a, target, weight):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(a.shape)}")
     frames, classes = (a.shape[0], a.shape[1]) if nd == 2 else (1, a.shape[0] if nd == 1 else 1)
-    if target.dim() > 1 or numel_of(target.shape) != frames:
+    if target.dim() > 1 or numel(target.shape) != frames:
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{frames}], but got {list(target.shape)}.")
-    if weight is not None and (weight.dim() > 1 or numel_of(weight.shape) != classes):
+    if weight is not None and (weight.dim() > 1 or numel(weight.shape) != classes):
         raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
     return frames, classes
 
@@ -439,7 +439,7 @@ def multilabel_margin_loss_forward(a, target, reduction):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(a.shape)}")
     frames, classes = (a.shape[0], a.shape[1]) if nd == 2 else (1, a.shape[0] if nd == 1 else 1)
-    ok = (target.dim() <= 1 and numel_of(target.shape) == classes) if nd <= 1 else \
+    ok = (target.dim() <= 1 and numel(target.shape) == classes) if nd <= 1 else \
         (target.dim() == 2 and list(target.shape) == [frames, classes])
     if not ok:
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(a.shape)}")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import P, aten, elementwise, like, register_out, to_dtype, upcast, wrap_dim
-from primkit.decompositions.nn.common import contiguous_unless_channels_last, keep_expanded, numel_of
+from primkit.decompositions.nn.common import contiguous_unless_channels_last, keep_expanded
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous, in_layout
+from primkit.prims.layout import numel
 
 
 def _keepdim(reduced, dims):
@@ -17,7 +18,7 @@ def _keepdim(reduced, dims):
 
 def _mean(x, dims):
     total = P.sum(x, dims)
-    return P.div(total, like(total, numel_of([x.shape[d] for d in dims])))
+    return P.div(total, like(total, numel([x.shape[d] for d in dims])))
 
 
 def _moments(x, dims, expand):
@@ -108,7 +109,7 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
     channels = a.shape[1]
     for what, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and (t.dim() != 1 or t.shape[0] != channels):
-            raise RuntimeError(f"{what} should contain {channels} elements not {numel_of(t.shape)}")
+            raise RuntimeError(f"{what} should contain {channels} elements not {numel(t.shape)}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean must be defined in evaluation mode")
     dims = [0] + list(range(2, a.dim()))
@@ -119,7 +120,7 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
         mean, centered, var = _moments(x, dims, per_channel)
         invstd = P.rsqrt(P.add(var, like(var, eps)))
         if running_mean is not None:
-            n = numel_of([x.shape[d] for d in dims])
+            n = numel([x.shape[d] for d in dims])
             unbiased = P.mul(var, like(var, n / max(n - 1, 1)))
             blend = lambda old, new: P.add(P.mul(to_dtype(old, x.dtype), like(new, 1 - momentum)),   # noqa: E731
                                            P.mul(new, like(new, momentum)))
@@ -322,7 +323,7 @@ def group_norm(a, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=Tr
     if a.dim() < 2:
         raise RuntimeError(f"group_norm: expected an input with at least 2 dims (N, C, ...), got {a.dim()}-D")
     n, c = a.shape[0], a.shape[1]
-    return native_group_norm(a, weight, bias, n, c, numel_of(a.shape[2:]), num_groups, eps)[0]
+    return native_group_norm(a, weight, bias, n, c, numel(a.shape[2:]), num_groups, eps)[0]
 register_out(aten.native_batch_norm.out, native_batch_norm)
 register_out(aten._native_batch_norm_legit.out, native_batch_norm)
 register_out(aten._native_batch_norm_legit.no_stats_out, native_batch_norm_no_stats)

@@ -11,9 +11,10 @@ import torch
 
 from primkit.decompositions.common import P, aten, like, register_out, to_dtype, upcast
 from primkit.decompositions.nn.common import (
-    check_floating, dense_in_order, i64, is_channels_last_4d, is_channels_last_nd, numel_of, per_dim, working_layout)
+    check_floating, dense_in_order, i64, is_channels_last_4d, is_channels_last_nd, per_dim, working_layout)
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous
+from primkit.prims.layout import numel
 from primkit.prims import dtypes as dt
 
 
@@ -100,7 +101,7 @@ def _separable_max_pool(x, spatial, kernel, stride, dilation, out, padding):
         pad_high[d] = (out[i] - 1) * stride[i] + (kernel[i] - 1) * dilation[i] + 1 - x.shape[d] - padding[i]
     values = P.pad(x, dt.lowest(x.dtype), pad_low, pad_high, [0] * x.dim()) if any(pad_low + pad_high) else x
     sizes = [x.shape[d] for d in spatial]
-    grid = P.reshape(P.iota(numel_of(sizes), start=0, step=1, dtype=torch.int64, device=x.device), sizes)
+    grid = P.reshape(P.iota(numel(sizes), start=0, step=1, dtype=torch.int64, device=x.device), sizes)
     grid = P.pad(grid, -1, [pad_low[d] for d in spatial], [pad_high[d] for d in spatial], [0] * n)
     index = P.broadcast_in_dim(grid, list(values.shape), spatial)
     for i in reversed(range(n)):
@@ -138,7 +139,7 @@ def _max_pool(name, a, n, kernel_size, stride, padding, dilation, ceil_mode):
     position = P.argmax(win, last)
     # Flat input index (h * W + w) of every window position: the same windows over an index grid.
     sizes = [x.shape[d] for d in spatial]
-    grid = P.reshape(P.iota(numel_of(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
+    grid = P.reshape(P.iota(numel(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
     grid_win = pool_windows(grid, list(range(n)), kernel, stride, dilation, out, padding, -1)
     index = P.squeeze(P.gather(P.broadcast_in_dim(grid_win, list(win.shape), spatial + [last]), last,
                                P.expand_dims(position, [last])), [last])
@@ -153,7 +154,7 @@ def _first_valid_where_empty(index, values, x, spatial, kernel, stride, dilation
     n = len(spatial)
     if grid_win is None:
         sizes = [x.shape[d] for d in spatial]
-        grid = P.reshape(P.iota(numel_of(sizes), start=0, step=1, dtype=torch.int64, device=x.device), sizes)
+        grid = P.reshape(P.iota(numel(sizes), start=0, step=1, dtype=torch.int64, device=x.device), sizes)
         grid_win = pool_windows(grid, list(range(n)), kernel, stride, dilation, out, padding, -1)
     big = P.broadcast_in_dim(P.scalar_tensor(torch.iinfo(torch.int64).max, dtype=torch.int64, device=x.device),
                              list(grid_win.shape), [])
@@ -350,17 +351,17 @@ def _adaptive_max_pool(name, a, output_size, n):
         positions = [d + i + 1 for i, d in enumerate(dims)]
         kept = [d for d in range(t.dim()) if d not in positions]
         t = P.permute(t, kept + positions)
-        return P.reshape(t, list(t.shape[:len(kept)]) + [numel_of(t.shape[len(kept):])])
+        return P.reshape(t, list(t.shape[:len(kept)]) + [numel(t.shape[len(kept):])])
     win = windows(x, spatial)
     last = win.dim() - 1
     valid = None
     for i, (_, v, _) in enumerate(bins):   # (O_1, .., O_n, k_1 .. k_n): position valid in every dim
         v = P.broadcast_in_dim(v, [b[0].shape[0] for b in bins] + [b[0].shape[1] for b in bins], [i, n + i])
         valid = v if valid is None else P.logical_and(valid, v)
-    valid = P.reshape(valid, list(output_size) + [numel_of(valid.shape[n:])])
+    valid = P.reshape(valid, list(output_size) + [numel(valid.shape[n:])])
     win = P.where(P.broadcast_in_dim(valid, list(win.shape), spatial + [last]), win, like(win, -math.inf))
     values, position = P.amax(win, [last]), P.argmax(win, last)
-    grid = P.reshape(P.iota(numel_of(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
+    grid = P.reshape(P.iota(numel(sizes), start=0, step=1, dtype=torch.int64, device=a.device), sizes)
     grid_win = P.broadcast_in_dim(windows(grid, list(range(n))), list(win.shape), spatial + [last])
     index = P.squeeze(P.gather(grid_win, last, P.expand_dims(position, [last])), [last])
     return restore(values), restore(index)
@@ -434,13 +435,13 @@ def _fractional_max_pool(name, a, kernel_size, output_size, random_samples, n):
                                     [0, 1, 2 + d])
         k = P.broadcast_in_dim(P.iota(kernel[d], start=0, step=1, dtype=torch.int64, device=a.device), shape,
                                [2 + n + d])
-        term = P.mul(P.add(starts, k), i64(numel_of(sizes[d + 1:]), shape, a.device))
+        term = P.mul(P.add(starts, k), i64(numel(sizes[d + 1:]), shape, a.device))
         index = term if index is None else P.add(index, term)
-    windows = numel_of(output_size) * numel_of(kernel)
+    windows = numel(output_size) * numel(kernel)
     flat = P.reshape(index, [batch, planes, windows])
-    win = P.reshape(P.gather(P.reshape(contiguous(x), [batch, planes, numel_of(sizes)]), 2, flat),
-                    [batch, planes] + output_size + [numel_of(kernel)])
-    index = P.reshape(index, [batch, planes] + output_size + [numel_of(kernel)])
+    win = P.reshape(P.gather(P.reshape(contiguous(x), [batch, planes, numel(sizes)]), 2, flat),
+                    [batch, planes] + output_size + [numel(kernel)])
+    index = P.reshape(index, [batch, planes] + output_size + [numel(kernel)])
     last = n + 2
     values, position = P.amax(win, [last]), P.argmax(win, last)
     indices = P.squeeze(P.gather(index, last, P.expand_dims(position, [last])), [last])
@@ -478,9 +479,9 @@ def _max_unpool(name, a, indices, output_size, n):
             raise RuntimeError(f"{name}: Expected input to have non-zero size for non-batch dimensions, but got "
                                f"{list(a.shape)} with dimension {d} being empty.")
     lead = list(a.shape[:a.dim() - n])
-    values = P.reshape(a, lead + [numel_of(a.shape[a.dim() - n:])])
-    where = P.reshape(indices, lead + [numel_of(a.shape[a.dim() - n:])])
-    zeros = P.full(lead + [numel_of(output_size)], 0, dtype=a.dtype, device=a.device)
+    values = P.reshape(a, lead + [numel(a.shape[a.dim() - n:])])
+    where = P.reshape(indices, lead + [numel(a.shape[a.dim() - n:])])
+    zeros = P.full(lead + [numel(output_size)], 0, dtype=a.dtype, device=a.device)
     out = P.reshape(P.scatter(zeros, len(lead), where, values), lead + list(output_size))
     # Eager's 2-d unpooling keeps a channels-last input's layout; the 3-d one writes a contiguous result.
     return dense_in_order(out, [0, 2, 3, 1]) if n == 2 and is_channels_last_4d(a) else contiguous(out)
