@@ -60,7 +60,7 @@ TOLERANCES = {
 
 
 def _positions(shape, stride, offset) -> set:
-    return {offset + sum(i * s for i, s in zip(index, stride)) for index in itertools.product(*map(range, shape))}
+    return {offset + sum(i * s for i, s in zip(index, stride, strict=True)) for index in itertools.product(*map(range, shape))}
 
 
 def _reads_outside(entry, sample) -> bool:
@@ -82,7 +82,7 @@ def _core_cases():
 
 def _assert_results(results, expected, atol, rtol, names):
     assert len(results) == len(expected)
-    for got, want, name in zip(results, expected, names):
+    for got, want, name in zip(results, expected, names, strict=True):
         assert got.dtype == want.dtype, f"{name}: dtype {got.dtype}, expected {want.dtype}"
         torch.testing.assert_close(got, want.contiguous(), atol=atol, rtol=rtol, equal_nan=True, msg=lambda m: f"{name}: {m}")
 
@@ -168,7 +168,7 @@ def test_opinfo_entry(entry):
     results = results[:len(want)]
     assert len(results) == len(want)
     atol, rtol = ENTRY_TOLERANCES.get(entry.name, entry.tolerance(dtype))
-    for got, w in zip(results, want):
+    for got, w in zip(results, want, strict=True):
         torch.testing.assert_close(got, w.contiguous(), atol=atol, rtol=rtol, equal_nan=True)
 
 
@@ -193,7 +193,7 @@ def _assert_model(model, args, got):
     with torch.no_grad():
         expected = [t for t in pytree.tree_leaves(model(*args)) if isinstance(t, torch.Tensor)]
     assert len(got) == len(expected)
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         torch.testing.assert_close(g, e, atol=1e-5, rtol=1e-5)
 
 
@@ -220,7 +220,7 @@ class _Positional(torch.nn.Module):
 
     def forward(self, *args):
         from training import output_tensors
-        return output_tensors(self.model(**dict(zip(self.names, args))))
+        return output_tensors(self.model(**dict(zip(self.names, args, strict=True))))
 
 
 def _transformers_models():
@@ -253,7 +253,7 @@ def test_transformers_model_dynamic(build):
     exported = to_onnx(model, args, dynamic=True)
     names = model.names
     second = tuple(torch.ones_like(a[:1, :1]).expand(3, 5).contiguous() if n.endswith("attention_mask") else a
-                   for n, a in zip(names, _resized(args, 3, 5)))
+                   for n, a in zip(names, _resized(args, 3, 5), strict=True))
     for at in (args, second):
         _assert_model(model, at, run(exported, *at))
 

@@ -39,8 +39,8 @@ from primkit.graph import trace
 from primkit.opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
 from primkit.opinfo.samples import empty_leading_dim, has_empty_tensor
 from primkit.opinfo.harness import (
-    DTYPE_SAMPLES, VARIANT_SAMPLES, as_function, call, clone_sample, fake_call, significant_strides, trace_calls,
-    trace_sample, trace_samples, traces_every_sample, variant_samples,
+    DTYPE_SAMPLES, VARIANT_SAMPLES, as_function, call, check_meta_matches_real, clone_sample, fake_call,
+    significant_strides, trace_calls, trace_sample, trace_samples, traces_every_sample, variant_samples,
 )
 from primkit.prims.autograd import NotDifferentiableError
 
@@ -125,7 +125,7 @@ def assert_same(actual, expected, entry, dtype, sample, what="result"):
     a_leaves, e_leaves = pytree.tree_leaves(actual), pytree.tree_leaves(expected)
     assert len(a_leaves) == len(e_leaves), f"{what}: {len(a_leaves)} outputs, eager has {len(e_leaves)}"
     atol, rtol = entry.tolerance(dtype)
-    for i, (a, e) in enumerate(zip(a_leaves, e_leaves)):
+    for i, (a, e) in enumerate(zip(a_leaves, e_leaves, strict=True)):
         if not isinstance(e, torch.Tensor):
             assert a == e, f"{what}[{i}] {a!r} != eager {e!r} for {sample}"
             continue
@@ -142,7 +142,7 @@ _STRIDES_SEEN: dict = {}
 
 def _stride_mismatches(actual, expected, sample) -> list:
     return [f"{sample}: strides {a.stride()} != eager {e.stride()}"
-            for a, e in zip(pytree.tree_leaves(actual), pytree.tree_leaves(expected))
+            for a, e in zip(pytree.tree_leaves(actual), pytree.tree_leaves(expected), strict=True)
             if isinstance(e, torch.Tensor) and significant_strides(a) != significant_strides(e)]
 
 
@@ -226,7 +226,7 @@ def test_strides(entry, dtype, device):
     mismatches = _STRIDES_SEEN.pop((entry.name, dtype, device), None)
     if mismatches is None:
         samples, expected, actual, _, _ = _traced_results(entry, dtype, device)
-        mismatches = [m for s, a, e in zip(samples, actual, expected) for m in _stride_mismatches(a, e, s)]
+        mismatches = [m for s, a, e in zip(samples, actual, expected, strict=True) for m in _stride_mismatches(a, e, s)]
     assert not mismatches, "\n".join(mismatches)
 
 
@@ -278,7 +278,7 @@ def test_inplace(entry, dtype, device):
     if not accepted:
         return
     joint, tensors = trace_samples(entry.inplace, [a[2] for a in accepted])
-    for (sample, s_eager, s_traced, expected), actual in zip(accepted, joint.run(tensors)):
+    for (sample, s_eager, s_traced, expected), actual in zip(accepted, joint.run(tensors), strict=True):
         assert_same(actual, expected, entry, dtype, sample)
         assert_same(s_traced.input, s_eager.input, entry, dtype, sample, what="mutated input")
 
@@ -335,33 +335,11 @@ def test_out(entry, dtype, device):
         assert_same(got, outs_t, entry, dtype, sample, what="returned")
 
 
-def _same_size(meta, real) -> bool:
-    """A data-dependent (unbacked) size in the meta output stands for any real size."""
-    return isinstance(meta, torch.SymInt) and not meta.node.has_hint() or meta == real
-
-
 def test_prim_meta(entry, dtype, device):
     dynamic = "data_dependent" in entry.prim.tags
     for sample in _samples(entry, device, dtype):
         real = call(entry.op, sample)
-        fake = fake_call(entry.op, sample, dynamic_output=dynamic)
-        real_leaves, fake_leaves = pytree.tree_leaves(real), pytree.tree_leaves(fake)
-        assert len(fake_leaves) == len(real_leaves), \
-            f"meta gives {len(fake_leaves)} outputs, the kernel {len(real_leaves)}: {sample}"
-        for r, f in zip(real_leaves, fake_leaves, strict=True):
-            if not isinstance(r, torch.Tensor):   # a Scalar output (item): the rule gives a SymBool/SymInt/SymFloat
-                sym = {bool: torch.SymBool, int: torch.SymInt, float: torch.SymFloat}[type(r)]
-                assert isinstance(f, (sym, type(r))), f"meta value {f!r} is not a {sym.__name__}: {sample}"
-                continue
-            assert len(f.shape) == len(r.shape) and all(map(_same_size, f.shape, r.shape)), \
-                f"meta shape {tuple(f.shape)} != real {tuple(r.shape)}: {sample}"
-            if dynamic and any(isinstance(s, torch.SymInt) for s in f.shape):
-                assert f.dtype == r.dtype, f"meta dtype {f.dtype} != real {r.dtype}: {sample}"
-                continue   # strides of an unbacked size are symbolic; shape and dtype are what the rule states
-            assert f.dtype == r.dtype, f"meta dtype {f.dtype} != real {r.dtype}: {sample}"
-            assert f.device.type == r.device.type, f"meta device {f.device} != real {r.device}: {sample}"
-            assert significant_strides(f) == significant_strides(r), \
-                f"meta strides {f.stride()} != real {r.stride()}: {sample}"
+        check_meta_matches_real(fake_call(entry.op, sample, dynamic_output=dynamic), real, f"{entry.name} on {sample}")
 
 
 def _differentiable(tensors, only_first=False):
@@ -380,7 +358,7 @@ def _vjp(outputs, inputs, seed):
         return None
     wanted = [t for t in inputs if t.requires_grad]
     grads = torch.autograd.grad(loss, wanted, allow_unused=True, retain_graph=True)
-    return [torch.zeros_like(t) if g is None else g for t, g in zip(wanted, grads)]
+    return [torch.zeros_like(t) if g is None else g for t, g in zip(wanted, grads, strict=True)]
 
 
 def _vjp_loss(outputs, seed):
@@ -414,7 +392,7 @@ def _check_where_eager_refuses(joint, inputs, outputs, i, sample, eager_error) -
 
     def sample_i(*leaves):
         tensors = list(inputs[i])
-        for k, t in zip(wanted, leaves):
+        for k, t in zip(wanted, leaves, strict=True):
             tensors[k] = t
         run = joint.run([tensors if j == i else ts for j, ts in enumerate(inputs)])
         leaves_out = pytree.tree_leaves(run[i])
@@ -474,7 +452,7 @@ def test_gradients(entry, dtype, device):
         atol, rtol = entry.tolerance(dtype)
         if entry.name in HERMITIAN_INPUT:    # compared on Hermitian perturbations (opinfo.gradients)
             got = [(g + g.mH) / 2 if k == 0 else g for k, g in enumerate(got)]
-        for k, (a, e) in enumerate(zip(got, want)):
+        for k, (a, e) in enumerate(zip(got, want, strict=True)):
             torch.testing.assert_close(a, e, atol=atol, rtol=rtol, equal_nan=True,
                                        msg=lambda m, k=k: f"gradient of input {k} differs from eager for {sample}:\n{m}")
         checked += 1
