@@ -103,11 +103,22 @@ def _buffer(size, dtype, device):
 
 def _variants():
     """(overload, generator? (None: the default one), draw, support, mean, var, samples, dtypes)."""
+    return _continuous_variants() + _integer_variants() + _distribution_variants()
+
+
+def _kinds():
+    """What the rows share: the aten namespace, supports, sample makers and dtype sets."""
     a = torch.ops.aten
     unit, std = _in(0, 1, closed=True), torch.isfinite
     shapes, tensors, few = _shape_samples(SHAPES), _tensor_samples(), _shape_samples(((N,), (0, 3)))
     fl = FLOATING
     ints = frozenset({torch.int64})
+    return a, unit, std, shapes, tensors, few, fl, ints
+
+
+def _continuous_variants():
+    """rand, randn and their _like forms: uniform on [0, 1) and standard normal."""
+    a, unit, std, shapes, tensors, few, fl, ints = _kinds()
     return (
         ("rand", None, lambda g, s, dtype, device: a.rand.default(s, dtype=dtype, device=device), unit, .5, 1 / 12,
          shapes, fl),
@@ -125,6 +136,13 @@ def _variants():
          tensors, fl),
         ("randn_like.generator_out", 1, lambda g, t, device: a.randn_like.generator_out(
             t, generator=g, out=torch.empty_like(t)), std, 0., 1., tensors, fl),
+    )
+
+
+def _integer_variants():
+    """randint, randint_like and randperm."""
+    a, unit, std, shapes, tensors, few, fl, ints = _kinds()
+    return (
         ("randint", None, lambda g, s, dtype, device: a.randint.default(8, s, dtype=dtype, device=device), _in(0, 8),
          3.5, 63 / 12, shapes, ints),
         ("randint.generator", 1, lambda g, s, dtype, device: a.randint.generator(8, s, generator=g, dtype=dtype,
@@ -169,6 +187,14 @@ def _variants():
          _is_perm, None, None, few, ints),
         ("randperm.generator_out", 1, lambda g, s, dtype, device: a.randperm.generator_out(
             100, generator=g, out=_buffer((100,), dtype, device)), _is_perm, None, None, few, ints),
+    )
+
+
+def _distribution_variants():
+    """The in-place distributions' overloads (uniform, normal, bernoulli, exponential, cauchy,
+    log_normal, geometric, random), each drawn through an explicit generator."""
+    a, unit, std, shapes, tensors, few, fl, ints = _kinds()
+    return (
         ("uniform", 1, lambda g, t, device: a.uniform.default(t, -2., 3., generator=g), _in(-2, 3, closed=True), .5,
          25 / 12, tensors, fl),
         ("uniform.out", 1, lambda g, t, device: a.uniform.out(t, -2., 3., generator=g, out=torch.empty_like(t)),
