@@ -94,9 +94,18 @@ def _aliasing(sample, out) -> list:
     return [isinstance(o, torch.Tensor) and o.untyped_storage()._cdata in storages for o in pytree.tree_leaves(out)]
 
 
+# Lazy only: found by the entries whose op reads a view's storage (issue 31's as_strided of a view); eager
+# through prims gives eager's values, the lazy flush does not. Cause not investigated yet.
+LAZY_VALUES_DIFFER = {"as_strided.of_view", "as_strided_scatter.of_view"}
+
+
 @pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("entry,dtype", _op_db_params())
-def test_op_db(entry, dtype, lazy):
+def test_op_db(entry, dtype, lazy, request):
+    if lazy and entry.name in LAZY_VALUES_DIFFER:
+        request.applymarker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+            "the lazy variant's flushed graph reads another place of the view's storage than eager (not "
+            "investigated yet)")))
     # Every sample where the entry's values are a known failure, so the failing sample stays in (as test_ops).
     samples = list(itertools.islice(entry.samples("cpu", dtype),
                                     None if entry.xfail_for("values", dtype, "cpu") else OP_DB_SAMPLES))
