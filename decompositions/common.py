@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import numbers
 import struct
+import warnings
 
 import torch
 
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import can_cast, computation_dtype, result_type
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import maybe, same_sizes, surely
+from primkit.prims.layout import contiguous_strides, is_non_overlapping_and_dense, maybe, same_sizes, surely
 
 
 P = torch.ops.primkit
@@ -181,16 +182,52 @@ def upcast(*tensors):
     return [to_dtype(t, computation_dtype(t.dtype)) for t in tensors], tensors[0].dtype
 
 
-def write_into(dst, value, name):
-    """Copy a functional result into an in-place or out= destination, with eager's checks."""
+def write_into(dst, value, name, resize=False):
+    """Copy a functional result into an in-place or out= destination, with eager's checks. A destination of
+    another shape is refused (``resize=False``: in-place, or an out= form whose eager kernel refuses it); an
+    out= tensor is resized (``resize_output``) to the result's strides where dense (``resize=True``), or to
+    the strides ``resize(dst, shape)`` gives (those eager's kernel gives it)."""
     if not can_cast(value.dtype, dst.dtype):
         raise RuntimeError(f"{name}: result type {dt.short(value.dtype)} can't be cast to the "
                            f"desired output type {dt.short(dst.dtype)}")
     if tuple(value.shape) != tuple(dst.shape):
-        # Eager resizes a wrongly shaped out= tensor; primkit has no resize prim, so it refuses.
-        raise RuntimeError(f"{name}: output with shape {list(dst.shape)} doesn't match the broadcast shape "
-                           f"{list(value.shape)} (primkit does not resize out= tensors)")
+        if not resize:   # in-place (self keeps its shape), or an out= form whose eager kernel refuses it
+            raise RuntimeError(f"{name}: output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                               f"{list(value.shape)}")
+        if callable(resize):
+            strides = resize(dst, value.shape)
+        else:
+            strides = value.stride() if is_non_overlapping_and_dense(value.shape, value.stride()) else None
+        resize_output(dst, value.shape, strides)
     return P.copy_to(dst, to_dtype(value, dst.dtype))
+
+
+def resized_warning(old_shape, new_shape) -> str:
+    """Eager's warning (at::native::resize_output) when an out= tensor with elements is resized."""
+    return (f"An output with one or more elements was resized since it had shape {list(old_shape)}, which does "
+            f"not match the required output shape {list(new_shape)}. This behavior is deprecated, and in a future "
+            f"PyTorch release outputs will not be resized unless they have zero elements. You can explicitly "
+            f"reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
+
+
+def resize_output(dst, shape, strides=None):
+    """Eager's rule for an out= tensor of another shape than the result: resized in place, its data kept
+    where its storage holds it, with eager's UserWarning where it had elements; then given ``strides``
+    (the functional result's, where dense: the layout eager's kernel gives a resized out, a TensorIterator's
+    input-like strides, linalg's column-major ones), else contiguous. A tensor the program made is resized
+    in the graph; a traced program's argument is resized by the traced module after each call, then given
+    the value the graph computed for it (``graph.guards``)."""
+    if dst.numel() != 0:
+        warnings.warn(resized_warning(dst.shape, shape), UserWarning, stacklevel=3)
+    dst.resize_(shape)
+    if strides is not None and tuple(strides) != tuple(dst.stride()):
+        dst.as_strided_(shape, strides)
+
+
+def contiguous_out(out, shape) -> tuple:
+    """``resize`` for an out= form whose eager kernel resizes out contiguous (resize_output, then a copy of
+    its result: rot90, the fft family, cholesky) where primkit's result has other strides."""
+    return contiguous_strides(shape)
 
 
 def out_names(op) -> list:
@@ -218,24 +255,25 @@ def _named_after(variant, fn, suffix):
     return variant
 
 
-def _write_result(dst, value, name):
+def _write_result(dst, value, name, resize):
     if isinstance(dst, (list, tuple)):   # a Tensor[] out= argument: one tensor per piece
         if len(dst) != len(value):
             raise RuntimeError(f"{name}: expected {len(value)} out tensors, got {len(dst)}")
         for d, piece in zip(dst, value):
-            write_into(d, piece, name)
+            write_into(d, piece, name, resize)
         return None
-    return write_into(dst, value, name)
+    return write_into(dst, value, name, resize)
 
 
-def into_out(fn, op, name=None, *, factory=False, check=None):
+def into_out(fn, op, name=None, *, factory=False, check=None, resize=True):
     """The out= form of the functional decomposition ``fn`` for the overload ``op``: compute ``fn``,
     then write each result into its out argument (the schema's out arguments, in order) with eager's
     checks (``write_into``; ``name`` in its messages, op's name by default).
 
     ``factory``: fn makes a tensor from sizes (creation, random, window ops) and is given out's dtype
     and device. ``check(out, result)``: a further check of each result before it is written (an out=
-    form without type promotion, say)."""
+    form without type promotion, say). ``resize``: how an out tensor of another shape is resized (see
+    ``write_into``; False: refused, where eager's kernel refuses it: split_copy copies into its outs)."""
     names = out_names(op)
     name = name or op.name()
 
@@ -252,7 +290,7 @@ def into_out(fn, op, name=None, *, factory=False, check=None):
                                    f"can be written into it")
             if check is not None:
                 check(o, r)
-        written = tuple(_write_result(o, r, name) for o, r in zip(outs, results))
+        written = tuple(_write_result(o, r, name, resize) for o, r in zip(outs, results))
         return written if len(written) > 1 else written[0]
     return _named_after(out_variant, fn, "out")
 
@@ -276,14 +314,15 @@ def register_inplace(op, fn, name=None):
     return fn
 
 
-def register_overloads(fn, name, overloads, *, inplace=()):
+def register_overloads(fn, name, overloads, *, inplace=(), out_resize=True):
     """Register fn for aten.<name>.<overload>; an out= overload computes fn and copies into its
-    out tensors (one per result); ``inplace`` overloads of aten.<name>_ copy into self."""
+    out tensors (one per result; ``out_resize``: into_out's ``resize``); ``inplace`` overloads of
+    aten.<name>_ copy into self."""
     packet = getattr(aten, name)
     for overload in overloads:
         op = getattr(packet, overload)
         if _is_out_overload(op):
-            register_out(op, fn)
+            register_out(op, fn, resize=out_resize)
         else:
             register(op)(fn)
     for overload in inplace:
@@ -291,9 +330,10 @@ def register_overloads(fn, name, overloads, *, inplace=()):
     return fn
 
 
-def register_with_variants(name: str, fn):
+def register_with_variants(name: str, fn, out_resize=True):
     """Register ``fn`` for every functional overload of aten.<name>, and derived decompositions
-    for its out= overloads and for aten.<name>_ (in-place): compute functionally, then copy_to."""
+    for its out= overloads (``out_resize``: into_out's ``resize``) and for aten.<name>_ (in-place):
+    compute functionally, then copy_to."""
     packet = getattr(aten, name)
     outs = []
     for overload in packet.overloads():
@@ -306,7 +346,7 @@ def register_with_variants(name: str, fn):
             register(op)(fn)
     for op in outs:
         if len(out_names(op)) == 1:
-            register_out(op, fn)
+            register_out(op, fn, resize=out_resize)
     inplace = getattr(aten, name + "_", None)
     if inplace is not None:
         for overload in inplace.overloads():
@@ -319,8 +359,8 @@ def register_with_variants(name: str, fn):
 
 def register_data_dependent(fn, name, overloads):
     """register_overloads for ops whose result sizes are data: an out= overload is traced on the
-    assumption that they are the out tensors' sizes (eager resizes out; primkit does not, and the
-    copy_to prim checks the sizes when the graph runs)."""
+    assumption that they are the out tensors' sizes (eager resizes out to the sizes the data gives, which
+    a trace does not know; the copy_to prim checks the sizes when the graph runs)."""
     packet = getattr(aten, name)
     for overload in overloads:
         op = getattr(packet, overload)

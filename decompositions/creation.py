@@ -282,6 +282,24 @@ for _op, _fn in ((aten.fill.Scalar_out, fill), (aten.fill.Tensor_out, fill), (at
     register_out(_op, _fn)
 
 
+@register(aten.resize.default)
+def resize(a, size, memory_format=None):
+    """The functional form of resize_ (torch's functionalization of an out= tensor resized, see
+    ``common.resize_output``): a's elements in order, as many as fit, then zeros where eager's would be
+    uninitialized memory; contiguous."""
+    if memory_format not in (None, torch.contiguous_format):
+        raise RuntimeError(f"resize: memory_format {memory_format} is not supported (expected contiguous)")
+    size = [int(s) for s in size]
+    n, have = math.prod(size), a.numel()
+    flat = P.reshape(P.copy_strided(a, contiguous_strides(a.shape)), [have])
+    if have >= n:
+        kept = P.slice(flat, [0], [n], [1])
+    else:
+        zeros = P.full([n - have], 0, dtype=a.dtype, device=a.device)
+        kept = P.cat([flat, zeros], 0)
+    return P.reshape(kept, size)
+
+
 # --- ranges and eye ----------------------------------------------------------------------
 
 def _index(length, dtype, device):

@@ -16,7 +16,8 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, like, prepare, register_out, register_overloads, register_with_variants, to_dtype, wrap_dim)
+    P, aten, contiguous_out, like, prepare, register_out, register_overloads, register_with_variants, to_dtype,
+    wrap_dim)
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import in_layout
 from primkit.decompositions.type_promotion import computation_dtype
@@ -205,9 +206,10 @@ FAMILIES = {  # public name -> (factory, forward)
 }
 for _base, (_factory, _forward) in FAMILIES.items():
     _n = _factory(f"{_base}n", _forward, one_d=False)
-    register_with_variants(f"fft_{_base}n", _n)
-    register_with_variants(f"fft_{_base}2", _as_2d(_n))
-    register_with_variants(f"fft_{_base}", _as_1d(_factory(_base, _forward, one_d=True)))
+    # eager's out= forms resize out contiguous, then copy the transform into it
+    register_with_variants(f"fft_{_base}n", _n, contiguous_out)
+    register_with_variants(f"fft_{_base}2", _as_2d(_n), contiguous_out)
+    register_with_variants(f"fft_{_base}", _as_1d(_factory(_base, _forward, one_d=True)), contiguous_out)
 
 
 # --- frequencies and shifts -------------------------------------------------------------------

@@ -15,8 +15,8 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, broadcast_to, out_names, prepare, register_inplace, register_out, register_overloads,
-    register_with_variants, to_dtype, wrap_dim, wrap_dims)
+    P, aten, broadcast_shapes, broadcast_to, contiguous_out, out_names, prepare, register_inplace, register_out,
+    register_overloads, register_with_variants, to_dtype, wrap_dim, wrap_dims)
 from primkit.decompositions.layout import (
     contiguous, in_layout, preserved_strides, strides_for, suggested_strides, suggests_channels_last)
 from primkit.decompositions.registry import register
@@ -797,8 +797,8 @@ for _name, _view_fn in LIST_COPIES.items():
     _packet = getattr(aten, _name)
     for _overload in _packet.overloads():
         _op = getattr(_packet, _overload)
-        if out_names(_op):
-            register_out(_op, _copy_of(_view_fn))
+        if out_names(_op):   # eager's split_copy copies into its outs (no resize); the others resize them
+            register_out(_op, _copy_of(_view_fn), resize=_name != "split_copy")
         else:
             register(_op)(_copy_of(_view_fn))
 
@@ -1257,7 +1257,7 @@ def rot90(a, k=1, dims=(0, 1)):
     return contiguous_copy(a)
 
 
-register_with_variants("rot90", rot90)
+register_with_variants("rot90", rot90, contiguous_out)   # eager: resize_output, then a copy
 
 
 @register(aten.meshgrid.default, aten.meshgrid.indexing)

@@ -73,6 +73,8 @@ aten = torch.ops.aten
 # torch.tensor(...) in a program: its value enters the trace as a constant, and the result is a tensor of
 # the program's own, not a view of the constant (make_fx turns lift_fresh into lift_fresh_copy)
 _LIFTS = (aten.lift_fresh.default, aten.lift_fresh_copy.default, aten.lift.default)
+_RESIZE = aten.resize_.default    # an out= tensor of another shape than its result (``_DirectMode._resize``)
+_RESTRIDE = aten.as_strided_.default
 
 
 @functools.lru_cache(maxsize=None)
@@ -153,12 +155,14 @@ class _DirectMode(TorchDispatchMode):
         self.inputs = {}         # id(placeholder's tensor) -> its index among the placeholders
         self.placeholders = []   # the placeholder nodes, in order
         self.written = {}        # placeholder index -> position of the first node after its first write
+        self.resized = {}        # placeholder index -> (shape, strides) an out= resize gave it (``_resize``)
+        self.just_resized = None     # id of the tensor the last resize_ was of (``_restride``)
         self.constants = {}      # id(real tensor) -> its get_attr node (make_fx's _tensor_constant<n>)
         self.original = None     # the outermost op being traced (make_fx's node.meta["original_aten"])
         self.epilogue = False    # copy_to emits a node (the write into a placeholder) instead of rebinding
         self.values = []         # every tensor traced, held: ids stay unique while the trace runs
         self.keys = {}           # the fake kernel cache's key memo (a tensor's geometry never changes here:
-        #                          in-place view ops leave the direct path)
+        #                          in-place view ops leave the direct path; an out= resize drops its key)
 
     # -- graph building
 
@@ -264,6 +268,10 @@ class _DirectMode(TorchDispatchMode):
         return out
 
     def _dispatch(self, func, prim, args, kwargs):
+        if func is _RESIZE:
+            return self._resize(*args, **kwargs)
+        if func is _RESTRIDE and args and id(args[0]) == self.just_resized:
+            return self._restride(*args, **kwargs)
         if prim is None and torch.Tag.inplace_view in func.tags:
             raise Unsupported(f"{func} (changes a tensor's sizes or strides in place)")
         entry = self.table.get(func)     # a prim's entry: its lowering, where trace(target=...) asks for one
@@ -360,6 +368,39 @@ class _DirectMode(TorchDispatchMode):
         self.nodes[id(t)] = self.nodes[id(value)]
         self.bound[id(t)] = self.version[id(view.root)]
 
+    def _resize(self, t, size, memory_format=None):
+        """resize_ of an out= tensor (``common.resize_output``): t takes the new, contiguous geometry and the
+        value of aten.resize (its elements in order, then zeros). An argument keeps its traced geometry in
+        its placeholder; its new shape (``resized``) is the traced module's to give the real tensor after the
+        graph runs (``trace._resized_written_back``)."""
+        if id(t) in self.views or id(t) in self.constants or any(v.root is t for v in self.views.values()):
+            raise Unsupported("resize_ of a view, of a tensor with views, or of a tensor that is not the program's")
+        with self:
+            value = aten.resize.default(t, size, memory_format=memory_format)
+        index = self.inputs.get(id(t))
+        if index is not None and index not in self.resized:
+            old = self._holding(t, self.placeholders[index])
+            self.placeholders[index].meta.update(val=old, tensor_meta=_tensor_meta(old))
+        with self.fake_mode:
+            _RESIZE(t, size, memory_format=memory_format)
+        self.keys.pop(id(t), None)
+        if index is not None:
+            self.resized[index] = (tuple(t.shape), t.stride())
+        self._assign(t, value)
+        self.just_resized = id(t)
+        return t
+
+    def _restride(self, t, size, stride, storage_offset=None):
+        """as_strided_ right after ``_resize`` (``common.resize_output``: the strides eager's kernel gives a resized
+        out): t's geometry only, since the copy_to that follows writes its whole value in these strides."""
+        with self.fake_mode:
+            _RESTRIDE(t, size, stride, storage_offset)
+        self.keys.pop(id(t), None)
+        index = self.inputs.get(id(t))
+        if index is not None:
+            self.resized[index] = (tuple(t.shape), t.stride())
+        return t
+
     def _remake(self, t, view):
         """t's node made again from its parent's value, after a write into its root."""
         with self:
@@ -405,4 +446,5 @@ def trace_direct(program, values, table):
             setattr(gm, mode.constants[id(value)].target, value)
     gm.__dict__["_graph"] = mode.graph
     mode.graph.owning_module = gm
+    gm.meta["resized"] = dict(mode.resized)
     return gm, dict(mode.written)

@@ -23,6 +23,7 @@ import torch.fx as fx
 import torch.utils._pytree as pytree
 
 from primkit import prims
+from primkit.decompositions.common import resize_output
 
 
 class SpecializationError(ValueError):
@@ -164,7 +165,13 @@ class TracedGraphModule(fx.GraphModule):
     keyword arguments), it checks what the graph was specialized on and passes the graph inputs."""
 
     def __call__(self, *args, **kwargs):
-        return super().__call__(*self._primkit_bind(args, kwargs))
+        inputs = self._primkit_bind(args, kwargs)
+        out = super().__call__(*inputs)
+        guard = self.__dict__["_primkit_guard"]
+        if guard.resized:
+            out, values = out
+            guard.write_back(inputs, values)
+        return out
 
     def _primkit_bind(self, args, kwargs):
         guard = self.__dict__["_primkit_guard"]
@@ -172,9 +179,11 @@ class TracedGraphModule(fx.GraphModule):
 
 
 class CallGuard:
-    def __init__(self, name, leaves, spec, input_vals, dynamic, read_after_write, storage_read=frozenset()):
+    def __init__(self, name, leaves, spec, input_vals, dynamic, read_after_write, storage_read=frozenset(),
+                 resized=None):
         self.name, self.leaves, self.spec, self.dynamic = name, leaves, spec, dynamic
         self.read_after_write = read_after_write
+        self.resized = dict(resized or {})   # graph input index -> (shape, strides) an out= call gives it
         # per graph input: (path, dtype, device, sizes with None where symbolic, place) or None for a SymInt;
         # place: (strides, storage offset), each None where symbolic, for an input in storage_read, else None
         self.geometry = []
@@ -216,6 +225,15 @@ class CallGuard:
                 self._check_place(path, place, value)
         self._check_aliasing(inputs)
         return inputs
+
+    def write_back(self, inputs, values):
+        """The arguments the program passes as out= tensors of another shape than their results, resized as
+        eager resizes them (``common.resize_output``: its warning where one had elements), then given the
+        values the graph computed for them (prims are functional: no prim resizes a tensor)."""
+        for k, value in zip(sorted(self.resized), values, strict=True):
+            shape, strides = self.resized[k]
+            resize_output(inputs[k], shape, strides)
+            inputs[k].copy_(value)
 
     def _check_tensor(self, path, dtype, device, sizes, t):
         if t.dtype != dtype or t.device.type != device:

@@ -329,6 +329,7 @@ class _WriteOrder(TorchFunctionMode):
     def __init__(self):
         super().__init__()
         self.inputs, self.counts, self.written_at, self.resized = {}, {}, {}, []
+        self.resized_to = {}    # argument index -> (shape, strides) an out= call gave it (common.resize_output)
 
     @contextlib.contextmanager
     def watching(self, inputs: dict):
@@ -342,9 +343,44 @@ class _WriteOrder(TorchFunctionMode):
         for i, t in self.inputs.items():
             if i not in self.written_at and torch._functionalize_mutation_counter(t.elem) != self.counts[i]:
                 self.written_at[i] = len(get_proxy_mode().tracer.graph.nodes)
-            if not self.resized and torch._functionalize_has_metadata_mutation(t.elem):
+            # an out= tensor of another shape than its result is resized (common.resize_output), written back
+            if not self.resized and torch._functionalize_has_metadata_mutation(t.elem) and "out" not in (kwargs or {}):
                 self.resized.append(getattr(func, "__name__", str(func)))
         return out
+
+
+def _resized_argument(order, index, value, shape, strides):
+    """make_fx's path: the argument ``value`` that an out= call resized takes ``shape`` and ``strides`` before
+    the epilogue writes into it, out of the graph (its placeholder keeps the traced geometry); the traced
+    module resizes the real tensor so after each call (``_resized_written_back``)."""
+    if index < 0:
+        raise DecompositionError(["aten.resize_"], "trace: ", "resize a parameter or buffer of the module")
+    with torch.fx.experimental.proxy_tensor.disable_proxy_modes_tracing():
+        value.resize_(shape)
+        if strides != value.stride():
+            value.as_strided_(shape, strides)
+    order.resized_to[index] = (tuple(shape), tuple(strides))
+
+
+def _resized_written_back(gm, n_state, resized):
+    """The epilogue's writes into the arguments an out= call resized leave the graph: the graph returns
+    (its outputs, [each new value]) and the traced module resizes each argument, then copies its value in
+    (``guards.CallGuard.write_back``), since the graph's input keeps the traced shape, which it may read."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"][n_state:]
+    copy_to = prims.get("copy_to").op
+    values = []
+    for k in sorted(resized):
+        writes = [u for u in placeholders[k].users if u.target is copy_to and u.args[0] is placeholders[k]]
+        if len(writes) != 1:
+            raise DecompositionError(["aten.resize_"], "trace: ", f"resize argument {k} (written {len(writes)} "
+                                     f"times in the graph's epilogue, where one write was expected)")
+        write = writes[0]
+        write.replace_all_uses_with(write.args[1])
+        values.append(write.args[1])
+        gm.graph.erase_node(write)
+    output = next(n for n in gm.graph.nodes if n.op == "output")
+    output.args = ((output.args[0], values),)
+    gm.graph.eliminate_dead_code()
 
 
 @functools.lru_cache(maxsize=None)
@@ -445,11 +481,13 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
         gm.meta["outside_target"] = outside
     if canonical:
         canonicalize_graph(gm)
+    if program.order.resized_to:
+        _resized_written_back(gm, len(program.state), program.order.resized_to)
     gm.meta["trace_path"] = path      # "direct", or "make_fx" and why the program left the direct path
     # gm's code is made once, here (guards.wrap recompiles the graph), after every rewrite above
     traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
     return guards.wrap(gm, guards.CallGuard(program.name, program.leaves, program.spec, traced, dynamic,
-                                            program.read_after_write, program.storage_read))
+                                            program.read_after_write, program.storage_read, program.order.resized_to))
 
 
 def _tables(decompositions, target, kept) -> tuple[dict, dict]:
@@ -503,11 +541,14 @@ class _Program:
             returned_args = {id(w): v for v, w in zip(values, wrapped, strict=True) if isinstance(v, torch.Tensor)}
             out = pytree.tree_map_only(FunctionalTensor, lambda t: t if id(t) in returned_args
                                        else FunctionalTensor.from_functional(t), out)
-            for value, functional_value in zip(values, wrapped, strict=True):
+            for i, (value, functional_value) in enumerate(zip(values, wrapped, strict=True)):
                 if isinstance(value, torch.Tensor):
                     torch._sync(functional_value)
                     if torch._functionalize_has_data_mutation(functional_value.elem):
-                        value.copy_(functional_value.from_functional())   # the epilogue
+                        written = functional_value.from_functional()
+                        if written.shape != value.shape:    # an out= argument resized (common.resize_output)
+                            _resized_argument(self.order, i - n, value, written.shape, written.stride())
+                        value.copy_(written)   # the epilogue
             out = pytree.tree_map_only(FunctionalTensor, lambda t: returned_args[id(t)], out)
         return out
 
@@ -542,6 +583,7 @@ class _Program:
             gm, written = dispatch_tracer.trace_direct(
                 lambda *values: self.call(values[:n], values[n:]), [*self.state, *self.inputs], self.table)
         self.order.written_at = {i - n: at for i, at in written.items() if i >= n}
+        self.order.resized_to = {i - n: shape for i, shape in gm.meta.pop("resized").items() if i >= n}
         return gm
 
     def via_make_fx(self):

@@ -32,7 +32,9 @@ aliasing is lost: ``view(dtype)``, ``_conj``, ``narrow`` with a tensor start; se
 
 What runs eager's kernel without counting as undecomposed (``.passthrough``): an op without an entry
 that gives only host values and writes no tensor (``aten._local_scalar_dense`` for ``.item()`` and
-``bool(t)``; the profiler's records), which no prim can express, since a prim's results are tensors.
+``bool(t)``; the profiler's records), which no prim can express, since a prim's results are tensors, and
+``aten.resize_`` and ``as_strided_`` of an out= tensor of another shape than its result (resized as
+eager resizes it).
 Printing formats outside the mode: torch disables dispatch modes while it formats a tensor. A
 CompositeImplicitAutograd op without an entry, reached inside an entry, runs torch's composite, whose
 ATen ops come back to the mode (as make_fx does).
@@ -72,6 +74,10 @@ def _host_value(func) -> bool:
         not any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
 
 
+# An out= tensor of another shape is resized in place by eager's own kernel (``decompositions.common.resize_output``):
+# memory, not compute, which no prim expresses (a prim's results are new tensors).
+_RESIZE = (torch.ops.aten.resize_.default, torch.ops.aten.as_strided_.default)
+
 _MODES = ("strict", "permissive")
 
 
@@ -108,7 +114,7 @@ class ThroughPrims(TorchDispatchMode):
             # composite, whose ATen ops come back here, as make_fx expands it
             fn = func.decompose
         if fn is None:
-            if _host_value(func):
+            if _host_value(func) or func in _RESIZE:
                 self.passthrough[func.name()] += 1
             elif self.mode == "strict":
                 raise _missing(func)

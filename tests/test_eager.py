@@ -16,6 +16,7 @@ import contextlib
 import copy
 import itertools
 import re
+import warnings
 
 import pytest
 import torch
@@ -319,3 +320,27 @@ def test_readme_example_runs_as_written(capsys):
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "docs/eager.md", "exec"), {})
     assert capsys.readouterr().out.splitlines()[-3:] == ["True Counter()", "1", "Counter({'aten::poisson': 1})"]
+
+
+@pytest.mark.parametrize("size", [3, 0], ids=["with_elements", "empty"])
+def test_a_wrongly_shaped_out_tensor_is_resized_as_eager_resizes_it(size):
+    """eager resizes an out= tensor of another shape in place (a UserWarning where it had elements), its
+    strides those its kernel gives (add with a transposed operand: the operand's)."""
+    a = torch.randn(4, 3).t()
+
+    def program(out):
+        torch.add(a, 1, out=out)
+        return out
+
+    expected, got = torch.ones(size), torch.ones(size)
+    with warnings.catch_warnings(record=True) as warned_e:
+        warnings.simplefilter("always")
+        program(expected)
+    with warnings.catch_warnings(record=True) as warned_t, through_prims() as run:
+        warnings.simplefilter("always")
+        returned = program(got)
+    assert returned is got and run.prims
+    torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    assert got.stride() == expected.stride()
+    resized = [[w for w in ws if "resized" in str(w.message)] for ws in (warned_e, warned_t)]
+    assert bool(resized[0]) == bool(resized[1]) == (size > 0)

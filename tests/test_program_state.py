@@ -5,6 +5,7 @@ with a message saying why."""
 from __future__ import annotations
 
 import copy
+import warnings
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from primkit.graph import canonicalize, non_prim_ops, trace
 
 from primkit.decompositions import get_decompositions
 from primkit.graph.guards import SpecializationError
+from primkit.runtime import executor
 
 
 class Counter(torch.nn.Module):
@@ -237,3 +239,79 @@ def test_an_input_whose_storage_is_not_read_takes_any_layout():
     gm = trace(lambda x: x[1:] * 2, torch.arange(24.0)[4:10].view(2, 3))
     other = torch.arange(24.0)[6:12].view(3, 2).t()
     torch.testing.assert_close(gm(other), other[1:] * 2, rtol=0, atol=0)
+
+
+# ----------------------------------------------------------------------------- out= tensors of another shape
+
+def _arange_into(t):
+    return torch.arange(5., out=t)
+
+
+def _add_into_a_made_tensor(x):
+    t = torch.zeros(3)       # made by the program: resized in the graph
+    torch.add(x, 1, out=t)
+    return t * 2
+
+
+def _resize_warnings(fn, *args):
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        fn(*args)
+    return [w for w in warned if "resized" in str(w.message)]
+
+
+@pytest.mark.parametrize("run", ["graph", "executor"])
+@pytest.mark.parametrize("via", ["direct", "make_fx"])
+@pytest.mark.parametrize("size", [3, 0], ids=["with_elements", "empty"])
+def test_a_wrongly_shaped_out_argument_is_resized_as_eager_resizes_it(size, via, run):
+    """eager resizes an out= tensor of another shape (with a UserWarning where it had elements); the traced
+    module resizes the real argument at each call, then the graph writes into it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gm = trace(_arange_into, torch.zeros(size), _via=via)
+    if run == "executor":
+        gm = executor.compile(gm)
+    for _ in range(2):
+        got, expected = torch.full((size,), 7.), torch.full((size,), 7.)
+        warned_e = _resize_warnings(_arange_into, expected)
+        warned_t = _resize_warnings(gm, got)
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+        assert got.stride() == expected.stride()
+        assert bool(warned_t) == bool(warned_e) == (size > 0)
+
+
+@pytest.mark.parametrize("via", ["auto", "make_fx"])
+def test_a_wrongly_shaped_out_tensor_the_program_makes_is_resized_in_the_graph(via):
+    x = torch.randn(2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gm = trace(_add_into_a_made_tensor, x, _via=via)
+        expected = _add_into_a_made_tensor(x)
+    torch.testing.assert_close(gm(x), expected, rtol=0, atol=0)
+    assert not non_prim_ops(gm)
+
+
+def test_an_out_argument_that_cannot_be_resized_is_refused_as_eager_refuses_it():
+    """A tensor over numpy's memory cannot grow: eager's resize raises, so does the traced module's."""
+    def made():
+        return torch.from_numpy(np.zeros(3, dtype=np.float32))
+    with pytest.raises(RuntimeError, match="not resizable") as eager:
+        _arange_into(made())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gm = trace(_arange_into, made())
+        with pytest.raises(type(eager.value), match="not resizable"):
+            gm(made())
+
+
+def test_a_wrongly_shaped_out_view_is_resized_as_eager_resizes_it():
+    """A view resized: its base's storage grows where it must (eager's resize_ of a view), the values reach it."""
+    base_e, base_t = torch.zeros(4), torch.zeros(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gm = trace(_arange_into, base_t[1:3])
+        view_e, view_t = base_e[1:3], base_t[1:3]
+        _arange_into(view_e)
+        gm(view_t)
+    torch.testing.assert_close(view_t, view_e, rtol=0, atol=0)
+    torch.testing.assert_close(base_t, base_e, rtol=0, atol=0)

@@ -8,27 +8,42 @@ from __future__ import annotations
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, broadcast_to, like, register_out, register_overloads, to_dtype, wrap_dim)
+    P, aten, broadcast_shapes, broadcast_to, contiguous_out, like, register_out, register_overloads, to_dtype,
+    wrap_dim)
 from primkit.decompositions.linalg.products import conj_transpose
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous, in_layout
 from primkit.prims import dtypes as dt
+from primkit.prims.layout import contiguous_strides
 
 
 # --- factorizations and solves -----------------------------------------------------------------
 # The linalg_decomp prims return row-major outputs; eager's LAPACK-backed kernels return every
 # matrix column-major (batches contiguous, each matrix transposed), which ``column_major`` restores.
 
+def column_major_strides(shape) -> list:
+    """The strides eager's linalg kernels give a batch of matrices of this shape (also a resized out=)."""
+    if len(shape) < 2:
+        return list(contiguous_strides(shape))
+    m, n = shape[-2], shape[-1]
+    strides, step = [1, max(m, 1)], max(m, 1) * max(n, 1)
+    for size in reversed(shape[:-2]):
+        strides.insert(0, step)
+        step *= max(size, 1)
+    return strides
+
+
+def column_major_if_empty(out, shape) -> list:
+    """The strides eager's ormqr, orgqr and cholesky_inverse give an out= tensor they resize: column-major where
+    it was empty, else contiguous (resize_output's), in which their kernel then writes."""
+    return column_major_strides(shape) if out.numel() == 0 else list(contiguous_strides(shape))
+
+
 def column_major(t):
     """t laid out as eager's linalg kernels lay out a batch of matrices."""
     if t.dim() < 2:
         return t
-    m, n = t.shape[-2], t.shape[-1]
-    strides, step = [1, max(m, 1)], max(m, 1) * max(n, 1)
-    for size in reversed(t.shape[:-2]):
-        strides.insert(0, step)
-        step *= max(size, 1)
-    return in_layout(t, strides)
+    return in_layout(t, column_major_strides(t.shape))
 
 
 def _check_linalg_dtype(name, *tensors):
@@ -95,7 +110,7 @@ def cholesky(a, upper=False):
 
 register_overloads(cholesky_ex, "linalg_cholesky_ex", ("default", "L"))
 register_overloads(linalg_cholesky, "linalg_cholesky", ("default", "out"))
-register_overloads(cholesky, "cholesky", ("default", "out"))
+register_overloads(cholesky, "cholesky", ("default", "out"), out_resize=contiguous_out)
 
 
 def solve_triangular(a, b, *, upper, left=True, unitriangular=False):
@@ -418,9 +433,10 @@ def ormqr(a, tau, other, left=True, transpose=False):
 
 
 register_overloads(geqrf, "geqrf", ("default", "a"))
-register_overloads(ormqr, "ormqr", ("default", "out"))
-register_overloads(householder_product, "linalg_householder_product", ("default", "out"))
-register_overloads(householder_product, "orgqr", ("default", "out"))     # orgqr is its older name
+register_overloads(ormqr, "ormqr", ("default", "out"), out_resize=column_major_if_empty)
+register_overloads(householder_product, "linalg_householder_product", ("default", "out"),
+                   out_resize=column_major_if_empty)
+register_overloads(householder_product, "orgqr", ("default", "out"), out_resize=column_major_if_empty)  # older name
 
 
 # --- solves through a Cholesky factor -------------------------------------------------------------
@@ -451,8 +467,8 @@ def cholesky_inverse(factor, upper=False):
     return column_major(P.cholesky_solve(_identity_like(factor), factor, upper))
 
 
-register_overloads(cholesky_solve, "cholesky_solve", ("default", "out"))
-register_overloads(cholesky_inverse, "cholesky_inverse", ("default", "out"))
+register_overloads(cholesky_solve, "cholesky_solve", ("default", "out"), out_resize=contiguous_out)
+register_overloads(cholesky_inverse, "cholesky_inverse", ("default", "out"), out_resize=column_major_if_empty)
 
 
 # --- LDL ------------------------------------------------------------------------------------------

@@ -337,7 +337,7 @@ def inner(a, b):
 @register(aten.inner.out)
 def inner_out(a, b, *, out):
     if a.dim() == 0 or b.dim() == 0:    # eager's mul.out: type promotion into out
-        return write_into(out, inner(a, b), "inner.out")
+        return write_into(out, inner(a, b), "inner.out", resize=True)
     return into_out(inner, aten.inner.out, "tensordot", check=_no_promotion)(a, b, out=out)
 
 

@@ -89,7 +89,6 @@ LU_TOLERANCES = {torch.float32: (1e-4, 1e-4), torch.complex64: (1e-4, 1e-4)}
 LA = torch.linalg
 # eager's CompositeImplicit out= form hands the _ex kernel an empty scratch tensor (info, LU,
 # pivots) to resize; primkit does not resize out= tensors.
-RESIZED_SCRATCH = "eager's out= form passes an empty scratch tensor for the kernel to resize; primkit does not resize"
 C64 = frozenset({torch.complex64})
 
 
@@ -168,8 +167,7 @@ ENTRIES = [
             _matrices(), errors=_square_errors(), supports_out=True),
     _linalg("linalg.det", LA.det, ("aten::linalg_det", "aten::linalg_det.out", "aten::_linalg_det",
                                    "aten::_linalg_det.result"),
-            _matrices(), errors=_square_errors(), supports_out=True, tolerances=LU_TOLERANCES,
-            xfails=[XFail("out", RESIZED_SCRATCH, raises=RuntimeError)]),
+            _matrices(), errors=_square_errors(), supports_out=True, tolerances=LU_TOLERANCES),
     _linalg("det", torch.det, ("aten::det",), _matrices(), errors=_square_errors(), tolerances=LU_TOLERANCES),
     _linalg("logdet", torch.logdet, ("aten::logdet",), _matrices(hermitian=True), tolerances=LU_TOLERANCES,
             dtypes=FLOAT32_64),
@@ -178,15 +176,14 @@ ENTRIES = [
             _matrices(), errors=_square_errors(), tolerances=LU_TOLERANCES),
     _linalg("slogdet", torch.slogdet, ("aten::slogdet", "aten::slogdet.out"), _matrices(), tolerances=LU_TOLERANCES),
     _linalg("linalg.inv", LA.inv, ("aten::linalg_inv", "aten::linalg_inv.out", "aten::linalg_inv_ex"),
-            _matrices(), errors=_square_errors(), supports_out=True, tolerances=LU_TOLERANCES,
-            xfails=[XFail("out", RESIZED_SCRATCH, raises=RuntimeError)]),
+            _matrices(), errors=_square_errors(), supports_out=True, tolerances=LU_TOLERANCES),
     _linalg("linalg.inv_ex", LA.inv_ex, ("aten::linalg_inv_ex", "aten::linalg_inv_ex.inverse"), _matrices(),
             errors=_square_errors(), tolerances=LU_TOLERANCES),
     _linalg("inverse", torch.inverse, ("aten::inverse", "aten::inverse.out"), _matrices(), supports_out=True,
-            tolerances=LU_TOLERANCES, xfails=[XFail("out", RESIZED_SCRATCH, raises=RuntimeError)]),
+            tolerances=LU_TOLERANCES),
     _linalg("linalg.solve", LA.solve, ("aten::linalg_solve", "aten::linalg_solve.out", "aten::_linalg_solve_ex",
                                        "aten::_linalg_solve_ex.result"),
-            _solve_samples, supports_out=True, tolerances=LU_TOLERANCES, xfails=[XFail("out", RESIZED_SCRATCH, raises=RuntimeError)]),
+            _solve_samples, supports_out=True, tolerances=LU_TOLERANCES),
     _linalg("linalg.solve_ex", LA.solve_ex, ("aten::linalg_solve_ex", "aten::linalg_solve_ex.out"), _solve_samples,
             tolerances=LU_TOLERANCES),
     _linalg("linalg.matrix_power", LA.matrix_power, ("aten::linalg_matrix_power", "aten::linalg_matrix_power.out"),
