@@ -13,7 +13,7 @@ import re
 import torch
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
-from primkit.opinfo.definitions.nn import out_entry
+from primkit.opinfo.definitions.nn.common import out_entry
 from primkit.opinfo.dtypes import FLOAT32_64, FLOATING
 from primkit.opinfo.samples import layouts, make
 
@@ -312,7 +312,7 @@ def sample_inputs_fractional_max_pool_backward(n):
 def sample_inputs_pad_backward(mode, n):
     """(grad_output, self, padding) for the forward pad's samples (every layout, zero, wide and
     negative paddings, unbatched, an empty batch)."""
-    from primkit.opinfo.definitions.nn import REFLECTION_PADS, REPLICATION_PADS, pad_samples
+    from primkit.opinfo.definitions.nn.padding import REFLECTION_PADS, REPLICATION_PADS, pad_samples
     forward = getattr(aten, f"{mode}_pad{n}d")
     pads = {"reflection": REFLECTION_PADS, "replication": REPLICATION_PADS}[mode][n]
 
@@ -777,7 +777,7 @@ ENTRIES = [
     *(_entry(getattr(aten, f"adaptive_max_pool{n}d_backward").default, sample_inputs_adaptive_max_pool_backward(n),
              tolerances=ACCUMULATE_TOLERANCES, out=getattr(aten, f"adaptive_max_pool{n}d_backward").grad_input)
       for n in (2, 3)),
-    # Multi-result out= overloads (see opinfo.definitions.nn.with_outs).
+    # Multi-result out= overloads (see opinfo.definitions.nn.common.with_outs).
     out_entry(aten.convolution_backward.out, aten.convolution_backward.default,
               _full_mask(sample_inputs_convolution_backward), tolerances=MATMUL_TOLERANCES, family="backward"),
     out_entry(aten.native_batch_norm_backward.out, aten.native_batch_norm_backward.default,

@@ -13,7 +13,8 @@ import torch
 
 from primkit.opinfo.core import ErrorInput, SampleInput
 from primkit.opinfo.definitions.common import aten_entry
-from primkit.opinfo.definitions.nn import out_entry, sample_inputs_grid_sampler_2d, sample_inputs_grid_sampler_3d
+from primkit.opinfo.definitions.nn.common import out_entry
+from primkit.opinfo.definitions.nn.grid_sample import sample_inputs_grid_sampler_2d, sample_inputs_grid_sampler_3d
 from primkit.opinfo.dtypes import FLOAT32_64
 from primkit.opinfo.samples import make
 
