@@ -17,7 +17,9 @@ import torch
 from primkit.decompositions.common import P, aten, prepare, register_out, round_to, scalar, to_dtype
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import preserved_strides, strides_for
-from primkit.decompositions.shape import cast_value, check_layout, check_sizes
+from primkit.decompositions.shape.common import check_sizes
+from primkit.decompositions.shape.copies import check_layout
+from primkit.decompositions.shape.reorderings import cast_value
 from primkit.prims import dtypes as dt
 from primkit.prims.layout import contiguous_strides
 
