@@ -13,6 +13,7 @@ import torch
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
 from primkit.opinfo.definitions import elementwise, linalg, nn, reductions, shape
 from primkit.opinfo.definitions.common import list_samples, table_entry, through_table
+from primkit.opinfo.definitions.shape.conveniences import _movedim_samples
 from primkit.opinfo.dtypes import ALL, BOOL, FLOAT32_64, INTEGRAL
 from primkit.opinfo.samples import make, sample_inputs_elementwise_unary
 
@@ -123,6 +124,6 @@ _table_entry = functools.partial(table_entry, family="aliases")
 
 
 ENTRIES += [
-    _table_entry("moveaxis", shape._movedim_samples),
+    _table_entry("moveaxis", _movedim_samples),
     _table_entry("row_stack", list_samples([(2, 3), (4, 3)], [(3,), (3,)]), out=True),
 ]

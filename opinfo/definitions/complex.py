@@ -13,8 +13,8 @@ import math
 import torch
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
-from primkit.opinfo.definitions import shape as views
 from primkit.opinfo.definitions.common import complex_samples, packet_entry, table_entry
+from primkit.opinfo.definitions.shape.common import ALIAS
 from primkit.opinfo.dtypes import ALL, COMPLEX, FLOAT32_64
 from primkit.opinfo.samples import UNARY_SHAPES, extremal_unary, layouts, make
 
@@ -131,7 +131,7 @@ _table_entry = functools.partial(table_entry, family="complex")
 
 
 ENTRIES += [
-    _table_entry("resolve_conj", views.ALIAS), _table_entry("resolve_neg", views.ALIAS),
+    _table_entry("resolve_conj", ALIAS), _table_entry("resolve_neg", ALIAS),
     # eager's lazy conjugate (a view with the conj bit set; eager asserts on a real input); primkit computes it
     _packet_entry("_conj", torch.ops.aten._conj, complex_samples, dtypes=COMPLEX, out=False),
 ]

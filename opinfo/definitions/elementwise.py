@@ -12,9 +12,8 @@ import operator
 import torch
 
 from primkit.opinfo.core import DEFAULT_TOLERANCES, ErrorInput, OpInfo, SampleInput, XFail
-from primkit.opinfo.definitions import shape as views
 from primkit.opinfo.definitions.common import aten_entry, table_entry, through_table
-from primkit.opinfo.definitions.shape import cases
+from primkit.opinfo.definitions.shape.common import ALIAS, cases
 from primkit.opinfo.dtypes import ALL, BOOL, COMPLEX, FLOAT32_64, FLOATING, INTEGRAL, NUMERIC
 from primkit.opinfo.samples import (BINARY_SHAPE_PAIRS, error_inputs_elementwise_binary, layouts, make,
                                     sample_inputs_elementwise_binary, sample_inputs_elementwise_unary)
@@ -645,7 +644,7 @@ INT64 = frozenset({torch.int64})
 
 
 ENTRIES += [
-    dataclasses.replace(_table_entry("square", views.ALIAS, out=True, dtypes=NUMERIC_NO_BOOL),
+    dataclasses.replace(_table_entry("square", ALIAS, out=True, dtypes=NUMERIC_NO_BOOL),
                          name="square.table", inplace=through_table("square_")),
     dataclasses.replace(_table_entry("gcd", _integer_pairs, out=True, dtypes=INT64), inplace=through_table("gcd_")),
     dataclasses.replace(_table_entry("lcm", _integer_pairs, out=True, dtypes=INT64), inplace=through_table("lcm_")),

@@ -11,7 +11,7 @@ import torch
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from primkit.opinfo.definitions.common import aten_entry, make_f32, positional_out, table_entry
 from primkit.opinfo.definitions.nn.common import out_entry
-from primkit.opinfo.definitions.shape import cases, errors
+from primkit.opinfo.definitions.shape.common import cases, errors
 from primkit.opinfo.dtypes import ALL, COMPLEX, FLOAT32_64, FLOATING, NUMERIC
 from primkit.opinfo.samples import FLOATING as FLOAT_DTYPES, layouts, make
 

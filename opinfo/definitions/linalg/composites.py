@@ -7,7 +7,7 @@ import torch
 from primkit.opinfo.core import ErrorInput, SampleInput
 from primkit.opinfo.definitions.common import make_f32
 from primkit.opinfo.definitions.linalg.common import NUMERIC_NO_BOOL, _linalg_entry, _table_entry
-from primkit.opinfo.definitions.shape import DENSE, EVERY, cases, errors
+from primkit.opinfo.definitions.shape.common import DENSE, EVERY, cases, errors
 from primkit.opinfo.dtypes import ALL, FLOAT32_64, INTEGRAL
 from primkit.opinfo.samples import layouts, make
 

@@ -13,7 +13,7 @@ from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from primkit.opinfo.definitions.common import error_rows, make_f32
 from primkit.opinfo.definitions.linalg.common import (
     F32, F64, LINALG_DTYPES, WIDE_SHAPES, _linalg_entry, aten, with_outs)
-from primkit.opinfo.definitions.shape import errors
+from primkit.opinfo.definitions.shape.common import errors
 from primkit.opinfo.dtypes import FLOAT32_64, FLOATING
 from primkit.opinfo.harness import variant_samples
 from primkit.opinfo.samples import make

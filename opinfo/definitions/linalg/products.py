@@ -9,7 +9,7 @@ import torch
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput, XFail
 from primkit.opinfo.definitions.common import make_f32
 from primkit.opinfo.definitions.linalg.common import F32, F64, _linalg_entry, aten
-from primkit.opinfo.definitions.shape import cases, errors
+from primkit.opinfo.definitions.shape.common import cases, errors
 from primkit.opinfo.dtypes import ALL, FLOATING, INTEGRAL, NUMERIC
 from primkit.opinfo.samples import make
 
