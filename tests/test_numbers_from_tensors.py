@@ -111,7 +111,7 @@ REFUSED = {
     # a decomposition that picks its formula by the number's value (the norm's order): named as primkit's limit
     "norm_order_item": (lambda x, t: torch.norm(x, p=t.item()),
                         r"passes to an op at .*test_numbers_from_tensors\.py:\d+.*decomposition in primkit asks for "
-                        r"its value at .*reductions\.py:\d+"),
+                        r"its value at .*reductions/norms\.py:\d+"),
 }
 
 
