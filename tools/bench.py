@@ -38,7 +38,8 @@ import sys
 import torch
 
 from primkit.tools import bench_costs
-from primkit.tools.bench_models import _models, _Outputs, _positional, _tensors, _timed
+from primkit.tools.bench_models import (_models, _Outputs, _positional, _tensors, _timed, interleaved_times,
+                                        paired_ratio)
 
 def _close(a, b) -> bool:
     la, lb = _tensors(a), _tensors(b)
@@ -87,14 +88,7 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
             runs.update({"inductor": lambda: default(**inputs), "primkit_inductor": lambda: prim(**inputs)})
         for f in runs.values():
             f()
-        times = {k: [] for k in runs}
-        order = list(runs)
-        for _ in range(repeat):
-            for k in order:
-                times[k].append(_timed(runs[k], device))
-            # each run follows the same neighbour in every other repetition: inductor ran after the
-            # through_prims pass (which evicts the caches) and primkit_inductor after inductor (warm)
-            order.reverse()
+        times = interleaved_times(runs, repeat, device)
     fn, args = _positional(model, inputs)
     raw = []    # the latest trace(model, canonical=False), which "canonicalize" then canonicalizes
     tracers = {"trace": lambda: trace(model, **inputs),
@@ -109,9 +103,7 @@ def bench_model(name, build, device, repeat, inductor, trace_repeat):
     med = {k: statistics.median(v) for k, v in {**times, **ttimes}.items()}
 
     def paired(k, base):
-        """The median of the per-repetition ratios: each repetition's two times are taken seconds apart,
-        so the machine's drift over the run (its speed moves by 10-30% over minutes) cancels in each."""
-        return statistics.median(a / b for a, b in zip(times[k], times[base]))
+        return paired_ratio(times, k, base)
     row["eager_ms"] = med["eager"] * 1e3
     row["executor"] = paired("executor", "eager")
     row["reference"] = paired("reference", "eager")

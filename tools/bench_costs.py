@@ -33,7 +33,7 @@ import time
 
 import torch
 
-from primkit.tools.bench_models import _Outputs, _tensors, _timed
+from primkit.tools.bench_models import _Outputs, _tensors, interleaved_times, paired_ratio
 
 
 def _loss(out) -> torch.Tensor:
@@ -69,18 +69,11 @@ def bench_training(name, build, device, repeat, inductor=True) -> dict:
         for _ in range(2):
             loss = f()
             assert torch.isfinite(loss), f"{name}: the {key} training step's loss is {loss}"
-    times = {k: [] for k in steps}
-    order = list(steps)
-    for _ in range(repeat):
-        for k in order:
-            times[k].append(_timed(steps[k], device))
-        order.reverse()
-
-    def paired(k, b):
-        return statistics.median(a / c for a, c in zip(times[k], times[b]))
-    row = {"eager_step_ms": statistics.median(times["eager"]) * 1e3, "primkit_step": paired("primkit", "eager")}
+    times = interleaved_times(steps, repeat, device)
+    row = {"eager_step_ms": statistics.median(times["eager"]) * 1e3,
+           "primkit_step": paired_ratio(times, "primkit", "eager")}
     if inductor:
-        row["primkit_inductor_step"] = paired("primkit_inductor", "inductor")
+        row["primkit_inductor_step"] = paired_ratio(times, "primkit_inductor", "inductor")
     return row
 
 

@@ -2,6 +2,7 @@
 its sections share: a model's output as a tuple of tensors, and a timed call."""
 from __future__ import annotations
 
+import statistics
 import time
 
 import torch
@@ -106,3 +107,22 @@ def _timed(fn, device):
     if device.type == "cuda":
         torch.cuda.synchronize()
     return time.perf_counter() - start
+
+
+def interleaved_times(runs: dict, repeat: int, device) -> dict:
+    """name -> the times of ``repeat`` calls of each run, interleaved, the order reversed in every other
+    repetition (each run follows the same neighbour in every other one: a run that evicts the caches, as
+    through_prims does, slows its follower alike)."""
+    times = {k: [] for k in runs}
+    order = list(runs)
+    for _ in range(repeat):
+        for k in order:
+            times[k].append(_timed(runs[k], device))
+        order.reverse()
+    return times
+
+
+def paired_ratio(times: dict, k, base) -> float:
+    """The median of the per-repetition ratios: each repetition's two times are taken seconds apart,
+    so the machine's drift over the run (its speed moves by 10-30% over minutes) cancels in each."""
+    return statistics.median(a / b for a, b in zip(times[k], times[base], strict=True))
