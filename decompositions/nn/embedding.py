@@ -36,6 +36,17 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 EMBEDDING_BAG_MODES = ("sum", "mean", "max")
 
 
+def bag_of_positions(offsets, length):
+    """Each of ``length`` positions' bag (int64): position i lies in the last bag that starts at or before
+    it, so its bag is the number of offsets at or before it, less one (eager's make_offset2bag). An offset
+    at ``length`` (include_last_offset's) starts no bag a position lies in."""
+    count, device = offsets.shape[0], offsets.device
+    position = P.iota(length, start=0, step=1, dtype=torch.int64, device=device)
+    started = P.le(P.broadcast_in_dim(to_dtype(offsets, torch.int64), [length, count], [1]),
+                   P.broadcast_in_dim(position, [length, count], [0]))
+    return P.sub(P.sum(to_dtype(started, torch.int64), [1]), i64(1, [length], device))
+
+
 def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
                    for_backward=False):
     """(output, offset2bag, bag_size, max_indices) of bags of rows: bag b holds the indices from
@@ -65,9 +76,7 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
     idx, off = to_dtype(indices, torch.int64), to_dtype(offsets, torch.int64)
     starts = P.slice(off, [0], [bags], [1])
     position = P.iota(length, start=0, step=1, dtype=torch.int64, device=device)
-    # Position i lies in the last bag that starts at or before it.
-    started = P.le(P.broadcast_in_dim(starts, [length, bags], [1]), P.broadcast_in_dim(position, [length, bags], [0]))
-    offset2bag = P.sub(P.sum(to_dtype(started, torch.int64), [1]), i64(1, [length], device))
+    offset2bag = bag_of_positions(starts, length)
     counted = P.ge(offset2bag, i64(0, [length], device))
     if include_last_offset:   # the last offset ends the last bag
         end = P.broadcast_in_dim(P.slice(off, [bags], [bags + 1], [1]), [length], [0])
