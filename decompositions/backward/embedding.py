@@ -6,7 +6,7 @@ import torch
 
 from primkit.decompositions.common import P, aten, like, register_with_variants, to_dtype, upcast
 from primkit.decompositions.nn.common import i64
-from primkit.decompositions.nn.embedding import bag_of_positions
+from primkit.decompositions.nn.embedding import bag_of_positions, index_frequency
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous
 from primkit.prims.layout import numel
@@ -24,9 +24,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     (g,), orig = upcast(P.reshape(contiguous(grad_output), [count, dim]))
     idx = P.reshape(to_dtype(contiguous(indices), torch.int64), [count])
     if scale_grad_by_freq:   # each row's gradient divided by how often its index occurs
-        ones = P.full([count], 1, dtype=g.dtype, device=g.device)
-        freq = P.scatter_add(P.full([num_weights], 0, dtype=g.dtype, device=g.device), 0, idx, ones)
-        g = P.div(g, P.broadcast_in_dim(P.index_select(freq, 0, idx), [count, dim], [0]))
+        g = P.div(g, P.broadcast_in_dim(index_frequency(idx, num_weights, g.dtype), [count, dim], [0]))
     if padding_idx >= 0:     # the padding row gets no gradient
         pad = P.eq(idx, i64(padding_idx, [count], idx.device))
         g = P.where(P.broadcast_in_dim(pad, [count, dim], [0]), like(g, 0), g)

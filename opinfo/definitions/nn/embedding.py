@@ -18,6 +18,10 @@ def sample_inputs_embedding(op, device, dtype):
             yield SampleInput(indices, (weight,), name=f"{name} {index_dtype}")
     yield SampleInput(torch.tensor([[0, 2], [2, 1]], device=device), (weight,), {"padding_idx": 2}, name="padding_idx")
     yield SampleInput(torch.tensor([1, 2], device=device), (weight.t().contiguous().t(),), name="transposed weight")
+    for padding_idx in (None, 1):   # 3 thrice, 1 once: each row's gradient divided by its index's count
+        yield SampleInput(torch.tensor([[1, 3], [3, 3]], device=device), (weight,),
+                          {"scale_grad_by_freq": True, "padding_idx": padding_idx},
+                          name=f"scale_grad_by_freq padding_idx={padding_idx}")
 
 
 def error_inputs_embedding(op, device):
@@ -57,6 +61,15 @@ def sample_inputs_embedding_bag(op, device, dtype):
                           {"offsets": offsets.to(torch.int32), "mode": mode}, name=f"int32, transposed weight {mode}")
     yield SampleInput(indices, (weight,), {"offsets": offsets, "mode": "sum",
                                            "per_sample_weights": make((8,), device, dtype)}, name="per_sample_weights")
+    # each index twice: eager's CPU backward scales by another index's count where counts differ (see
+    # aten._embedding_bag_backward.scale_grad_by_freq)
+    twice, halves = torch.tensor([2, 7, 5, 5, 2, 7], device=device), torch.tensor([0, 3], device=device)
+    for mode in ("sum", "mean"):   # max mode refuses it (error_inputs_embedding_bag)
+        yield SampleInput(twice, (weight,), {"offsets": halves, "mode": mode, "scale_grad_by_freq": True},
+                          name=f"scale_grad_by_freq {mode}")
+    yield SampleInput(twice, (weight,), {"offsets": halves, "mode": "sum", "scale_grad_by_freq": True,
+                                         "per_sample_weights": make((6,), device, dtype), "padding_idx": 5},
+                      name="scale_grad_by_freq, per_sample_weights, padding_idx")
 
 
 def sample_inputs_aten_embedding_bag(op, device, dtype):
@@ -77,6 +90,9 @@ def sample_inputs_aten_embedding_bag(op, device, dtype):
         yield SampleInput(weight, (indices.to(torch.int32), offsets, False, mode), name=f"int32 indices mode={mode}")
     yield SampleInput(weight, (indices, offsets, False, 0, False, make((8,), device, dtype)),
                       name="per_sample_weights")
+    twice, halves = torch.tensor([2, 7, 5, 5, 2, 7], device=device), torch.tensor([0, 3], device=device)
+    for mode in (0, 1, 2):   # each index twice (see sample_inputs_embedding_bag)
+        yield SampleInput(weight, (twice, halves, True, mode), name=f"scale_grad_by_freq mode={mode}")
 
 
 def sample_inputs_embedding_bag_impl(op, device, dtype):
@@ -94,6 +110,10 @@ def error_inputs_embedding_bag(op, device):
                                  {"offsets": torch.tensor([0], device=device), "mode": "max",
                                   "per_sample_weights": torch.ones(2, device=device)}), NotImplementedError,
                      "per_sample_weights was not None")
+    yield ErrorInput(SampleInput(torch.tensor([1, 2], device=device), (w,),
+                                 {"offsets": torch.tensor([0], device=device), "mode": "max",
+                                  "scale_grad_by_freq": True}), ValueError,
+                     "max mode does not support scaling the gradient by the frequency")
 
 
 # ----------------------------------------------------------------------------- embedding_bag's backward ops
