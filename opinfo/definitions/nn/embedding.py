@@ -192,7 +192,8 @@ def sample_inputs_embedding_bag_per_sample_weights_backward(op, device, dtype):
     sum mode (the only one with per-sample weights), offset2bag in full and empty (eager's fast sum path)."""
     for name, weight, indices, offsets, mode, last, pad in _bag_cases(device, dtype):
         if mode == 0:
-            grad, offset2bag, _, _ = _saved(weight, indices, offsets, mode, last, pad, make(indices.shape, device, dtype))
+            psw = make(indices.shape, device, dtype)
+            grad, offset2bag, _, _ = _saved(weight, indices, offsets, mode, last, pad, psw)
             yield SampleInput(grad, (weight, indices, offsets, offset2bag, mode, pad),
                               name=f"{name} offset2bag of {offset2bag.numel()}")
     indices, offsets = torch.tensor([1, 2, 4, 5], device=device), torch.tensor([0, 1], device=device)
