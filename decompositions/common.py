@@ -117,6 +117,12 @@ def like(t, value):
     return prepare(value, t.dtype, t.shape, t.device)
 
 
+def with_gradient_of(value, y):
+    """``value``'s value (bit for bit, -0.0 included) with ``y``'s gradient: value - (y - y) with the first
+    two held constant. y - y is +0.0 where y is finite, and value - (+0.0) is value."""
+    return P.sub(P.stop_gradient(value), P.sub(P.stop_gradient(y), y))
+
+
 def tensor_device(*args):
     """The device elementwise ops run on: that of a dimensioned tensor, else of any tensor."""
     tensors = [a for a in args if isinstance(a, torch.Tensor)]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.common import P, aten, elementwise, like, round_to, to_dtype
+from primkit.decompositions.common import P, aten, elementwise, like, round_to, to_dtype, with_gradient_of
 from primkit.decompositions.registry import register, register_when_defined
 from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
@@ -282,10 +282,8 @@ def choose_qparams_per_token_asymmetric(input, dtype):
 # ----------------------------------------------------------------------------- fake quantization
 
 def _straight_through(x, fake, mask):
-    """``fake``'s value (bit for bit, -0.0 included) with eager's gradient: grad where mask, else 0.
-    y - y is +0.0 for the finite x the mask keeps, and fake - (+0.0) is fake."""
-    y = P.where(mask, x, like(x, 0))
-    return P.sub(P.stop_gradient(fake), P.sub(P.stop_gradient(y), y))
+    """``fake``'s value (bit for bit, -0.0 included) with eager's gradient: grad where mask, else 0."""
+    return with_gradient_of(fake, P.where(mask, x, like(x, 0)))
 
 
 def _check_range(quant_min, quant_max):

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from primkit.decompositions.common import P, aten, like, register_out, to_dtype, upcast
+from primkit.decompositions.common import P, aten, like, register_out, to_dtype, upcast, with_gradient_of
 from primkit.decompositions.nn.common import i64
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous
@@ -14,9 +14,23 @@ from primkit.prims.layout import numel
 from primkit.prims import dtypes as dt
 
 
+def index_frequency(idx, num_weights, dtype):
+    """How often each position's index occurs among the (1-d, int64) indices, in dtype."""
+    count = idx.shape[0]
+    ones = P.full([count], 1, dtype=dtype, device=idx.device)
+    return P.index_select(P.scatter_add(P.full([num_weights], 0, dtype=dtype, device=idx.device), 0, idx, ones), 0, idx)
+
+
+def gradient_by_frequency(rows, idx, num_weights):
+    """The looked-up rows (one per index), each one's gradient divided by how often its index occurs
+    (scale_grad_by_freq), their values unchanged. A non-finite row keeps its whole gradient (y - y is nan there)."""
+    freq = P.broadcast_in_dim(index_frequency(idx, num_weights, rows.dtype), list(rows.shape), [0])
+    return P.where(P.isfinite(rows), with_gradient_of(rows, P.div(rows, freq)), rows)
+
+
 @register(aten.embedding.default)
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    # padding_idx only affects the gradient: the forward is a plain row lookup.
+    # padding_idx and scale_grad_by_freq only affect the gradient: the forward is a plain row lookup.
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     if indices.dtype not in (torch.int32, torch.int64):
@@ -25,6 +39,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                            f"embedding)")
     flat = P.reshape(to_dtype(indices, torch.int64), [numel(indices.shape)])
     rows = P.index_select(weight, 0, flat)
+    if scale_grad_by_freq:
+        rows = gradient_by_frequency(rows, flat, weight.shape[0])
     if padding_idx is not None and padding_idx >= 0:
         # The rows looked up at padding_idx take no gradient (eager's embedding backward skips them).
         pad = P.broadcast_in_dim(P.eq(flat, P.full([numel(indices.shape)], padding_idx, dtype=torch.int64,
@@ -36,8 +52,19 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 EMBEDDING_BAG_MODES = ("sum", "mean", "max")
 
 
+def bag_of_positions(offsets, length):
+    """Each of ``length`` positions' bag (int64): position i lies in the last bag that starts at or before
+    it, so its bag is the number of offsets at or before it, less one (eager's make_offset2bag). An offset
+    at ``length`` (include_last_offset's) starts no bag a position lies in."""
+    count, device = offsets.shape[0], offsets.device
+    position = P.iota(length, start=0, step=1, dtype=torch.int64, device=device)
+    started = P.le(P.broadcast_in_dim(to_dtype(offsets, torch.int64), [length, count], [1]),
+                   P.broadcast_in_dim(position, [length, count], [0]))
+    return P.sub(P.sum(to_dtype(started, torch.int64), [1]), i64(1, [length], device))
+
+
 def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
-                   for_backward=False):
+                   scale_grad_by_freq=False, for_backward=False):
     """(output, offset2bag, bag_size, max_indices) of bags of rows: bag b holds the indices from
     offsets[b] to the next offset; a row at padding_idx counts in no bag; an empty bag gives zeros.
 
@@ -45,7 +72,8 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
     offset2bag, each index's bag (empty where eager takes its fast sum path: float32/float16/bfloat16
     weights with unit row stride and no padding_idx); bag_size, the bags' sizes without padding rows
     (in sum mode zeros, one per offset); max_indices, the row each maximum came from (else bag_size). With
-    include_last_offset the last offset must be the input's length, as documented. ``for_backward``: eager's
+    include_last_offset the last offset must be the input's length, as documented. scale_grad_by_freq divides each
+    row's gradient by how often its index occurs (eager's max mode ignores it). ``for_backward``: eager's
     _embedding_bag (the form autograd records), whose sum mode has one bag_size per bag."""
     if weight.dim() != 2:
         raise RuntimeError(f"embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
@@ -65,9 +93,7 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
     idx, off = to_dtype(indices, torch.int64), to_dtype(offsets, torch.int64)
     starts = P.slice(off, [0], [bags], [1])
     position = P.iota(length, start=0, step=1, dtype=torch.int64, device=device)
-    # Position i lies in the last bag that starts at or before it.
-    started = P.le(P.broadcast_in_dim(starts, [length, bags], [1]), P.broadcast_in_dim(position, [length, bags], [0]))
-    offset2bag = P.sub(P.sum(to_dtype(started, torch.int64), [1]), i64(1, [length], device))
+    offset2bag = bag_of_positions(starts, length)
     counted = P.ge(offset2bag, i64(0, [length], device))
     if include_last_offset:   # the last offset ends the last bag
         end = P.broadcast_in_dim(P.slice(off, [bags], [bags + 1], [1]), [length], [0])
@@ -80,6 +106,8 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
                              to_dtype(counted, torch.int64))
     (w,), orig = upcast(weight)
     rows = P.index_select(w, 0, idx)
+    if scale_grad_by_freq and mode != 2:
+        rows = gradient_by_frequency(rows, idx, weight.shape[0])
     if per_sample_weights is not None:
         rows = P.mul(rows, P.broadcast_in_dim(to_dtype(per_sample_weights, w.dtype), [length, dim], [0]))
     keep = P.broadcast_in_dim(counted, [length, dim], [0])
@@ -117,8 +145,9 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
 @register(aten.embedding_bag.default)
 def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
                   include_last_offset=False):
-    # scale_grad_by_freq and sparse only shape the gradient.
-    return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, -1)
+    # sparse only shapes the gradient (a sparse one: refused by its backward).
+    return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, -1,
+                          scale_grad_by_freq)
 
 
 @register(aten.embedding_bag.padding_idx)
@@ -127,12 +156,13 @@ def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode
     if padding_idx is not None and padding_idx < 0:   # counted from the end, as eager's composite does
         padding_idx = padding_idx + weight.shape[0]
     return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset,
-                          -1 if padding_idx is None else padding_idx)
+                          -1 if padding_idx is None else padding_idx, scale_grad_by_freq)
 
 
 @register(aten._embedding_bag_forward_only.default)
 def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                                 per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    # no gradient to scale: the form eager runs where none is asked for
     return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
 
 
@@ -140,7 +170,7 @@ def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=Fal
 def _embedding_bag_default(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                            per_sample_weights=None, include_last_offset=False, padding_idx=-1):
     return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
-                          for_backward=True)
+                          scale_grad_by_freq, for_backward=True)
 register_out(aten.embedding.out, embedding)
 
 

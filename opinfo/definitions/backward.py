@@ -13,7 +13,7 @@ import re
 import torch
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
-from primkit.opinfo.definitions.nn.common import out_entry
+from primkit.opinfo.definitions.nn.common import ACCUMULATE_TOLERANCES, out_entry
 from primkit.opinfo.dtypes import FLOAT32_64, FLOATING
 from primkit.opinfo.samples import layouts, make
 
@@ -573,14 +573,6 @@ NORM_TOLERANCES = {
     torch.float32: (1e-4, 1e-5),
     torch.float16: (1e-2, 1e-2),
     torch.bfloat16: (1e-1, 5e-2),
-}
-# Scatter-adds (embedding rows of a repeated index, overlapping pooling windows): eager adds the
-# terms one by one in float16/bfloat16, the decomposition in float32 rounding once; the difference
-# is an ulp of a term (magnitude up to 9 with make's default range: 0.0078 in float16, 0.0625 in
-# bfloat16).
-ACCUMULATE_TOLERANCES = {
-    torch.float16: (1e-2, 5e-3),
-    torch.bfloat16: (1e-1, 2e-2),
 }
 # Convolution and attention gradients are matmul-sized sums (up to ~100 terms of magnitude ~10 here):
 # float32 differs by accumulation order; float16/bfloat16 by eager's storage-dtype partial sums.
