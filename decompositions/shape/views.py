@@ -10,7 +10,7 @@ from primkit.decompositions.layout import in_layout
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape.common import infer_size, wrapped_clamped
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import contiguous_strides, elementwise_strides, is_non_overlapping, itemsize, surely
+from primkit.prims.layout import contiguous_strides, elementwise_strides, is_non_overlapping, itemsize, maybe
 from primkit.prims.meta.shape import view_strides
 
 
@@ -235,10 +235,13 @@ def select(a, dim, index):
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = wrap_dim(dim, a.dim())
     size = a.shape[dim]
-    if not -size <= index < size:
+    # maybe / torch._check: an index read from data (.item()) is checked where the graph runs
+    if not (maybe(-size <= index) and maybe(index < size)):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {dim}")
-    index = index % size
-    return P.squeeze(slice_(a, dim, index, index + 1), [dim])
+    torch._check(-size <= index)
+    torch._check(index < size)
+    index = wrapped_clamped(index, size)   # in range: a negative index counts from the end
+    return P.squeeze(slice_in_dim(a, dim, index, index + 1), [dim])
 
 
 @register(aten.as_strided.default)
