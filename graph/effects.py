@@ -10,7 +10,9 @@ node by the prims of ``op``'s table entry (for ``_linalg_check_errors``: the inf
 host and checked by ``aten._assert_scalar``, which raises where the graph runs, as eager raises); the
 token passes through unchanged, so the graph keeps AOTAutograd's signature. The ``primkit``
 torch.compile backend runs it on every graph (``primkit_inductor`` leaves with_effects to Inductor); a
-compiler given to ``aot_function`` calls it first.
+compiler given to ``aot_function`` calls it first. It also makes each host read the item prim
+(``trace.items_as_prims``): a C++ composite that AOTAutograd runs before the table (narrow.Tensor's
+``start.item()``) reads with ``aten._local_scalar_dense``, not through aten.item's entry.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ import operator
 
 import torch
 import torch.fx as fx
+
+from primkit.graph.trace import items_as_prims
 
 __all__ = ["lower_effects"]
 
@@ -73,7 +77,8 @@ def _inline(gm, node, sub, inputs) -> list:
 def lower_effects(gm: fx.GraphModule, decompositions=None) -> fx.GraphModule:
     """gm with each ``with_effects(token, op, *args)`` whose op has an entry in ``decompositions``
     (primkit's table by default) replaced, in place, by that entry's prims; the new token is the old
-    one. A with_effects of an op without an entry stays (check_prim_only names it)."""
+    one. A with_effects of an op without an entry stays (check_prim_only names it). Host reads become
+    the item prim (trace.items_as_prims)."""
     if decompositions is None:
         from primkit.decompositions import get_decompositions
         decompositions = get_decompositions()
@@ -94,6 +99,7 @@ def lower_effects(gm: fx.GraphModule, decompositions=None) -> fx.GraphModule:
             user.replace_all_uses_with(token if index == 0 else outputs[index - 1])
             gm.graph.erase_node(user)
         gm.graph.erase_node(node)
+    items_as_prims(gm)
     gm.graph.lint()
     gm.recompile()
     return gm

@@ -34,7 +34,7 @@ SYM_OPS = {
     operator.getitem, operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
     operator.mod, operator.neg, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
     operator.gt, operator.ge, torch.sym_max, torch.sym_min, torch.sym_ite, torch.sym_not, torch.sym_float,
-    torch.sym_int, torch.sym_sum,
+    torch.sym_int, torch.sym_sum, operator.and_, operator.or_,
     torch.ops.aten.sym_size.int, torch.ops.aten.sym_stride.int, torch.ops.aten.sym_numel.default,
     torch.ops.aten.sym_storage_offset.default,
     # checks on symbolic numbers (torch._check, torch._check_is_size, torch.export's range asserts): they take
@@ -174,7 +174,7 @@ def _runtime_asserts(gm, name):
         insert_deferred_runtime_asserts(gm, mode.shape_env, f"trace({name})")
 
 
-def _items_as_prims(gm):
+def items_as_prims(gm: torch.fx.GraphModule) -> None:
     """Each host read (``aten._local_scalar_dense``: ``.item()``, ``int(t)``) becomes the item prim.
 
     The read stays ATen while make_fx traces, so that make_fx folds a read of a constant to its value
@@ -493,7 +493,7 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
 def _tables(decompositions, target, kept) -> tuple[dict, dict]:
     """(the decomposition table make_fx and the direct path use, the table composites run under)."""
     table = get_decompositions(target=target) if decompositions is None else decompositions
-    # a host read stays aten._local_scalar_dense while make_fx traces (see _items_as_prims)
+    # a host read stays aten._local_scalar_dense while make_fx traces (see items_as_prims)
     table = targets.stamped(without_host_reads({op: f for op, f in table.items() if op not in kept} if kept else table))
     return table, {**table, **targets.kept_composites(kept)}
 
@@ -624,7 +624,7 @@ def _checked_and_marked(gm, program, kept) -> None:
     if views:
         raise DecompositionError([f"primkit.{v}" for v in views], f"trace({name}): ",
                                  "are still written through after functionalization")
-    _items_as_prims(gm)
+    items_as_prims(gm)
     if isinstance(program.fn, torch.nn.Module):
         _mark_module_state(gm, program.fn)
     targets.take_stamps(gm)

@@ -432,9 +432,11 @@ def test_trace_warns_of_a_seed_set_without_a_draw_after_it():
 
 @pytest.mark.parametrize("tracer", ["compile", pytest.param("aot_function", marks=pytest.mark.xfail(
     strict=True, raises=AssertionError, reason=(
-        "a seed set inside the function that AOTAutograd traces runs once, at trace time, and is in no graph: the "
-        "graph's draws come from the caller's generator at run time (primkit's decompositions see no start of "
-        "AOTAutograd's trace to compare the seed with, as trace's SeedWatch does)")))])
+        "AOTAutograd's contract: a seed set inside the function it traces runs once, at trace time, and is in no "
+        "graph; the graph's draws come from the caller's generator at run time. torch's own aot_function with an "
+        "empty table gives other values, gradients and generator state too. primkit cannot refuse it: the seed is "
+        "set before the first op reaches its table, and no hook marks the start of AOTAutograd's trace to compare "
+        "the seed with (trace's SeedWatch compares it with the seed at trace's start)")))])
 def test_seed_set_inside_the_compiled_function(tracer):
     """torch.compile runs the seeding outside its graphs (dynamo breaks the graph there): eager's numbers."""
     args = [x.double().requires_grad_() for x in _inputs(MHA_SAMPLE)]

@@ -72,6 +72,12 @@ PROGRAMS = {
     "item_number": lambda x: x * x.max().item(),
     "item_negative_start": lambda x: x.sort().values[-(x > 0).sum().item():],    # -0: the whole tensor
     "item_negative_end": lambda x: x.sort().values[: (x > 0).sum().item() - 8],
+    # a start of either sign (narrow wraps a negative one), read from data as a tensor and as a number
+    # (length 1: start -1 ends at the end, eager's narrow then gives slice an end that is a Piecewise)
+    "narrow_tensor_start": lambda x: torch.narrow(x.sort().values, 0, (x > 0).sum() - 4, 1),
+    "narrow_item_start": lambda x: torch.narrow(x.sort().values, 0, (x > 0).sum().item() - 4, 1),
+    "select_item_index": lambda x: torch.select(x.sort().values, 0, (x > 0).sum().item() - 4),
+    "select_item_index_dim1": lambda x: torch.select(x.reshape(2, 4), 1, (x[:4] > 0).sum().item() - 2),
 }
 
 

@@ -1,7 +1,10 @@
-"""Helpers the shape modules share: size checks (``check_sizes``) and -1 inference (``infer_size``)."""
+"""Helpers the shape modules share: size checks (``check_sizes``), -1 inference (``infer_size``) and slice
+bounds (``wrapped_clamped``)."""
 from __future__ import annotations
 
 import torch
+
+from primkit.prims.layout import surely
 
 
 # --- dims, sizes and layouts -------------------------------------------------------------
@@ -35,3 +38,19 @@ def infer_size(shape, numel):
     elif known != numel:
         raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
     return shape
+
+
+def wrapped_clamped(index, size):
+    """A slice bound as eager's slice takes it: a negative index counts from the end, then the bound is
+    clamped into [0, size]. Where the sign is not known (an index read from data with .item()), the same
+    value from integer min/max alone: clamp(i, 0, size) for i >= 0, clamp(i + size, 0, size) for i < 0,
+    selected by the integer indicator clamp(i + 1, 0, 1) of i >= 0. The ShapeEnv bounds and prints min/max;
+    an if-then-else (sym_ite) on a bound that is itself a Piecewise (eager's narrow builds one) becomes an ITE
+    it can neither bound nor print."""
+    def clamp(i, lo, hi):
+        return torch.sym_max(lo, torch.sym_min(hi, i))
+    if surely(index < 0):
+        return clamp(index + size, 0, size)
+    if surely(index >= 0):
+        return clamp(index, 0, size)
+    return clamp(index, 0, size) + clamp(index + size, 0, size) - size * clamp(index + 1, 0, 1)

@@ -9,8 +9,10 @@ import torch
 from primkit.decompositions.common import P, aten, broadcast_shapes, register_out, to_dtype, wrap_dim, wrap_dims
 from primkit.decompositions.layout import in_layout, strides_for
 from primkit.decompositions.registry import register
+from primkit.decompositions.shape.common import wrapped_clamped
+from primkit.decompositions.shape.views import slice_in_dim
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import elementwise_strides, is_contiguous, is_non_overlapping, same_sizes
+from primkit.prims.layout import elementwise_strides, is_contiguous, is_non_overlapping, maybe, same_sizes
 
 
 # ------------------------------------------------------------------ conveniences of torch.* and Tensor
@@ -79,12 +81,17 @@ def narrow(a, dim, start, length):
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     size = a.shape[wrap_dim(dim, a.dim(), "narrow")]
-    if not -size <= start <= size:
+    # maybe / torch._check: a start read from data (.item()) is checked where the graph runs
+    if not (maybe(-size <= start) and maybe(start <= size)):
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    start = start + size if start < 0 else start
-    if start + length > size:
+    torch._check(-size <= start)
+    torch._check(start <= size)
+    start = wrapped_clamped(start, size)   # in range: a negative start counts from the end
+    if not maybe(start + length <= size):
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return aten.slice.Tensor(a, dim, start, start + length, 1)
+    torch._check(start + length <= size)
+    # not slice.Tensor, which would clamp start + length again: the result's size is length, known as such
+    return slice_in_dim(a, wrap_dim(dim, a.dim()), start, start + length)
 
 
 @register(aten.narrow.Tensor)

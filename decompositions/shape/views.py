@@ -8,9 +8,9 @@ import torch
 from primkit.decompositions.common import P, aten, to_dtype, wrap_dim
 from primkit.decompositions.layout import in_layout
 from primkit.decompositions.registry import register
-from primkit.decompositions.shape.common import infer_size
+from primkit.decompositions.shape.common import infer_size, wrapped_clamped
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import contiguous_strides, elementwise_strides, is_non_overlapping, itemsize, surely
+from primkit.prims.layout import contiguous_strides, elementwise_strides, is_non_overlapping, itemsize, maybe
 from primkit.prims.meta.shape import view_strides
 
 
@@ -197,14 +197,10 @@ def detach(a):
     return P.stop_gradient(a)
 
 
-def _from_end(index, size):
-    """A negative index counts from the end: decided where the sign is known, else (an index that is
-    data) a symbolic if-then-else the graph computes when it runs."""
-    if surely(index < 0):
-        return index + size
-    if surely(index >= 0):
-        return index
-    return torch.sym_ite(index < 0, index + size, index)
+def _is_data(size) -> bool:
+    """A size read from data (an unbacked symbol: nonzero's count, a .item())."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+    return isinstance(size, torch.SymInt) and bool(free_unbacked_symbols(size))
 
 
 @register(aten.slice.Tensor)
@@ -217,9 +213,17 @@ def slice_(a, dim=0, start=None, end=None, step=1):
     size = a.shape[dim]
     start = 0 if start is None else start
     end = size if end is None else end
-    # sym_min / sym_max / sym_ite: a bound read from data (.item()) wraps and clamps symbolically
-    start = torch.sym_max(0, torch.sym_min(size, _from_end(start, size)))
-    end = torch.sym_max(start, torch.sym_min(size, _from_end(end, size)))
+    start = wrapped_clamped(start, size)
+    return slice_in_dim(a, dim, start, torch.sym_max(start, wrapped_clamped(end, size)), step)
+
+
+def slice_in_dim(a, dim, start, end, step=1):
+    """a[start:end:step] in dim, for 0 <= start <= end <= a.shape[dim] (the bounds already wrapped and clamped)."""
+    if step == 1 and any(_is_data(s) for d, s in enumerate(a.shape) if d != dim):
+        # slice's limits would name every dim's size: where one is data (a tangent sized by masked_select's
+        # count), reading it binds that size in the backward graph, which AOTAutograd's partitioner then asks
+        # the forward for and fails ('Node sym_size_int was invalid, but is output'). split names dim's only.
+        return P.split(a, [start, end - start, a.shape[dim] - end], dim)[1]
     starts, limits, steps = [0] * a.dim(), list(a.shape), [1] * a.dim()
     starts[dim], limits[dim], steps[dim] = start, end, step
     return P.slice(a, starts, limits, steps)
@@ -231,10 +235,13 @@ def select(a, dim, index):
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = wrap_dim(dim, a.dim())
     size = a.shape[dim]
-    if not -size <= index < size:
+    # maybe / torch._check: an index read from data (.item()) is checked where the graph runs
+    if not (maybe(-size <= index) and maybe(index < size)):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {dim}")
-    index = index % size
-    return P.squeeze(slice_(a, dim, index, index + 1), [dim])
+    torch._check(-size <= index)
+    torch._check(index < size)
+    index = wrapped_clamped(index, size)   # in range: a negative index counts from the end
+    return P.squeeze(slice_in_dim(a, dim, index, index + 1), [dim])
 
 
 @register(aten.as_strided.default)
