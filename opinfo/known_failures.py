@@ -669,10 +669,6 @@ def crash(name: str, test: str, dtype, device: str) -> str | None:
 # What tests/test_ops.py's test_out finds on a wrongly shaped out= tensor (every torch version): entry ->
 # (exception, reason), raised strictly by that part of the test.
 OUT_RESIZE = {
-    **{name: (PrimConstraintError, "its result's sizes are data: the trace takes them to be the out tensor's sizes "
-                                   "(the graph's copy_to refuses other sizes when it runs), where eager resizes out "
-                                   "to the sizes the data gives")
-       for name in ("bincount", "repeat_interleave_counts")},
     "binary_cross_entropy.out": (AssertionError, "eager's kernel does not resize out for a 0-d input with "
                                                  "reduction='none': it broadcasts the loss into out's (2,); primkit "
                                                  "resizes out to () as resize_output does"),
