@@ -26,6 +26,7 @@ from primkit import prims
 from primkit.graph import dispatch_tracer, guards, targets
 from primkit.graph.canonicalize import canonicalize_graph
 from primkit.prims.layout import contiguous_strides, same_sizes
+from primkit.decompositions.common import out_names
 from primkit.decompositions.composite import composites
 from primkit.decompositions.lowering import prim_set
 from primkit.decompositions.random import SeedWatch
@@ -415,7 +416,7 @@ class _EntriesFirst(TorchDispatchMode):
         if _entry_first(func):
             entry = self.table.get(func)
             if entry is not None:
-                with _DataSizedResize():
+                with _DataSizedResize() if out_names(func) else contextlib.nullcontext():
                     return entry(*args, **kwargs)
         return func(*args, **kwargs)
 
