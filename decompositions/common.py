@@ -13,7 +13,8 @@ import torch
 from primkit.decompositions.registry import register
 from primkit.decompositions.type_promotion import can_cast, computation_dtype, result_type
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import contiguous_strides, is_non_overlapping_and_dense, maybe, same_sizes, surely
+from primkit.prims.layout import (
+    contiguous_strides, is_non_overlapping_and_dense, maybe, same_sizes, sizes_differ, surely)
 
 
 P = torch.ops.primkit
@@ -192,20 +193,32 @@ def write_into(dst, value, name, resize=False):
     """Copy a functional result into an in-place or out= destination, with eager's checks. A destination of
     another shape is refused (``resize=False``: in-place, or an out= form whose eager kernel refuses it); an
     out= tensor is resized (``resize_output``) to the result's strides where dense (``resize=True``), or to
-    the strides ``resize(dst, shape)`` gives (those eager's kernel gives it)."""
+    the strides ``resize(dst, shape)`` gives (those eager's kernel gives it). A result whose sizes are data
+    (bincount, nonzero: unbacked sizes) may or may not have out's: out is resized to them (the traced module
+    gives an argument the sizes the graph computed, ``graph.guards``), as eager resizes it where they differ."""
     if not can_cast(value.dtype, dst.dtype):
         raise RuntimeError(f"{name}: result type {dt.short(value.dtype)} can't be cast to the "
                            f"desired output type {dt.short(dst.dtype)}")
-    if tuple(value.shape) != tuple(dst.shape):
+    if not same_sizes(value.shape, dst.shape):
         if not resize:   # in-place (self keeps its shape), or an out= form whose eager kernel refuses it
-            raise RuntimeError(f"{name}: output with shape {list(dst.shape)} doesn't match the broadcast shape "
-                               f"{list(value.shape)}")
-        if callable(resize):
-            strides = resize(dst, value.shape)
+            _assume_same_sizes(dst, value, name)
         else:
-            strides = value.stride() if is_non_overlapping_and_dense(value.shape, value.stride()) else None
-        resize_output(dst, value.shape, strides)
+            if callable(resize):
+                strides = resize(dst, value.shape)
+            else:
+                strides = value.stride() if is_non_overlapping_and_dense(value.shape, value.stride()) else None
+            resize_output(dst, value.shape, strides)
     return P.copy_to(dst, to_dtype(value, dst.dtype))
+
+
+def _assume_same_sizes(dst, value, name):
+    """dst's sizes, which a write that cannot resize needs: refused where they surely differ, else (sizes that
+    are data) assumed, and checked by the graph when it runs (torch._check)."""
+    if sizes_differ(value.shape, dst.shape):
+        raise RuntimeError(f"{name}: output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                           f"{list(value.shape)}")
+    for size, dst_size in zip(value.shape, dst.shape):
+        torch._check(size == dst_size)
 
 
 def resized_warning(old_shape, new_shape) -> str:
@@ -218,15 +231,16 @@ def resized_warning(old_shape, new_shape) -> str:
 
 def resize_output(dst, shape, strides=None):
     """Eager's rule for an out= tensor of another shape than the result: resized in place, its data kept
-    where its storage holds it, with eager's UserWarning where it had elements; then given ``strides``
-    (the functional result's, where dense: the layout eager's kernel gives a resized out, a TensorIterator's
-    input-like strides, linalg's column-major ones), else contiguous. A tensor the program made is resized
-    in the graph; a traced program's argument is resized by the traced module after each call, then given
-    the value the graph computed for it (``graph.guards``)."""
-    if dst.numel() != 0:
+    where its storage holds it, with eager's UserWarning where it had elements (where the sizes are data,
+    the trace cannot know whether they differ: the traced module warns when it resizes); then given
+    ``strides`` (the functional result's, where dense: the layout eager's kernel gives a resized out, a
+    TensorIterator's input-like strides, linalg's column-major ones), else contiguous. A tensor the program
+    made is resized in the graph; a traced program's argument is resized by the traced module after each
+    call, then given the value the graph computed for it (``graph.guards``)."""
+    if dst.numel() != 0 and sizes_differ(dst.shape, shape):
         warnings.warn(resized_warning(dst.shape, shape), UserWarning, stacklevel=3)
     dst.resize_(shape)
-    if strides is not None and tuple(strides) != tuple(dst.stride()):
+    if strides is not None and not same_sizes(strides, dst.stride()):
         dst.as_strided_(shape, strides)
 
 
@@ -359,26 +373,3 @@ def register_with_variants(name: str, fn, out_resize=True):
             if is_tensor_overload(getattr(inplace, overload)):
                 register_inplace(getattr(inplace, overload), fn, f"{name}_")
     return fn
-
-
-# ----------------------------------------------------------------------------- out= forms of data-sized results
-
-def register_data_dependent(fn, name, overloads):
-    """register_overloads for ops whose result sizes are data: an out= overload is traced on the
-    assumption that they are the out tensors' sizes (eager resizes out to the sizes the data gives, which
-    a trace does not know; the copy_to prim checks the sizes when the graph runs)."""
-    packet = getattr(aten, name)
-    for overload in overloads:
-        op = getattr(packet, overload)
-        if out_names(op):
-            register_out(op, fn, check=_sizes_are_outs)
-        else:
-            register(op)(fn)
-    return fn
-
-
-def _sizes_are_outs(out, result):
-    if out.dim() == result.dim():
-        for size, out_size in zip(result.shape, out.shape):
-            if isinstance(size, torch.SymInt):
-                torch._check(size == out_size)

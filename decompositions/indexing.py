@@ -14,7 +14,7 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, broadcast_to, like, prepare, register_data_dependent, register_overloads,
+    P, aten, broadcast_shapes, broadcast_to, like, prepare, register_overloads,
     register_with_variants, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous, in_layout, preserved_strides
@@ -639,7 +639,7 @@ def repeat_interleave_self_int(a, repeats, dim=None, *, output_size=None):
     return contiguous(P.reshape(spread, shape[:d] + [shape[d] * repeats] + shape[d + 1:]))
 
 
-register_data_dependent(repeat_interleave_tensor, "repeat_interleave", ("Tensor", "Tensor_out"))
+register_overloads(repeat_interleave_tensor, "repeat_interleave", ("Tensor", "Tensor_out"))
 register(aten.repeat_interleave.self_Tensor)(repeat_interleave_self_tensor)
 register(aten.repeat_interleave.self_int)(repeat_interleave_self_int)
 

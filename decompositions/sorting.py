@@ -15,7 +15,7 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, broadcast_to, like, register_data_dependent, register_overloads, to_dtype, wrap_dim)
+    P, aten, broadcast_shapes, broadcast_to, like, register_overloads, to_dtype, wrap_dim)
 from primkit.decompositions.indexing import INT64, flatten_1d, iota
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous, in_layout, preserved_strides
@@ -510,11 +510,11 @@ def unique_dim_consecutive(a, dim, return_inverse=False, return_counts=False):
     return _unique_dim(a, dim, True)
 
 
-register_data_dependent(unique2, "_unique2", ("default", "out"))
-register_data_dependent(unique, "_unique", ("default", "out"))
-register_data_dependent(unique_consecutive, "unique_consecutive", ("default", "out"))
-register_data_dependent(unique_dim, "unique_dim", ("default", "out"))
-register_data_dependent(unique_dim_consecutive, "unique_dim_consecutive", ("default", "out"))
+register_overloads(unique2, "_unique2", ("default", "out"))
+register_overloads(unique, "_unique", ("default", "out"))
+register_overloads(unique_consecutive, "unique_consecutive", ("default", "out"))
+register_overloads(unique_dim, "unique_dim", ("default", "out"))
+register_overloads(unique_dim_consecutive, "unique_dim_consecutive", ("default", "out"))
 
 
 # --- membership: isin ------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import torch.utils._pytree as pytree
 
 from primkit import prims
 from primkit.decompositions.common import resize_output
+from primkit.prims.layout import is_non_overlapping_and_dense
 
 
 class SpecializationError(ValueError):
@@ -183,7 +184,8 @@ class CallGuard:
                  resized=None):
         self.name, self.leaves, self.spec, self.dynamic = name, leaves, spec, dynamic
         self.read_after_write = read_after_write
-        self.resized = dict(resized or {})   # graph input index -> (shape, strides) an out= call gives it
+        # graph input index -> the strides an out= call gives it (None where symbolic: sizes read from data)
+        self.resized = {k: _static_or_none(strides) for k, (_, strides) in (resized or {}).items()}
         # per graph input: (path, dtype, device, sizes with None where symbolic, place) or None for a SymInt;
         # place: (strides, storage offset), each None where symbolic, for an input in storage_read, else None
         self.geometry = []
@@ -228,11 +230,15 @@ class CallGuard:
 
     def write_back(self, inputs, values):
         """The arguments the program passes as out= tensors of another shape than their results, resized as
-        eager resizes them (``common.resize_output``: its warning where one had elements), then given the
-        values the graph computed for them (prims are functional: no prim resizes a tensor)."""
+        eager resizes them (``common.resize_output``: its warning where one had elements) to the sizes of the
+        values the graph computed for them (sizes read from data may turn out to be out's own: then no
+        resize), then given those values (prims are functional: no prim resizes a tensor)."""
         for k, value in zip(sorted(self.resized), values, strict=True):
-            shape, strides = self.resized[k]
-            resize_output(inputs[k], shape, strides)
+            if inputs[k].shape != value.shape:
+                strides = self.resized[k]
+                if None in strides:   # symbolic: the value's, where dense (as common.write_into gives them)
+                    strides = value.stride() if is_non_overlapping_and_dense(value.shape, value.stride()) else None
+                resize_output(inputs[k], value.shape, strides)
             inputs[k].copy_(value)
 
     def _check_tensor(self, path, dtype, device, sizes, t):

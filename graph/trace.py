@@ -18,11 +18,15 @@ from torch._subclasses.functional_tensor import FunctionalTensor, FunctionalTens
 from torch.fx import traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
 from torch.overrides import TorchFunctionMode
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+from torch.utils._mode_utils import no_dispatch
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 
 from primkit import prims
 from primkit.graph import dispatch_tracer, guards, targets
 from primkit.graph.canonicalize import canonicalize_graph
+from primkit.prims.layout import contiguous_strides, same_sizes
+from primkit.decompositions.common import out_names
 from primkit.decompositions.composite import composites
 from primkit.decompositions.lowering import prim_set
 from primkit.decompositions.random import SeedWatch
@@ -165,7 +169,6 @@ def _runtime_asserts(gm, name):
     for a size), as torch.export inserts them. A graph without a value read from data (.item(), nonzero's
     count) is left as it is."""
     from torch._guards import detect_fake_mode
-    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
     from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
     if not any(free_unbacked_symbols(n.meta.get("val")) for n in gm.graph.nodes):
         return
@@ -355,10 +358,14 @@ def _resized_argument(order, index, value, shape, strides):
     module resizes the real tensor so after each call (``_resized_written_back``)."""
     if index < 0:
         raise DecompositionError(["aten.resize_"], "trace: ", "resize a parameter or buffer of the module")
-    with torch.fx.experimental.proxy_tensor.disable_proxy_modes_tracing():
-        value.resize_(shape)
-        if strides != value.stride():
-            value.as_strided_(shape, strides)
+    if free_unbacked_symbols(shape):   # sizes read from data: resize_ takes ints only, as_strided_ asserts a bound
+        with _disable_current_modes():
+            value.set_(value.new_empty_strided(shape, strides))
+    else:
+        with torch.fx.experimental.proxy_tensor.disable_proxy_modes_tracing():
+            value.resize_(shape)
+            if strides != value.stride():
+                value.as_strided_(shape, strides)
     order.resized_to[index] = (tuple(shape), tuple(strides))
 
 
@@ -409,8 +416,39 @@ class _EntriesFirst(TorchDispatchMode):
         if _entry_first(func):
             entry = self.table.get(func)
             if entry is not None:
-                return entry(*args, **kwargs)
+                with _DataSizedResize() if out_names(func) else contextlib.nullcontext():
+                    return entry(*args, **kwargs)
         return func(*args, **kwargs)
+
+
+class _DataSizedResize(TorchDispatchMode):
+    """An entry's resize_ (and as_strided_) of an out= tensor to sizes its result reads from data (bincount,
+    nonzero: unbacked sizes; ``common.resize_output``), which torch's functionalization refuses (resize_ takes
+    ints only; as_strided_ would make a view). The tensor is replaced by an empty one of that geometry, as
+    torch's functionalization of an out= op replaces its out tensor (the entry's copy_to that follows writes
+    every element; aten.resize's keeping of the old elements that fit would branch on the sizes), and its
+    Python wrapper takes the new geometry. A view keeps its sizes, assumed to be the data's."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func not in (torch.ops.aten.resize_.default, torch.ops.aten.as_strided_.default) or \
+                not isinstance(args[0], FunctionalTensor) or not free_unbacked_symbols(args[1:3]):
+            return func(*args, **kwargs)
+        t, size = args[0], args[1]
+        if t._is_view():   # a view cannot be replaced: its sizes are assumed, and checked when the graph runs
+            if len(size) != t.dim():
+                raise DecompositionError(["aten.resize_"], "trace: ", f"resize a view to sizes read from data {size}")
+            for new, old in zip(size, t.shape):
+                torch._check(new == old, lambda: f"out= view of shape {list(t.shape)} resized to sizes read from "
+                                                 f"data {list(size)}, which a traced graph cannot do")
+            return t
+        strides = args[2] if func is torch.ops.aten.as_strided_.default else contiguous_strides(size)
+        value = torch.ops.aten.new_empty_strided.default(t, size, strides)
+        torch._functionalize_replace(t.elem, torch._from_functional_tensor(value.elem))
+        torch._functionalize_commit_update(t.elem)
+        with no_dispatch():   # the wrapper's own geometry (as_strided_ would assert the sizes fit its storage)
+            t.data = value
+        return t
 
 
 # make_fx keeps process-global state while it traces (torch.fx's patcher, the proxy mode's
@@ -546,7 +584,7 @@ class _Program:
                     torch._sync(functional_value)
                     if torch._functionalize_has_data_mutation(functional_value.elem):
                         written = functional_value.from_functional()
-                        if written.shape != value.shape:    # an out= argument resized (common.resize_output)
+                        if not same_sizes(written.shape, value.shape):    # an out= argument resized (resize_output)
                             _resized_argument(self.order, i - n, value, written.shape, written.stride())
                         value.copy_(written)   # the epilogue
             out = pytree.tree_map_only(FunctionalTensor, lambda t: returned_args[id(t)], out)

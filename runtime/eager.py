@@ -52,6 +52,7 @@ import operator
 import torch
 import torch.utils._pytree as pytree
 from torch._dispatch.python import no_python_dispatcher
+from torch.utils._mode_utils import no_dispatch
 from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes, _get_current_dispatch_mode_stack
 
 from primkit import prims
@@ -122,7 +123,10 @@ class ThroughPrims(TorchDispatchMode):
                 self.undecomposed[func.name()] += 1
             a, k = _values(self.lazy is not None, args, kwargs)
             with no_python_dispatcher():
-                return func(*a, **k)
+                out = func(*a, **k)
+            if self.lazy is not None and func._schema.is_mutable:
+                _geometry_of_values(args, kwargs)
+            return out
         with self:
             out = fn(*args, **kwargs)
         return _aliasing_as_declared(func, args, kwargs, out)
@@ -224,8 +228,11 @@ class LazyTensor(torch.Tensor):
 
     @staticmethod
     def __new__(cls, recorder, meta):
+        # a view's place in its storage too (offset and the storage's size), which what reads storage reads
+        # (as_strided's default offset, its bound check), as of the value the executor's graph will give
         return torch.Tensor._make_wrapper_subclass(cls, meta.shape, strides=meta.strides, dtype=meta.dtype,
-                                                   device=meta.device)
+                                                   device=meta.device, storage_offset=meta.storage_offset,
+                                                   storage_size=meta.storage_nbytes)
 
     def __init__(self, recorder, meta):
         self._recorder, self._value, self._owns = recorder, None, False
@@ -238,7 +245,7 @@ class LazyTensor(torch.Tensor):
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func in _HOST_READS or not _recorder_active(args):
+        if func in _HOST_READS or not _recorder_active((args, kwargs)):
             a, k = _values(True, args, kwargs)
             return func(*a, **k)
         with torch._C.DisableTorchFunctionSubclass():
@@ -254,9 +261,11 @@ class LazyTensor(torch.Tensor):
         return repr(self.value())
 
 
-# Sync points besides .item() (aten._local_scalar_dense, a host-value op): what reads a tensor's values on the host.
+# Sync points besides .item() (aten._local_scalar_dense, a host-value op): what reads a tensor's values on the host,
+# or its storage (a pending LazyTensor's is an empty one: t.set_(it) would read no memory).
 _HOST_READS = frozenset({torch.Tensor.tolist, torch.Tensor.numpy, torch.Tensor.__array__, torch.Tensor.cpu,
-                         torch.Tensor.data_ptr, torch.Tensor.__repr__, torch.Tensor.__str__, torch.Tensor.__format__})
+                         torch.Tensor.data_ptr, torch.Tensor.__repr__, torch.Tensor.__str__, torch.Tensor.__format__,
+                         torch.Tensor.untyped_storage, torch.Tensor.storage})
 
 
 def _recorder_active(args) -> bool:
@@ -343,6 +352,16 @@ class _Recorder:
             values = run(*inputs)
         for r, v in zip(outputs, values):
             r._value = unalias(v, inputs, {}) if r._owns else v
+
+
+def _geometry_of_values(args, kwargs) -> None:
+    """Each LazyTensor among an op's arguments takes its value's geometry, which eager's kernel may have
+    changed (resize_ of an out= tensor, set_, as_strided_): what follows records with the new one."""
+    for x in pytree.tree_leaves((args, kwargs)):
+        if isinstance(x, LazyTensor) and x._value is not None and \
+                (x.shape, x.stride(), x.storage_offset()) != (x._value.shape, x._value.stride(), x._value.storage_offset()):
+            with no_dispatch():
+                x.data = x._value   # the wrapper's sizes, strides and place (as_strided_ would bound them by its storage)
 
 
 def _pending(x) -> bool:

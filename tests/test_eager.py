@@ -95,18 +95,9 @@ def _aliasing(sample, out) -> list:
     return [isinstance(o, torch.Tensor) and o.untyped_storage()._cdata in storages for o in pytree.tree_leaves(out)]
 
 
-# Lazy only: found by the entries whose op reads a view's storage (issue 31's as_strided of a view); eager
-# through prims gives eager's values, the lazy flush does not. Cause not investigated yet.
-LAZY_VALUES_DIFFER = {"as_strided.of_view", "as_strided_scatter.of_view"}
-
-
 @pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("entry,dtype", _op_db_params())
-def test_op_db(entry, dtype, lazy, request):
-    if lazy and entry.name in LAZY_VALUES_DIFFER:
-        request.applymarker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-            "the lazy variant's flushed graph reads another place of the view's storage than eager (not "
-            "investigated yet)")))
+def test_op_db(entry, dtype, lazy):
     # Every sample where the entry's values are a known failure, so the failing sample stays in (as test_ops).
     samples = list(itertools.islice(entry.samples("cpu", dtype),
                                     None if entry.xfail_for("values", dtype, "cpu") else OP_DB_SAMPLES))
@@ -344,3 +335,52 @@ def test_a_wrongly_shaped_out_tensor_is_resized_as_eager_resizes_it(size):
     assert got.stride() == expected.stride()
     resized = [[w for w in ws if "resized" in str(w.message)] for ws in (warned_e, warned_t)]
     assert bool(resized[0]) == bool(resized[1]) == (size > 0)
+
+
+def _set_to_storage(x):
+    t = torch.empty(0)
+    t.set_(x.untyped_storage(), 5, (2, 2), (1, 4))
+    return t * 1
+
+
+def _set_to_a_view_of_a_made_tensor(x):
+    t = torch.empty(0)
+    t.set_((x * 2)[1:, 1:])
+    return t + 0
+
+
+def _arange_into_a_made_tensor(x):
+    o = torch.zeros(3)
+    torch.arange(5., out=o)   # o is the block's own: resized (a LazyTensor under lazy=True)
+    return o + x[0, :1], torch.tensor(o.shape)
+
+
+# Programs whose ops read a view's storage rather than its elements (issue 31), or change a tensor's geometry:
+# name -> (program of x = arange(16).reshape(4, 4), the mode it needs: set_ has no decomposition)
+STORAGE_READING = {
+    "as_strided_of_select": (lambda x: torch.as_strided(x[1], (2, 2), (1, 2)), "strict"),
+    "as_strided_of_a_chain": (lambda x: torch.as_strided(x.narrow(0, 1, 3)[:, 1:][1], (2,), (3,)), "strict"),
+    "as_strided_of_a_made_view": (lambda x: torch.as_strided((x * 2)[1:, 1:], (2, 2), (1, 2)), "strict"),
+    "as_strided_scatter_of_view": (lambda x: torch.as_strided_scatter(x[1:, 1:], -torch.ones(2, 2), (2, 2), (1, 2)),
+                                   "strict"),
+    "unfold_of_view": (lambda x: x.t()[1:].unfold(0, 2, 1) * 1, "strict"),
+    "reshape_alias_of_view": (lambda x: torch.ops.aten._reshape_alias(x[1:], (12,), (1,)) * 1, "strict"),
+    "set_to_storage": (_set_to_storage, "permissive"),
+    "set_to_a_view_of_a_made_tensor": (_set_to_a_view_of_a_made_tensor, "permissive"),
+    "out_resized": (_arange_into_a_made_tensor, "strict"),
+}
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+@pytest.mark.parametrize("name", sorted(STORAGE_READING))
+def test_ops_reading_storage_give_eagers_values(name, lazy):
+    """A LazyTensor view has its place in its storage (as_strided's default offset reads it), a storage read of
+    a pending LazyTensor is a sync point, and a LazyTensor that eager's kernel resizes or set_s takes its value's
+    geometry: the lazy variant gives eager's values."""
+    program, mode = STORAGE_READING[name]
+    x = torch.arange(16.).reshape(4, 4)
+    expected = program(x.clone())
+    with torch.no_grad(), warnings.catch_warnings(), through_prims(mode, lazy=lazy):
+        warnings.simplefilter("ignore")   # the resize's warning: test_a_wrongly_shaped_out_tensor_is_resized...
+        got = program(x.clone())
+    torch.testing.assert_close(got, expected, rtol=0, atol=0)

@@ -315,3 +315,47 @@ def test_a_wrongly_shaped_out_view_is_resized_as_eager_resizes_it():
         gm(view_t)
     torch.testing.assert_close(view_t, view_e, rtol=0, atol=0)
     torch.testing.assert_close(base_t, base_e, rtol=0, atol=0)
+
+
+def _bincount_into(x, out):
+    return torch.ops.aten.bincount.out(x, out=out)
+
+
+@pytest.mark.parametrize("run", ["graph", "executor"])
+def test_an_out_argument_of_a_data_sized_result_is_resized_to_what_the_data_gives(run):
+    """bincount's size is data: one graph resizes out where a call's data gives another size (warning as
+    eager's resize_output where out had elements), and writes into out as it is where the data gives its size."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gm = trace(_bincount_into, torch.tensor([0, 1, 1]), torch.zeros(4, dtype=torch.int64))
+    if run == "executor":
+        gm = executor.compile(gm)
+    for data, resized in (([0, 1, 1], True), ([3, 0, 0], False), ([5, 5, 2], True)):
+        x, got = torch.tensor(data), torch.full((4,), 7, dtype=torch.int64)
+        expected = torch.bincount(x)
+        warned = _resize_warnings(gm, x, got)
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+        assert bool(warned) == resized, (data, warned)
+
+
+def test_a_data_sized_result_into_an_out_tensor_the_program_makes_or_views():
+    def made(x):   # o takes the data's sizes in the graph: what reads it after sees them
+        o, n = torch.zeros(2, dtype=torch.int64), torch.zeros(1, dtype=torch.int64)
+        torch.ops.aten.bincount.out(x.flatten(), out=o)
+        torch.ops.aten.nonzero.out(x, out=n)
+        return o * 2, o.sum(), o.shape[0], n
+
+    def view(x, buf):   # a view cannot be resized in the graph: its sizes are the data's (checked at run time)
+        torch.ops.aten.bincount.out(x, out=buf[1:4])
+        return buf
+    x = torch.tensor([[0, 2], [1, 0], [3, 3]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gm = trace(made, x)
+        torch.testing.assert_close(gm(x), made(x), rtol=0, atol=0)
+        x = torch.tensor([0, 2, 2])
+        gm = trace(view, x, torch.zeros(5, dtype=torch.int64))
+        got = gm(x, torch.zeros(5, dtype=torch.int64))
+        torch.testing.assert_close(got, view(x, torch.zeros(5, dtype=torch.int64)), rtol=0, atol=0)
+        with pytest.raises(RuntimeError, match=r"update has shape \(4,\)"):   # eager resizes the view
+            gm(torch.tensor([0, 1, 3]), torch.zeros(5, dtype=torch.int64))   # 4 counts into a view of 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import torch
 
-from primkit.decompositions.common import P, aten, like, register_data_dependent, register_overloads, to_dtype
+from primkit.decompositions.common import P, aten, like, register_overloads, to_dtype
 from primkit.decompositions.indexing import INT64, flatten_1d
 from primkit.decompositions.layout import contiguous
 from primkit.decompositions.registry import register
@@ -242,4 +242,4 @@ def bincount(a, weights=None, minlength=0):
     return P.scatter_add(zeros, 0, x, to_dtype(weights, dtype))
 
 
-register_data_dependent(bincount, "bincount", ("default", "out"))
+register_overloads(bincount, "bincount", ("default", "out"))

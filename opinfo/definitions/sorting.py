@@ -293,10 +293,11 @@ ENTRIES = [
            errors=None, dtypes=REAL),
     _entry("take", torch.take, ("aten::take", "aten::take.out"), _take_samples, errors=_take_errors,
            dtypes=REAL | BOOL | COMPLEX, supports_out=True),
-    _entry("nonzero", torch.nonzero, ("aten::nonzero", "aten::nonzero.out"), _nonzero_samples, errors=None),
+    _entry("nonzero", torch.nonzero, ("aten::nonzero", "aten::nonzero.out"), _nonzero_samples, errors=None,
+           supports_out=True),
     _entry("argwhere", torch.argwhere, ("aten::argwhere",), _nonzero_samples, errors=None),
     _entry("masked_select", torch.masked_select, ("aten::masked_select", "aten::masked_select.out"),
-           _masked_select_samples, errors=_masked_select_errors, dtypes=REAL | BOOL | COMPLEX),
+           _masked_select_samples, errors=_masked_select_errors, dtypes=REAL | BOOL | COMPLEX, supports_out=True),
 ]
 
 
