@@ -116,10 +116,10 @@ def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, of
 register_with_variants("_embedding_bag_per_sample_weights_backward", embedding_bag_per_sample_weights_backward)
 
 
-# sparse=True: the weight's gradient is a sparse COO tensor, a layout no prim models. These entries give
-# NotImplemented (make_fx's reading: the op stays ATen), so a backend that runs ATen ops (backend="primkit"'s
-# executor) trains the program with eager's sparse gradient; a prim-only consumer meets the op and its check
-# says why (graph.trace.check_prim_only).
+# sparse=True: the weight's gradient is a sparse COO tensor, a layout no prim models. The entry gives
+# NotImplemented there (make_fx's reading: the op stays ATen; _embedding_bag_sparse_backward has no entry), so a
+# backend that runs ATen ops (backend="primkit"'s executor) trains the program with eager's sparse gradient; a
+# prim-only consumer meets the op and its error says why (registry.WHY_NO_DECOMPOSITION).
 
 
 @register(aten._embedding_bag_backward.default)
