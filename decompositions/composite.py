@@ -97,8 +97,9 @@ def tracing_table():
 def _dispatching_kernel(op, key, previous):
     def kernel(*args, **kwargs):
         fn = _active_entry(op) or (_traced_kernel(op) if op in ABOVE_AUTOGRAD else None)
-        if fn is not None:
-            return fn(*args, **kwargs)
+        out = fn(*args, **kwargs) if fn is not None else NotImplemented
+        if out is not NotImplemented:      # (make_fx's reading: NotImplemented leaves the op to torch)
+            return out
         if previous is not None:
             return previous(*args, **kwargs)
         return op._op_dk(key, *args, **kwargs)     # torch's C++ kernel for this key

@@ -13,12 +13,25 @@ _REGISTRY: dict[torch._ops.OpOverload, Callable] = {}
 _DEFERRED: dict[str, Callable] = {}
 
 
+_SPARSE_GRADIENT = ("the weight's gradient is a sparse tensor (sparse=True), a layout no prim models: a backend "
+                    "that runs ATen ops (backend=\"primkit\") runs it as eager does; sparse=False gives a dense "
+                    "gradient of prims")
+# ATen ops that stay whole by design, and why: the error naming one of them says it
+WHY_NO_DECOMPOSITION = {
+    "aten::_embedding_bag_backward": f"embedding_bag's backward: {_SPARSE_GRADIENT}",
+    "aten::_embedding_bag_sparse_backward": f"embedding_bag's backward: {_SPARSE_GRADIENT}",
+    "aten::_sparse_coo_tensor_with_dims_and_tensors": f"makes embedding's sparse gradient: {_SPARSE_GRADIENT}",
+}
+
+
 class DecompositionError(RuntimeError):
-    """Ops with no decomposition to prims; ``missing`` lists every one of them."""
+    """Ops with no decomposition to prims; ``missing`` lists every one of them (the message says why, for
+    an op that stays whole by design: ``WHY_NO_DECOMPOSITION``)."""
 
     def __init__(self, missing: Iterable[str], context: str = "", what: str = "have no decomposition to prims"):
         self.missing = sorted(set(missing))
-        lines = "\n".join(f"  - {m}" for m in self.missing)
+        lines = "\n".join(f"  - {m}" + (f" ({WHY_NO_DECOMPOSITION[m]})" if m in WHY_NO_DECOMPOSITION else "")
+                          for m in self.missing)
         super().__init__(f"{context}{len(self.missing)} op(s) {what}:\n{lines}")
 
 

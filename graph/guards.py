@@ -167,6 +167,7 @@ class TracedGraphModule(fx.GraphModule):
 
     def __call__(self, *args, **kwargs):
         inputs = self._primkit_bind(args, kwargs)
+        self.__dict__["_primkit_guard"].check_gradient(inputs, self.parameters())
         out = super().__call__(*inputs)
         guard = self.__dict__["_primkit_guard"]
         if guard.resized:
@@ -181,8 +182,9 @@ class TracedGraphModule(fx.GraphModule):
 
 class CallGuard:
     def __init__(self, name, leaves, spec, input_vals, dynamic, read_after_write, storage_read=frozenset(),
-                 resized=None):
+                 resized=None, sparse_gradient=()):
         self.name, self.leaves, self.spec, self.dynamic = name, leaves, spec, dynamic
+        self.sparse_gradient = tuple(sparse_gradient)   # ops that asked for a sparse gradient (sparse=True)
         self.read_after_write = read_after_write
         # graph input index -> the strides an out= call gives it (None where symbolic: sizes read from data)
         self.resized = {k: _static_or_none(strides) for k, (_, strides) in (resized or {}).items()}
@@ -227,6 +229,19 @@ class CallGuard:
                 self._check_place(path, place, value)
         self._check_aliasing(inputs)
         return inputs
+
+    def check_gradient(self, inputs, parameters):
+        """A call that could form a gradient (grad enabled, a tensor requiring grad) where the program asked for a
+        sparse one: refused, since the graph's gradient, made of prims, would be dense where eager's is sparse."""
+        if not self.sparse_gradient or not torch.is_grad_enabled():
+            return
+        if any(isinstance(t, torch.Tensor) and t.requires_grad for t in [*inputs, *parameters]):
+            ops = " and ".join(self.sparse_gradient)
+            raise NotImplementedError(
+                f"trace({self.name}): {ops} with sparse=True asks for a sparse gradient of its 'weight', which "
+                f"this graph of prims cannot give (no prim models a sparse layout: its gradient would be dense); "
+                f"call the graph under torch.no_grad() (inference), pass sparse=False for a dense gradient, or train "
+                f"with torch.compile(backend=\"primkit\"), which gives eager's sparse gradient")
 
     def write_back(self, inputs, values):
         """The arguments the program passes as out= tensors of another shape than their results, resized as

@@ -29,6 +29,7 @@ from primkit.prims.layout import contiguous_strides, same_sizes
 from primkit.decompositions.common import out_names
 from primkit.decompositions.composite import composites
 from primkit.decompositions.lowering import prim_set
+from primkit.decompositions.nn.embedding import SparseGradients
 from primkit.decompositions.random import SeedWatch
 from primkit.decompositions.registry import DecompositionError, kept_ops
 from primkit.decompositions.table import get_decompositions, without_host_reads
@@ -525,7 +526,8 @@ def trace(fn, *args, dynamic: bool = False, decompositions=None, canonical: bool
     # gm's code is made once, here (guards.wrap recompiles the graph), after every rewrite above
     traced = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
     return guards.wrap(gm, guards.CallGuard(program.name, program.leaves, program.spec, traced, dynamic,
-                                            program.read_after_write, program.storage_read, program.order.resized_to))
+                                            program.read_after_write, program.storage_read, program.order.resized_to,
+                                            program.sparse.ops))
 
 
 def _tables(decompositions, target, kept) -> tuple[dict, dict]:
@@ -596,6 +598,7 @@ class _Program:
         where it does not."""
         gm, path = None, "make_fx"
         self.seeds = SeedWatch(self.name)   # a seed set inside the program: refused where a draw follows it
+        self.sparse = SparseGradients()     # ops asking for a sparse gradient: the graph's call refuses to form one
         if via == "make_fx":
             pass
         elif self.dynamic or kept:
@@ -617,7 +620,7 @@ class _Program:
 
     def via_direct(self):
         n = len(self.state)
-        with torch.no_grad(), self.scopes(), composites(self.composite_table), tracing(), self.seeds:
+        with torch.no_grad(), self.scopes(), composites(self.composite_table), tracing(), self.seeds, self.sparse:
             gm, written = dispatch_tracer.trace_direct(
                 lambda *values: self.call(values[:n], values[n:]), [*self.state, *self.inputs], self.table)
         self.order.written_at = {i - n: at for i, at in written.items() if i >= n}
@@ -630,7 +633,7 @@ class _Program:
         try:
             with torch.no_grad(), self.scopes(), composites(self.composite_table), _data_dependence_named(self.name), \
                     tracing(), torch._guards.tracing(torch._guards.TracingContext(fake_mode) if self.dynamic else None), \
-                    self.seeds:
+                    self.seeds, self.sparse:
                 gm = make_fx(self.functional, decomposition_table=self.table,
                              tracing_mode="symbolic" if self.dynamic else "fake",
                              _allow_non_fake_inputs=True)(*traced_state, *self.inputs)

@@ -109,33 +109,39 @@ class ThroughPrims(TorchDispatchMode):
                 return self.lazy.record(func, args, kwargs)
             with no_python_dispatcher():   # a prim's torch kernel runs torch's own composites, not the table's
                 return _run_prim(func, *_values(self.lazy is not None, args, kwargs))
-        fn = self.table.get(func)
-        if fn is None and is_composite(func):
+        # a tensor of another layout than strided (a sparse gradient) has no prim: the op is eager's kernel's
+        layout = next((t.layout for t in pytree.tree_leaves((args, kwargs))
+                       if isinstance(t, torch.Tensor) and t.layout != torch.strided), None)
+        fn = self.table.get(func) if layout is None else None
+        if fn is not None:
+            with self:
+                out = fn(*args, **kwargs)
+            if out is not NotImplemented:      # (make_fx's reading: NotImplemented leaves the op to torch)
+                return _aliasing_as_declared(func, args, kwargs, out)
+        if is_composite(func) and layout is None:
             # A CompositeImplicitAutograd op without an entry, called below autograd (inside an entry): its
             # composite, whose ATen ops come back here, as make_fx expands it
-            fn = func.decompose
-        if fn is None:
-            if _host_value(func) or func in _RESIZE:
-                self.passthrough[func.name()] += 1
-            elif self.mode == "strict":
-                raise _missing(func)
-            else:
-                self.undecomposed[func.name()] += 1
-            a, k = _values(self.lazy is not None, args, kwargs)
-            with no_python_dispatcher():
-                out = func(*a, **k)
-            if self.lazy is not None and func._schema.is_mutable:
-                _geometry_of_values(args, kwargs)
-            return out
-        with self:
-            out = fn(*args, **kwargs)
-        return _aliasing_as_declared(func, args, kwargs, out)
+            with self:
+                return _aliasing_as_declared(func, args, kwargs, func.decompose(*args, **kwargs))
+        if _host_value(func) or func in _RESIZE:
+            self.passthrough[func.name()] += 1
+        elif self.mode == "strict":
+            raise _missing(func, layout)
+        else:
+            self.undecomposed[func.name()] += 1
+        a, k = _values(self.lazy is not None, args, kwargs)
+        with no_python_dispatcher():
+            out = func(*a, **k)
+        if self.lazy is not None and func._schema.is_mutable:
+            _geometry_of_values(args, kwargs)
+        return out
 
 
-def _missing(func) -> DecompositionError:
+def _missing(func, layout=None) -> DecompositionError:
+    taking = f"take a {layout} tensor, a layout no prim models, and " if layout is not None else ""
     return DecompositionError([func.name()], "through_prims(mode='strict'): ",
-                              "have no decomposition to prims (through_prims(mode='permissive') runs such an op by "
-                              "eager's kernel and counts it in .undecomposed)")
+                              f"{taking}have no decomposition to prims (through_prims(mode='permissive') runs "
+                              "such an op by eager's kernel and counts it in .undecomposed)")
 
 
 def _run_prim(func, args, kwargs):

@@ -28,7 +28,7 @@ from functorch.compile import aot_function
 from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 
 from primkit import opinfo
-from primkit.decompositions import check_prim_only, get_decompositions
+from primkit.decompositions import DecompositionError, check_prim_only, get_decompositions
 from primkit.graph import lower_effects
 from primkit.opinfo.core import XFail
 from primkit.opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
@@ -196,15 +196,26 @@ def test_aot_autograd(entry, device):
     assert_gradients_equal(entry, results)
 
 
-def test_embedding_bag_sparse_gradient_is_refused():
-    """embedding_bag(sparse=True) asks for a sparse gradient of the weight, which no prim models: training
-    through AOTAutograd is refused naming the op and the argument (where a dense one would be a silent change)."""
+@pytest.mark.parametrize("sparse_op", ["embedding", "embedding_bag"])
+def test_sparse_gradient_stays_aten(sparse_op):
+    """embedding(_bag)(sparse=True) asks for a sparse gradient of the weight, a layout no prim models: its
+    backward stays ATen, giving eager's sparse gradient, and the prim-only check names the op and says why."""
     weight = torch.randn(10, 3, dtype=DTYPE, requires_grad=True)
     indices, offsets = torch.tensor([1, 2, 4, 4]), torch.tensor([0, 2])
 
-    def bag(w, i, o):
-        return torch.nn.functional.embedding_bag(i, w, o, mode="sum", sparse=True)
-    compiled = aot_function(bag, _lowering_compiler({}, "forward"), _lowering_compiler({}, "backward"),
+    def lookup(w, i, o):
+        if sparse_op == "embedding":
+            return torch.nn.functional.embedding(i, w, sparse=True)
+        return torch.nn.functional.embedding_bag(i, w, o, mode="mean", sparse=True)
+    graphs = {}
+    compiled = aot_function(lookup, _lowering_compiler(graphs, "forward"), _lowering_compiler(graphs, "backward"),
                             decompositions=TABLE)
-    with pytest.raises(NotImplementedError, match=r"_embedding_bag_backward: sparse=True .* no prim"):
-        compiled(weight, indices, offsets).sum().backward()
+    compiled(weight, indices, offsets).sum().backward()
+    expected = weight.detach().clone().requires_grad_()
+    lookup(expected, indices, offsets).sum().backward()
+    assert weight.grad.layout == torch.sparse_coo
+    torch.testing.assert_close(weight.grad.to_dense(), expected.grad.to_dense(), rtol=0, atol=0)
+    check_prim_only(graphs["forward"], "forward")
+    with pytest.raises(DecompositionError, match=r"aten::_(embedding_bag_backward|sparse_coo_tensor_with_dims_and_"
+                                                 r"tensors) \(.*sparse tensor \(sparse=True\), a layout no prim"):
+        check_prim_only(graphs["backward"], "backward")

@@ -146,6 +146,35 @@ class _ConvBN(nn.Module):   # no dropout: Inductor draws random numbers its own 
         return self.fc(torch.relu(self.bn(self.conv(x))).flatten(1))
 
 
+def _sparse_lookup(kind):
+    torch.manual_seed(SEED)
+    if kind == "embedding":
+        return nn.Embedding(20, 4, sparse=True), (torch.tensor([[1, 2, 4], [4, 3, 9]]),)
+    mode = kind.removeprefix("embedding_bag_")
+    return nn.EmbeddingBag(20, 4, mode=mode, sparse=True), (torch.tensor([1, 2, 4, 4, 3, 9]), torch.tensor([0, 2, 5]))
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "SparseAdam"])
+@pytest.mark.parametrize("kind", ["embedding", "embedding_bag_sum", "embedding_bag_mean"])
+def test_sparse_embedding_training_equals_eager(kind, optimizer):
+    """nn.Embedding / nn.EmbeddingBag(sparse=True) as recommenders train them (SGD, SparseAdam): the sparse
+    backward stays ATen, which the executor runs, so each step's gradient is eager's (sparse, same values) and
+    so are the parameters after it."""
+    eager, inputs = _sparse_lookup(kind)
+    model = copy.deepcopy(eager)
+    compiled = torch.compile(model, backend="primkit")
+    opts = [getattr(torch.optim, optimizer)(m.parameters(), lr=0.1) for m in (eager, model)]
+    for _ in range(3):
+        for m, opt in zip((eager, compiled), opts):
+            opt.zero_grad()
+            m(*inputs).square().sum().backward()
+        assert model.weight.grad.layout == eager.weight.grad.layout == torch.sparse_coo
+        torch.testing.assert_close(model.weight.grad.to_dense(), eager.weight.grad.to_dense(), atol=ATOL, rtol=RTOL)
+        for opt in opts:
+            opt.step()
+        torch.testing.assert_close(model.weight, eager.weight, atol=ATOL, rtol=RTOL)
+
+
 def test_primkit_inductor_training_step_equals_eager():
     pytest.importorskip("torch._inductor")
     torch.manual_seed(0)

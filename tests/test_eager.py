@@ -258,6 +258,30 @@ def test_permissive_mode_runs_and_records_it():
     assert run.prims["full"] == 1
 
 
+def _sparse_lookups():
+    indices = torch.tensor([1, 2, 4, 4])
+    yield torch.nn.Embedding, (indices,), "aten::_sparse_coo_tensor_with_dims_and_tensors"
+    yield torch.nn.EmbeddingBag, (indices, torch.tensor([0, 2])), "aten::_embedding_bag_backward"
+
+
+@pytest.mark.parametrize("module,args,op", list(_sparse_lookups()), ids=["embedding", "embedding_bag"])
+def test_a_sparse_gradient_is_eagers_or_refused(module, args, op):
+    """sparse=True: the weight's gradient is a sparse tensor, which no prim models. Permissive mode gives
+    eager's (its ops run by eager's kernels, counted); strict mode names the op and says why. Never a dense one."""
+    torch.manual_seed(0)
+    model = module(10, 3, sparse=True)
+    reference = copy.deepcopy(model)
+    reference(*args).square().sum().backward()
+    with through_prims("permissive") as mode:
+        model(*args).square().sum().backward()
+    assert model.weight.grad.layout == torch.sparse_coo
+    torch.testing.assert_close(model.weight.grad.to_dense(), reference.weight.grad.to_dense())
+    assert op in mode.undecomposed
+    with pytest.raises(DecompositionError, match=rf"{op} \(.*sparse tensor \(sparse=True\), a layout no prim"):
+        with through_prims("strict"):
+            model(*args).sum().backward()
+
+
 def test_lazy_host_reads_are_sync_points(capsys):
     x = torch.randn(4, 3)
     with torch.no_grad(), through_prims(lazy=True) as run:

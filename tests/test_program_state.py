@@ -359,3 +359,26 @@ def test_a_data_sized_result_into_an_out_tensor_the_program_makes_or_views():
         torch.testing.assert_close(got, view(x, torch.zeros(5, dtype=torch.int64)), rtol=0, atol=0)
         with pytest.raises(RuntimeError, match=r"update has shape \(4,\)"):   # eager resizes the view
             gm(torch.tensor([0, 1, 3]), torch.zeros(5, dtype=torch.int64))   # 4 counts into a view of 3
+
+
+def _sparse_lookups():
+    indices, offsets = torch.tensor([1, 2, 4, 4]), torch.tensor([0, 2])
+    torch.manual_seed(0)
+    yield "embedding", torch.nn.Embedding(10, 3, sparse=True), (indices,)
+    yield "embedding_bag", torch.nn.EmbeddingBag(10, 3, mode="mean", sparse=True), (indices, offsets)
+
+
+@pytest.mark.parametrize("op,module,args", list(_sparse_lookups()), ids=["embedding", "embedding_bag"])
+def test_a_sparse_gradient_is_refused_by_the_traced_graph(op, module, args):
+    """sparse=True asks for a sparse gradient of the weight; the traced graph's, made by its prims'
+    derivatives, would be dense: a call that could form it is refused naming the op and the argument, and
+    inference (no_grad, or a weight that takes no gradient) runs with eager's values."""
+    gm = trace(module, *args)
+    with pytest.raises(NotImplementedError, match=rf"{op} with sparse=True asks for a sparse gradient of its "
+                                                  r"'weight'.*its gradient would be dense"):
+        gm(*args)
+    assert module.weight.grad is None
+    with torch.no_grad():
+        torch.testing.assert_close(gm(*args), module(*args), rtol=0, atol=0)
+    module.requires_grad_(False)
+    torch.testing.assert_close(gm(*args), module(*args), rtol=0, atol=0)

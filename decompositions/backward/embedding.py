@@ -116,9 +116,10 @@ def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, of
 register_with_variants("_embedding_bag_per_sample_weights_backward", embedding_bag_per_sample_weights_backward)
 
 
-def _refuse_sparse(op):
-    raise NotImplementedError(f"{op}: sparse=True asks for a sparse gradient of the weight, which no prim models; "
-                              f"use sparse=False (a dense gradient)")
+# sparse=True: the weight's gradient is a sparse COO tensor, a layout no prim models. The entry gives
+# NotImplemented there (make_fx's reading: the op stays ATen; _embedding_bag_sparse_backward has no entry), so a
+# backend that runs ATen ops (backend="primkit"'s executor) trains the program with eager's sparse gradient; a
+# prim-only consumer meets the op and its error says why (registry.WHY_NO_DECOMPOSITION).
 
 
 @register(aten._embedding_bag_backward.default)
@@ -126,13 +127,7 @@ def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum
                            scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
     """What eager's autograd calls: the dense backward, with offset2bag made again where it is empty."""
     if sparse:
-        _refuse_sparse("_embedding_bag_backward")
+        return NotImplemented
     bag = _positions_bag(indices, offsets, offset2bag, "_embedding_bag_backward")
     return embedding_bag_dense_backward(grad, indices, bag, bag_size, maximum_indices, num_weights,
                                         scale_grad_by_freq, mode, per_sample_weights, padding_idx)
-
-
-@register(aten._embedding_bag_sparse_backward.default)
-def embedding_bag_sparse_backward(grad, indices, offsets, offset2bag, bag_size, num_weights, scale_grad_by_freq, mode,
-                                  per_sample_weights, padding_idx=-1):
-    _refuse_sparse("_embedding_bag_sparse_backward")

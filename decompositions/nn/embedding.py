@@ -28,6 +28,39 @@ def gradient_by_frequency(rows, idx, num_weights):
     return P.where(P.isfinite(rows), with_gradient_of(rows, P.div(rows, freq)), rows)
 
 
+class SparseGradients:
+    """While ``trace`` runs a program: the ops that asked for a sparse gradient of their weight (sparse=True).
+    A trace's graph is differentiable through its prims' derivatives, which give a dense gradient (no prim
+    models a sparse layout), so its call refuses to form one (``graph.guards``) where eager's is sparse.
+    AOTAutograd needs none of this: the sparse backward stays ATen (decompositions.backward.embedding)."""
+
+    _active: list = []
+
+    def __init__(self):
+        self.ops: list[str] = []
+
+    def __enter__(self):
+        SparseGradients._active.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        SparseGradients._active.remove(self)
+
+
+def note_sparse(op, sparse):
+    for watch in SparseGradients._active if sparse else ():
+        if op not in watch.ops:
+            watch.ops.append(op)
+
+
+def sparse_gradient_above_autograd(op, weight, sparse):
+    """sparse=True where autograd records the prims of this CompositeImplicitAutograd op's entry (eager through
+    prims runs it above autograd): their gradient would be dense, so the entry leaves the op to torch's composite,
+    whose backward stays ATen and gives eager's sparse gradient."""
+    note_sparse(op, sparse)
+    return sparse and torch.is_grad_enabled() and weight.requires_grad
+
+
 @register(aten.embedding.default)
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     # padding_idx and scale_grad_by_freq only affect the gradient: the forward is a plain row lookup.
@@ -37,6 +70,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {dt.short(indices.dtype)} instead (while checking arguments for "
                            f"embedding)")
+    note_sparse("embedding", sparse)
     flat = P.reshape(to_dtype(indices, torch.int64), [numel(indices.shape)])
     rows = P.index_select(weight, 0, flat)
     if scale_grad_by_freq:
@@ -145,7 +179,8 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
 @register(aten.embedding_bag.default)
 def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
                   include_last_offset=False):
-    # sparse only shapes the gradient (a sparse one: refused by its backward).
+    if sparse_gradient_above_autograd("embedding_bag", weight, sparse):
+        return NotImplemented
     return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, -1,
                           scale_grad_by_freq)
 
@@ -153,6 +188,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 @register(aten.embedding_bag.padding_idx)
 def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
                               include_last_offset, padding_idx):
+    if sparse_gradient_above_autograd("embedding_bag", weight, sparse):
+        return NotImplemented
     if padding_idx is not None and padding_idx < 0:   # counted from the end, as eager's composite does
         padding_idx = padding_idx + weight.shape[0]
     return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset,
@@ -163,12 +200,14 @@ def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode
 def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                                 per_sample_weights=None, include_last_offset=False, padding_idx=-1):
     # no gradient to scale: the form eager runs where none is asked for
+    note_sparse("embedding_bag", sparse)
     return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
 
 
 @register(aten._embedding_bag.default)
 def _embedding_bag_default(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                            per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    note_sparse("embedding_bag", sparse)
     return _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
                           scale_grad_by_freq, for_backward=True)
 register_out(aten.embedding.out, embedding)
