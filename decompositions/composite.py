@@ -135,12 +135,13 @@ def composites(table):
     """Within the block, the CompositeImplicitAutograd ops that ``table`` has entries for run
     those entries (under make_fx, AOTAutograd and eager alike) in this thread. Nests; other threads
     are unaffected, and so is this thread once the last block exits."""
-    for op in table:
-        if id(op) not in _SEEN:
-            for key in override_keys(op):
-                if (op, key) not in _INSTALLED:
-                    _install(op, key)
-            _SEEN.add(id(op))     # OpOverloads live as long as the process
+    if not _SEEN.issuperset(map(id, table)):   # a table seen before is checked in C, not op by op in Python
+        for op in table:
+            if id(op) not in _SEEN:
+                for key in override_keys(op):
+                    if (op, key) not in _INSTALLED:
+                        _install(op, key)
+                _SEEN.add(id(op))     # OpOverloads live as long as the process
     tables = getattr(_ACTIVE, "tables", ())
     _ACTIVE.tables = (*tables, table)
     try:
