@@ -34,6 +34,7 @@ from primkit import decompositions, graph, prims
 from primkit.decompositions.composite import composites, is_composite
 from primkit.graph.trace import SYM_OPS, is_allowed_target
 from primkit.prims import registration
+from primkit.prims.meta import TensorMeta
 
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
 
@@ -177,7 +178,7 @@ class _Recorder(TorchDispatchMode):
         never holds (it takes aten's ops only), yet it hashes each call's arguments to find that out,
         a quarter of the report's time; prims keep their own cache (prims/registration.py)."""
         mode = self.fake_mode = FakeTensorMode(allow_fallback_kernels=True, shape_env=ShapeEnv(), static_shapes=True)
-        fakes = [mode.from_tensor(t) for t in tensors]
+        fakes = _fakes(mode, tensors)
         self.seen, self.top, self.running = {}, None, True
         try:
             with torch.no_grad(), composites(self.table), mode, disable_fake_tensor_cache(mode), self:
@@ -185,6 +186,27 @@ class _Recorder(TorchDispatchMode):
             return self.seen
         finally:
             self.seen, self.top, self.running, self.fake_mode = {}, None, False, None
+
+
+def _fakes(mode, tensors) -> list:
+    """Fake copies of ``tensors`` under ``mode``. A plain tensor that owns its storage alone (no view, no other
+    tensor of the call on that storage, no conj / neg bit, no grad) gets a fake tensor of its geometry and
+    storage size directly (``registration.materialize``: a quarter of ``from_tensor``'s cost, which describes
+    and memoizes every tensor for views, subclasses and symbolic sizes); the others go through ``from_tensor``."""
+    storages = [t.untyped_storage()._cdata for t in tensors if isinstance(t, torch.Tensor) and t.layout == torch.strided]
+    if len(set(storages)) != len(storages):    # tensors sharing a storage: from_tensor keeps them sharing it
+        return [mode.from_tensor(t) for t in tensors]
+    return [_fake(mode, t) for t in tensors]
+
+
+def _fake(mode, t):
+    if not (type(t) is torch.Tensor and t.layout == torch.strided and t.device.type == "cpu" and not t._is_view()
+            and t.is_leaf and t.grad is None and not (t.is_conj() or t.is_neg() or t.is_inference()
+                                                      or t.is_quantized or t._is_zerotensor())):
+        return mode.from_tensor(t)
+    fake = registration.materialize(TensorMeta(tuple(t.shape), t.stride(), t.dtype, t.device, t.storage_offset(),
+                                               t.untyped_storage().nbytes()), mode)
+    return fake.requires_grad_(t.requires_grad)
 
 
 # Prims the recorder leaves to the fake mode's dispatch: a data-dependent prim's meta rule makes its unbacked
