@@ -31,7 +31,7 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from primkit import decompositions, graph, prims
-from primkit.decompositions.composite import composites, is_composite
+from primkit.decompositions.composite import composites, install, is_composite
 from primkit.graph.trace import SYM_OPS, is_allowed_target
 from primkit.prims import registration
 from primkit.prims.meta import TensorMeta
@@ -127,6 +127,7 @@ class _Recorder(TorchDispatchMode):
         self.running = False       # the wrapped entries record only inside ``run``
         self.fake_mode = None      # the run's
         self.table = {op: self._wrap(op, fn) for op, fn in table.items()}
+        install(self.table)        # once: the table never changes, and each run enters a block of it
 
     def _wrap(self, op, fn):
         name = op.name()
@@ -181,7 +182,7 @@ class _Recorder(TorchDispatchMode):
         fakes = _fakes(mode, tensors)
         self.seen, self.top, self.running = {}, None, True
         try:
-            with torch.no_grad(), composites(self.table), mode, disable_fake_tensor_cache(mode), self:
+            with torch.no_grad(), composites(self.table, installed=True), mode, disable_fake_tensor_cache(mode), self:
                 fn(*fakes)
             return self.seen
         finally:
