@@ -295,6 +295,15 @@ def test_build_report_serially_and_in_parallel_agree():
     assert analyze_entries(entries, jobs=1) == analyze_entries(entries, jobs=2)
 
 
+def test_random_ops_samples_trace():
+    # a random op draws its seed with a real tensor's .item(), which recursed through the table's item entry
+    # (RecursionError): no sample of rand, randn, ... traced, and their rows were assumed
+    from primkit import opinfo
+    entries = [e for e in opinfo.op_db if e.name in ("rand", "randn")]
+    reach, _, _ = analyze_entries(entries, jobs=1)
+    assert "uniform" in reach["aten::rand.generator"][0] and "normal" in reach["aten::randn.generator"][0]
+
+
 def test_formats_written(tmp_path, report_json):
     data = json.loads(report_json.read_text())
     assert data["torch_version"] == torch.__version__
