@@ -358,6 +358,15 @@ def analyze_entries(entries, jobs: int = 1, progress=None, meanwhile=None) -> tu
     return reach, counts, {k: sorted(v, key=order.__getitem__) for k, v in seen_by.items()}
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity: ``taskset``, a container's cpuset), which
+    ``os.cpu_count()`` does not see: the report's default number of processes."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:    # no affinity on this platform (macOS, Windows)
+        return os.cpu_count() or 1
+
+
 def _merge_reach(into: dict, more: dict) -> None:
     """{overload: (prims, missing)} unions, in place."""
     for name, (reached, missing) in more.items():
@@ -419,7 +428,7 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
         if programs:
             views["programs"] = program_view(programs, target, step=lambda done: (step("programs", done), poll()))
     if analyze:
-        reach, entry_samples, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1,
+        reach, entry_samples, seen_by = analyze_entries(entries, jobs or usable_cores(),
                                                         lambda done, total: step("entries", done), meanwhile)
     else:
         meanwhile(lambda: None)
