@@ -131,17 +131,25 @@ def above_autograd(op, kernel):
         _install(op, key)
 
 
+def install(table) -> None:
+    """Install the dispatching kernels that ``composites(table)`` needs (once per op per process)."""
+    if not _SEEN.issuperset(map(id, table)):   # a table seen before is checked in C, not op by op in Python
+        for op in table:
+            if id(op) not in _SEEN:
+                for key in override_keys(op):
+                    if (op, key) not in _INSTALLED:
+                        _install(op, key)
+                _SEEN.add(id(op))     # OpOverloads live as long as the process
+
+
 @contextlib.contextmanager
-def composites(table):
+def composites(table, *, installed=False):
     """Within the block, the CompositeImplicitAutograd ops that ``table`` has entries for run
     those entries (under make_fx, AOTAutograd and eager alike) in this thread. Nests; other threads
-    are unaffected, and so is this thread once the last block exits."""
-    for op in table:
-        if id(op) not in _SEEN:
-            for key in override_keys(op):
-                if (op, key) not in _INSTALLED:
-                    _install(op, key)
-            _SEEN.add(id(op))     # OpOverloads live as long as the process
+    are unaffected, and so is this thread once the last block exits. ``installed``: the caller ran
+    ``install(table)`` and has not changed the table since (a tracer entering a block per sample)."""
+    if not installed:
+        install(table)
     tables = getattr(_ACTIVE, "tables", ())
     _ACTIVE.tables = (*tables, table)
     try:

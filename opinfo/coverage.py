@@ -26,13 +26,15 @@ import time
 import warnings
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode, disable_fake_tensor_cache
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode, disable_fake_tensor_cache
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from primkit import decompositions, graph, prims
-from primkit.decompositions.composite import composites, is_composite
+from primkit.decompositions.composite import composites, install, is_composite
 from primkit.graph.trace import SYM_OPS, is_allowed_target
+from primkit.prims import registration
+from primkit.prims.meta import TensorMeta
 
 TAGS = ("core", "inplace", "out", "view", "nondeterministic", "data-dependent", "backward")
 
@@ -123,7 +125,9 @@ class _Recorder(TorchDispatchMode):
         self.seen: dict = {}       # overload -> (prims reached, non-prim ops left), for the run in progress
         self.top = None            # the top-level overload whose entry runs now
         self.running = False       # the wrapped entries record only inside ``run``
+        self.fake_mode = None      # the run's
         self.table = {op: self._wrap(op, fn) for op, fn in table.items()}
+        install(self.table)        # once: the table never changes, and each run enters a block of it
 
     def _wrap(self, op, fn):
         name = op.name()
@@ -143,10 +147,14 @@ class _Recorder(TorchDispatchMode):
         kwargs = kwargs or {}
         if func is torch.ops.prim.device.default:
             return func(*args, **kwargs)
-        if prims.is_prim(func):
+        prim = prims.def_of(func)
+        if prim is not None:
             if self.top is not None:
-                self.seen[self.top][0].add(func._opname)
-            return func(*args, **kwargs)
+                self.seen[self.top][0].add(prim.name)
+            if prim.tags & _THROUGH_FAKE_MODE or not _fake_operands(args, kwargs, self.fake_mode):
+                return func(*args, **kwargs)
+            # what the fake mode's dispatch would call, without it (a third of the report's time)
+            return registration.fake_result(prim, args, kwargs, self.fake_mode)
         fn = self.table.get(func)
         if fn is None and func not in _SHAPE_QUERIES and is_composite(func):
             fn = func.decompose
@@ -170,15 +178,51 @@ class _Recorder(TorchDispatchMode):
         The fake mode's dispatch cache is off: the ops a run reaches are mostly prims, which that cache
         never holds (it takes aten's ops only), yet it hashes each call's arguments to find that out,
         a quarter of the report's time; prims keep their own cache (prims/registration.py)."""
-        mode = FakeTensorMode(allow_fallback_kernels=True, shape_env=ShapeEnv(), static_shapes=True)
-        fakes = [mode.from_tensor(t) for t in tensors]
+        mode = self.fake_mode = FakeTensorMode(allow_fallback_kernels=True, shape_env=ShapeEnv(), static_shapes=True)
+        fakes = _fakes(mode, tensors)
         self.seen, self.top, self.running = {}, None, True
         try:
-            with torch.no_grad(), composites(self.table), mode, disable_fake_tensor_cache(mode), self:
+            with torch.no_grad(), composites(self.table, installed=True), mode, disable_fake_tensor_cache(mode), self:
                 fn(*fakes)
             return self.seen
         finally:
-            self.seen, self.top, self.running = {}, None, False
+            self.seen, self.top, self.running, self.fake_mode = {}, None, False, None
+
+
+def _fakes(mode, tensors) -> list:
+    """Fake copies of ``tensors`` under ``mode``. A plain tensor that owns its storage alone (no view, no other
+    tensor of the call on that storage, no conj / neg bit, no grad) gets a fake tensor of its geometry and
+    storage size directly (``registration.materialize``: a quarter of ``from_tensor``'s cost, which describes
+    and memoizes every tensor for views, subclasses and symbolic sizes); the others go through ``from_tensor``."""
+    storages = [t.untyped_storage()._cdata for t in tensors if isinstance(t, torch.Tensor) and t.layout == torch.strided]
+    if len(set(storages)) != len(storages):    # tensors sharing a storage: from_tensor keeps them sharing it
+        return [mode.from_tensor(t) for t in tensors]
+    return [_fake(mode, t) for t in tensors]
+
+
+def _fake(mode, t):
+    if not (type(t) is torch.Tensor and t.layout == torch.strided and t.device.type == "cpu" and not t._is_view()
+            and t.is_leaf and t.grad is None and not (t.is_conj() or t.is_neg() or t.is_inference()
+                                                      or t.is_quantized or t._is_zerotensor())):
+        return mode.from_tensor(t)
+    fake = registration.materialize(TensorMeta(tuple(t.shape), t.stride(), t.dtype, t.device, t.storage_offset(),
+                                               t.untyped_storage().nbytes()), mode)
+    return fake.requires_grad_(t.requires_grad)
+
+
+# Prims the recorder leaves to the fake mode's dispatch: a data-dependent prim's meta rule makes its unbacked
+# sizes in the shape environment of torch.library's fake context; copy_to writes into its argument
+_THROUGH_FAKE_MODE = frozenset({"data_dependent", "mutates"})
+
+
+def _fake_operands(args, kwargs, mode) -> bool:
+    """Whether every tensor among a prim's operands (a prim takes tensors and lists of them) is a fake
+    tensor of ``mode``: what the fake mode takes without converting or refusing it."""
+    for a in (*args, *kwargs.values()):
+        for t in a if isinstance(a, (list, tuple)) else (a,):
+            if isinstance(t, torch.Tensor) and not (isinstance(t, FakeTensor) and t.fake_mode is mode):
+                return False
+    return True
 
 
 # make_fx leaves these to the tensor even where they are CompositeImplicitAutograd
@@ -314,6 +358,15 @@ def analyze_entries(entries, jobs: int = 1, progress=None, meanwhile=None) -> tu
     return reach, counts, {k: sorted(v, key=order.__getitem__) for k, v in seen_by.items()}
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity: ``taskset``, a container's cpuset), which
+    ``os.cpu_count()`` does not see: the report's default number of processes."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:    # no affinity on this platform (macOS, Windows)
+        return os.cpu_count() or 1
+
+
 def _merge_reach(into: dict, more: dict) -> None:
     """{overload: (prims, missing)} unions, in place."""
     for name, (reached, missing) in more.items():
@@ -375,7 +428,7 @@ def build_report(*, target=None, analyze=True, test_results=None, jobs: int | No
         if programs:
             views["programs"] = program_view(programs, target, step=lambda done: (step("programs", done), poll()))
     if analyze:
-        reach, entry_samples, seen_by = analyze_entries(entries, jobs or os.cpu_count() or 1,
+        reach, entry_samples, seen_by = analyze_entries(entries, jobs or usable_cores(),
                                                         lambda done, total: step("entries", done), meanwhile)
     else:
         meanwhile(lambda: None)

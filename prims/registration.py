@@ -50,8 +50,11 @@ def materialize(out, fake_mode=None):
     return out
 
 
+_INT = {int}
+
+
 def _static(sizes) -> bool:
-    return all(type(s) is int for s in sizes)
+    return set(map(type, sizes)) <= _INT    # every size a plain int (a SymInt is not), without a generator
 
 
 def _static_place(out) -> bool:
@@ -138,25 +141,35 @@ _PLAIN = (bool, int, float, complex, str, type(None), torch.dtype, torch.device,
 def _meta_key(value, memo=None):
     """A hashable key for one argument of a fake kernel, or _UNKEYED where none is exact. ``memo``: id(fake
     tensor) -> its key, for a tracer whose fake tensors never change geometry (each is keyed once)."""
-    if memo is not None and isinstance(value, FakeTensor):
+    kind = type(value)
+    if kind in _PLAIN:
+        return (kind, value)
+    if isinstance(value, FakeTensor):
+        if memo is None:
+            return _fake_key(value)
         key = memo.get(id(value))
         if key is None:
-            key = memo[id(value)] = _meta_key(value)
+            key = memo[id(value)] = _fake_key(value)
         return key
-    if isinstance(value, FakeTensor):
-        shape, strides = tuple(value.shape), value.stride()
-        place = (value.storage_offset(), value.untyped_storage().nbytes())   # symbolic in a view of a symbolic place
-        if not (_static(shape) and _static(strides) and _static(place)):
-            return _UNKEYED
-        return (shape, strides, *place, value.dtype, value.device, value.layout, value.is_conj(), value.is_neg())
-    if type(value) in _PLAIN:
-        return (type(value), value)
     if isinstance(value, (list, tuple)):
-        if all(type(v) is int for v in value):   # sizes, dims: the common case, keyed at once
-            return (type(value), int, tuple(value))
-        keys = tuple(_meta_key(v, memo) for v in value)
-        return _UNKEYED if any(k is _UNKEYED for k in keys) else (type(value), keys)
+        if set(map(type, value)) == _INT:   # sizes, dims: the common case, keyed at once
+            return (kind, int, tuple(value))
+        keys = tuple([_meta_key(v, memo) for v in value])
+        return _UNKEYED if _UNKEYED in keys else (kind, keys)
     return _UNKEYED
+
+
+def _fake_key(value):
+    """A fake tensor's geometry (sizes, strides, storage offset and size), dtype, device, layout and
+    conj / neg bits; _UNKEYED where any of it is symbolic (a view of a symbolic place has a symbolic
+    storage size under static sizes)."""
+    if value._has_symbolic_sizes_strides:
+        return _UNKEYED
+    nbytes = value.untyped_storage().nbytes()
+    if type(nbytes) is not int:
+        return _UNKEYED
+    return (value.shape, value.stride(), value.storage_offset(), nbytes, value.dtype, value.device, value.layout,
+            value.is_conj(), value.is_neg())
 
 
 # Tags of prims whose meta rule reads more than its arguments: a data-dependent prim makes a fresh unbacked

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -293,6 +296,24 @@ def test_build_report_serially_and_in_parallel_agree():
     from primkit.opinfo.coverage import analyze_entries
     entries = [e for e in opinfo.op_db if e.name in ("add", "nn.functional.softmax", "sum", "cat", "where")]
     assert analyze_entries(entries, jobs=1) == analyze_entries(entries, jobs=2)
+
+
+def test_random_ops_samples_trace():
+    # a random op draws its seed with a real tensor's .item(), which recursed through the table's item entry
+    # (RecursionError): no sample of rand, randn, ... traced, and their rows were assumed
+    from primkit import opinfo
+    entries = [e for e in opinfo.op_db if e.name in ("rand", "randn")]
+    reach, _, _ = analyze_entries(entries, jobs=1)
+    assert "uniform" in reach["aten::rand.generator"][0] and "normal" in reach["aten::randn.generator"][0]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_default_jobs_follow_the_cpu_affinity():
+    # os.cpu_count() counts every core of the machine, not those a process may use (taskset, a container's
+    # cpuset): the report then forked more workers than cores
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "from primkit.opinfo.coverage import usable_cores; print(usable_cores())")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "1"
 
 
 def test_formats_written(tmp_path, report_json):

@@ -17,6 +17,16 @@ def test_table_is_overloads_to_callables():
     assert all(isinstance(k, torch._ops.OpOverload) and callable(v) for k, v in table.items())
 
 
+def test_item_of_a_real_tensor_inside_composites_of_the_table():
+    # aten::item is CompositeImplicitAutograd and the table's entry for it is the item prim: inside composites of
+    # the full table, a real tensor's .item() (a random op drawing its seed) ran the prim, whose kernel read the
+    # value with .item() again, until RecursionError
+    from primkit.decompositions.composite import composites
+    with composites(get_decompositions()):
+        assert torch.tensor([[2.5]]).item() == 2.5
+        assert torch.ops.primkit.item(torch.tensor(3)) == 3
+
+
 def test_packet_expands_to_covered_overloads():
     table = get_decompositions([aten.add])
     # The packet's tensor overloads; its TorchScript overloads (add.int, add.str, ...) have none.

@@ -18,7 +18,10 @@ def device_put(a, device):
 
 
 def item(a):
-    return a.item()   # a host read: the one prim that syncs with the device on purpose
+    # a host read: the one prim that syncs with the device on purpose. Not a.item(): aten::item is
+    # CompositeImplicitAutograd, so inside ``composites`` of a table holding its entry (the item prim)
+    # it would run this kernel again, down to a RecursionError
+    return torch.ops.aten._local_scalar_dense.default(a)
 
 
 def copy_strided(a, stride):
