@@ -244,6 +244,25 @@ def test_a_write_into_a_composite_view_reaches_its_base(view, via):
     torch.testing.assert_close(gm(x), f(x), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_a_write_into_a_narrow_at_a_start_read_from_data_is_eagers_or_refused(dynamic):
+    """narrow at a start read with .item(), written in place: eager's values on every start, or a refusal
+    naming the host read; never a write that misses the base (it did while narrow sliced with the slice prim,
+    which no tracer knows for a view)."""
+    def f(x, i):
+        y = x.clone()
+        y.narrow(1, i.item(), 3).mul_(2)
+        return y
+    x = torch.randn(4, 6)
+    try:
+        gm = trace(f, x, torch.tensor(2), dynamic=dynamic)
+    except DecompositionError as e:
+        assert "read a tensor's value on the host" in str(e)
+        return
+    for start in (2, 0, 3):
+        torch.testing.assert_close(gm(x, torch.tensor(start)), f(x, torch.tensor(start)), rtol=0, atol=0)
+
+
 class Table(torch.nn.Module):
     """A plain tensor attribute (neither parameter nor buffer) written through a view of it."""
 

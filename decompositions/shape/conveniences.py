@@ -10,7 +10,6 @@ from primkit.decompositions.common import P, aten, broadcast_shapes, register_ou
 from primkit.decompositions.layout import in_layout, strides_for
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape.common import wrapped_clamped
-from primkit.decompositions.shape.views import slice_in_dim
 from primkit.prims import dtypes as dt
 from primkit.prims.layout import elementwise_strides, is_contiguous, is_non_overlapping, maybe, same_sizes
 
@@ -90,8 +89,8 @@ def narrow(a, dim, start, length):
     if not maybe(start + length <= size):
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     torch._check(start + length <= size)
-    # not slice.Tensor, which would clamp start + length again: the result's size is length, known as such
-    return slice_in_dim(a, wrap_dim(dim, a.dim()), start, start + length)
+    # aten's view op, which the tracers know for a view: a write into the result reaches a
+    return aten.slice.Tensor(a, dim, start, start + length, 1)
 
 
 @register(aten.narrow.Tensor)
