@@ -681,11 +681,7 @@ OUT_RESIZE = {
 
 # What tests/test_ops.py's test_empty_leading_dim found and issue 31 has not fixed yet (every torch version):
 # entry -> (exception, reason).
-_EMPTY_WEIGHT_GRAD = "with an empty batch the weight gradient has the batch's size (0, 2, 3) where eager gives the " \
-                     "weight's (6, 2, 3)"
 EMPTY_LEADING_DIM = {
-    "aten.convolution_backward": (AssertionError, _EMPTY_WEIGHT_GRAD),
-    "aten.convolution_backward.out": (AssertionError, _EMPTY_WEIGHT_GRAD),
     "nn.functional.pixel_unshuffle": (AssertionError, "eager returns an empty input's shape unchanged (0, 2, 4, 6); "
                                                       "the decomposition unshuffles it to (0, 8, 2, 3)"),
     "segment_reduce": (AssertionError, "an empty data tensor with offsets: the values differ from eager's"),
