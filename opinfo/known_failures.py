@@ -682,8 +682,6 @@ OUT_RESIZE = {
 # What tests/test_ops.py's test_empty_leading_dim found and issue 31 has not fixed yet (every torch version):
 # entry -> (exception, reason).
 EMPTY_LEADING_DIM = {
-    "linalg.pinv_hermitian": (RuntimeError, "eager accepts a (0, 3) matrix; the decomposition's eigh refuses it "
-                                            "as not square"),
     "linalg.ldl_factor_complex_hermitian": (NotImplementedError, "hermitian=True for complex input has no "
                                                                  "decomposition (the emptied sample reaches it)"),
 }
