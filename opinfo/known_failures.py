@@ -681,10 +681,7 @@ OUT_RESIZE = {
 
 # What tests/test_ops.py's test_empty_leading_dim found and issue 31 has not fixed yet (every torch version):
 # entry -> (exception, reason).
-EMPTY_LEADING_DIM = {
-    "linalg.ldl_factor_complex_hermitian": (NotImplementedError, "hermitian=True for complex input has no "
-                                                                 "decomposition (the emptied sample reaches it)"),
-}
+EMPTY_LEADING_DIM: dict = {}
 
 
 def apply(op_db) -> None:

@@ -5,6 +5,8 @@ return column-major matrices, which column_major restores.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 from primkit.decompositions.common import (
@@ -473,7 +475,8 @@ register_overloads(cholesky_inverse, "cholesky_inverse", ("default", "out"), out
 
 # --- LDL ------------------------------------------------------------------------------------------
 # The ldl prims take hermitian=False for complex operands (C3, C5: cuSOLVER has no complex Hermitian
-# LDL): eager's CPU kernel (LAPACK hetrf) does; here that case is refused, with the reason.
+# LDL). Eager's CPU kernel (LAPACK hetrf) factors them: ldl_factor does so below, as LAPACK's unblocked hetf2
+# (lower) does, in ops that reach other prims; ldl_solve refuses that case, with the reason.
 
 def _refuse_complex_hermitian(name, t, hermitian):
     if hermitian and t.dtype in dt.COMPLEX:
@@ -481,12 +484,102 @@ def _refuse_complex_hermitian(name, t, hermitian):
                                   f"ldl prims factor complex matrices as symmetric only)")
 
 
+_BK_ALPHA = (1 + math.sqrt(17)) / 8     # Bunch-Kaufman's pivot threshold
+
+
+def _cabs1(t):
+    return torch.abs(t.real) + torch.abs(t.imag)     # LAPACK's cheap modulus, which its pivot search compares
+
+
+def _at(t, i):
+    """t[..., i] with an index per batch element."""
+    return torch.gather(t, -1, i.unsqueeze(-1)).squeeze(-1)
+
+
+def _hermitian_whole(w):
+    """The Hermitian matrix whose lower triangle w holds (the diagonal's real part), as LAPACK reads it."""
+    low = torch.tril(w, -1)
+    return low + low.mH + torch.diag_embed(torch.diagonal(w, dim1=-2, dim2=-1).real.to(w.dtype))
+
+
+def _bk_pivot(w, k, idx):
+    """Bunch-Kaufman's choice at column k of the trailing matrix w, per batch element: (zero column, 1x1 pivot at
+    k, 1x1 pivot after interchanging k and imax, 2x2 pivot after interchanging k+1 and imax, imax)."""
+    below = torch.where(idx > k, _cabs1(w[..., :, k]), -1.0)
+    imax = torch.argmax(below, -1)                              # the first largest, as izamax
+    colmax = torch.clamp(_at(below, imax), min=0)              # 0 in the last column
+    row = _cabs1(torch.gather(w, -2, imax[..., None, None].expand(*imax.shape, 1, w.shape[-1])).squeeze(-2))
+    rowmax = torch.amax(torch.where((idx >= k) & (idx != imax.unsqueeze(-1)), row, 0.0), -1)
+    absakk = torch.abs(w[..., k, k].real)
+    zero = (torch.maximum(absakk, colmax) == 0) | torch.isnan(absakk)
+    here = zero | (absakk >= _BK_ALPHA * colmax) | (absakk >= _BK_ALPHA * colmax * (colmax / rowmax))
+    swap = ~here & (torch.abs(_at(torch.diagonal(w, dim1=-2, dim2=-1).real, imax)) >= _BK_ALPHA * rowmax)
+    return zero, here, swap, ~here & ~swap, imax
+
+
+def _bk_two(w, k, idx):
+    """The 2x2 pivot's columns k and k+1 of LD and the trailing update (hetf2's formulas)."""
+    e = w[..., k + 1, k]
+    d = torch.abs(e)
+    d11, d22 = w[..., k + 1, k + 1].real / d, w[..., k, k].real / d
+    d21, dd = e / d, (1 / (d11 * d22 - 1)) / d
+    ak, ak1 = (torch.where(idx > k + 1, w[..., :, j], 0) for j in (k, k + 1))
+    wk = dd.unsqueeze(-1) * (d11.unsqueeze(-1) * ak - d21.unsqueeze(-1) * ak1)
+    wk1 = dd.unsqueeze(-1) * (d22.unsqueeze(-1) * ak1 - d21.conj().unsqueeze(-1) * ak)
+    w2 = w - ak.unsqueeze(-1) * wk.conj().unsqueeze(-2) - ak1.unsqueeze(-1) * wk1.conj().unsqueeze(-2)
+    diag = torch.diagonal(w, dim1=-2, dim2=-1).real.to(w.dtype)
+    col_k = torch.where(idx == k, diag[..., k:k + 1], torch.where(idx == k + 1, e.unsqueeze(-1), wk))
+    return col_k, torch.where(idx == k + 1, diag[..., k + 1:k + 2], wk1), w2
+
+
+def _bk_step(w, ld, piv, skip, k, idx):
+    """One column of hetf2: the pivot, the interchange of the trailing rows and columns (not of L's earlier
+    columns), the update; a batch element whose column k closed a 2x2 pivot (skip) keeps everything."""
+    zero, here, _, two, imax = _bk_pivot(w, k, idx)
+    kk, kp = (torch.where(two, k + 1, k).unsqueeze(-1), torch.where(here, k, imax).unsqueeze(-1))
+    perm = torch.where(idx == kk, kp, torch.where(idx == kp, kk, idx))
+    ws = torch.gather(torch.gather(w, -2, perm.unsqueeze(-1).expand_as(w)), -1, perm.unsqueeze(-2).expand_as(w))
+    x = torch.where(idx > k, ws[..., :, k], 0)
+    dk = ws[..., k, k].real.unsqueeze(-1)
+    w1 = ws - x.unsqueeze(-1) * (x.conj() / dk).unsqueeze(-2)
+    col_k = torch.where(idx == k, dk.to(w.dtype), torch.where(zero.unsqueeze(-1), x, x / dk))
+    col_k1, new = None, torch.where(zero[..., None, None], ws, w1)
+    if k + 1 < w.shape[-1]:
+        col_k2, col_k1, w2 = _bk_two(ws, k, idx)
+        col_k, new = torch.where(two.unsqueeze(-1), col_k2, col_k), torch.where(two[..., None, None], w2, new)
+    keep = skip.unsqueeze(-1)
+    ld = torch.where(((idx == k) & ~keep).unsqueeze(-2), col_k.unsqueeze(-1), ld)
+    pk = torch.where(two.unsqueeze(-1), -(kp + 1), kp + 1).to(torch.int32)
+    piv = torch.where((idx == k) & ~keep, pk, piv)
+    if col_k1 is not None:
+        second = (idx == k + 1) & (two & ~skip).unsqueeze(-1)
+        ld = torch.where(second.unsqueeze(-2), col_k1.unsqueeze(-1), ld)
+        piv = torch.where(second, pk, piv)
+    return _hermitian_whole(torch.where(skip[..., None, None], w, new)), ld, piv, two & ~skip
+
+
+def _hermitian_ldl(a):
+    """LDL^H of the complex Hermitian a (its lower triangle read) with Bunch-Kaufman pivoting, as LAPACK's hetrf
+    (the blocked hetrf takes the same pivots, its sums in another order): LD (L unit-lower below the diagonal,
+    D's 1x1 and 2x2 blocks on it and the subdiagonal, zeros above) and the 1-based pivots."""
+    n = a.shape[-1]
+    idx = torch.arange(n, device=a.device)
+    w, ld = _hermitian_whole(a), torch.zeros_like(a)
+    piv = torch.zeros(a.shape[:-1], dtype=torch.int32, device=a.device)
+    skip = torch.zeros(a.shape[:-2], dtype=torch.bool, device=a.device)
+    for k in range(n):
+        w, ld, piv, skip = _bk_step(w, ld, piv, skip, k, idx)
+    return ld, piv
+
+
 def ldl_factor_ex(a, *, hermitian=False, check_errors=False):
     name = "torch.linalg.ldl_factor_ex"
     _check_square(name, a)
     _check_linalg_dtype(name, a)
-    _refuse_complex_hermitian(name, a, hermitian)
-    ld, pivots = P.ldl_factor(a, hermitian)
+    if hermitian and a.dtype in dt.COMPLEX:
+        ld, pivots = _hermitian_ldl(a)
+    else:
+        ld, pivots = P.ldl_factor(a, hermitian)
     return column_major(ld), pivots, _zeros_info(a, a.dim() - 2)
 
 
