@@ -475,14 +475,8 @@ register_overloads(cholesky_inverse, "cholesky_inverse", ("default", "out"), out
 
 # --- LDL ------------------------------------------------------------------------------------------
 # The ldl prims take hermitian=False for complex operands (C3, C5: cuSOLVER has no complex Hermitian
-# LDL). Eager's CPU kernel (LAPACK hetrf) factors them: ldl_factor does so below, as LAPACK's unblocked hetf2
-# (lower) does, in ops that reach other prims; ldl_solve refuses that case, with the reason.
-
-def _refuse_complex_hermitian(name, t, hermitian):
-    if hermitian and t.dtype in dt.COMPLEX:
-        raise NotImplementedError(f"{name}: hermitian=True for a complex input has no decomposition in primkit (the "
-                                  f"ldl prims factor complex matrices as symmetric only)")
-
+# LDL). Eager's CPU kernels (LAPACK hetrf, hetrs) take them: ldl_factor and ldl_solve do so below, as LAPACK's
+# unblocked hetf2 and hetrs (lower) do, in ops that reach other prims.
 
 _BK_ALPHA = (1 + math.sqrt(17)) / 8     # Bunch-Kaufman's pivot threshold
 
@@ -572,6 +566,59 @@ def _hermitian_ldl(a):
     return ld, piv
 
 
+def _swap_rows(b, i, j):
+    """b with rows i and j (one pair per batch element, (..., 1) each) interchanged."""
+    idx = torch.arange(b.shape[-2], device=b.device)
+    perm = torch.where(idx == i, j, torch.where(idx == j, i, idx))
+    return torch.gather(b, -2, perm.unsqueeze(-1).expand_as(b))
+
+
+def _ldl_forward(ld, piv, b, idx):
+    """hetrs' first half: b := D^-1 L^-1 P b, one pivot block at a time; also each position's kind (the first
+    row of a 2x2 block, the second)."""
+    n, diag = ld.shape[-1], torch.diagonal(ld, dim1=-2, dim2=-1).real
+    kinds, skip = [], torch.zeros(piv.shape[:-1], dtype=torch.bool, device=b.device)
+    for k in range(n):
+        two = (piv[..., k] < 0) & ~skip
+        kk, kp = torch.where(two, k + 1, k), torch.where(skip, k, torch.abs(piv[..., k]) - 1)
+        bs = _swap_rows(b, kk.unsqueeze(-1), kp.unsqueeze(-1))
+        col = torch.where(idx > k, ld[..., :, k], 0).unsqueeze(-1)
+        b1 = bs - col * bs[..., k:k + 1, :]
+        new = torch.where((idx == k).unsqueeze(-1), b1 / diag[..., k, None, None], b1)
+        if k + 1 < n:
+            c0, c1 = (torch.where(idx > k + 1, ld[..., :, j], 0).unsqueeze(-1) for j in (k, k + 1))
+            b2 = bs - c0 * bs[..., k:k + 1, :] - c1 * bs[..., k + 1:k + 2, :]
+            e = ld[..., k + 1, k, None]
+            akm1, ak = diag[..., k, None] / e.conj(), diag[..., k + 1, None] / e
+            bkm1, bk = bs[..., k, :] / e.conj(), bs[..., k + 1, :] / e
+            denom = akm1 * ak - 1
+            rows = ((ak * bkm1 - bk) / denom).unsqueeze(-2), ((akm1 * bk - bkm1) / denom).unsqueeze(-2)
+            b2 = torch.where((idx == k).unsqueeze(-1), rows[0], torch.where((idx == k + 1).unsqueeze(-1), rows[1], b2))
+            new = torch.where(two[..., None, None], b2, new)
+        b = torch.where(skip[..., None, None], b, new)
+        kinds.append((two, skip))
+        skip = two
+    return b, kinds
+
+
+def _hermitian_ldl_solve(ld, pivots, b):
+    """X with A X = B for the complex Hermitian A that _hermitian_ldl factored, as LAPACK's hetrs (lower):
+    b := P^T L^-H (D^-1 L^-1 P b), the interchanges undone from the last pivot block to the first."""
+    idx = torch.arange(ld.shape[-1], device=ld.device)
+    piv = pivots.to(torch.int64)
+    b, kinds = _ldl_forward(ld, piv, b, idx)
+    for k in reversed(range(ld.shape[-1])):
+        first, second = kinds[k]
+        below = torch.where((idx > k).unsqueeze(-1), b, 0)
+        new = b - (idx == k).unsqueeze(-1) * (ld[..., :, k].conj().unsqueeze(-2) @ below)
+        if k >= 1:
+            v = ld[..., :, k - 1].conj().unsqueeze(-2) @ below
+            new = torch.where(second[..., None, None], new - (idx == k - 1).unsqueeze(-1) * v, new)
+        kp = (torch.abs(piv[..., k]) - 1).unsqueeze(-1)
+        b = torch.where(first[..., None, None], b, _swap_rows(new, torch.full_like(kp, k), kp))
+    return b
+
+
 def ldl_factor_ex(a, *, hermitian=False, check_errors=False):
     name = "torch.linalg.ldl_factor_ex"
     _check_square(name, a)
@@ -603,9 +650,10 @@ def ldl_solve(ld, pivots, b, *, hermitian=False):
     _check_linalg_dtype(name, ld)
     if pivots.dtype not in dt.INT:
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got {dt.short(pivots.dtype)}")
-    _refuse_complex_hermitian(name, ld, hermitian)
     ld, b = _batch_broadcast(ld, b)
     pivots = broadcast_to(to_dtype(pivots, torch.int32), tuple(ld.shape[:-1]))
+    if hermitian and ld.dtype in dt.COMPLEX:
+        return column_major(_hermitian_ldl_solve(ld, pivots, b))
     return column_major(P.ldl_solve(ld, pivots, b, hermitian))
 
 

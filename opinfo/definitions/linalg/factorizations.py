@@ -316,14 +316,20 @@ def _ldl_factor_samples(op, device, dtype):
         yield SampleInput(_symmetric((3, 3), device, dtype), kwargs={"hermitian": True}, name="real, hermitian=True")
 
 
+def _hermitian_small_diagonal(shape, device, dtype):
+    """A Hermitian matrix whose diagonal is small beside its columns: Bunch-Kaufman takes 2x2 pivots and
+    interchanges."""
+    a = make(shape, device, dtype, low=-1, high=1)
+    return a + a.mH - 0.99 * torch.diag_embed(torch.diagonal(a + a.mH, dim1=-2, dim2=-1))
+
+
 def _ldl_hermitian_samples(op, device, dtype):
     """Complex Hermitian matrices: positive definite (1x1 pivots in place), indefinite with a small diagonal
     (interchanges and 2x2 pivots), column-major, and one whose upper triangle is not read."""
     for shape in SQUARE_SHAPES:
         yield SampleInput(_well_conditioned(shape, device, dtype, hermitian=True), kwargs={"hermitian": True},
                           name=f"{shape} positive definite")
-        a = make(shape, device, dtype, low=-1, high=1)
-        a = a + a.mH - 0.99 * torch.diag_embed(torch.diagonal(a + a.mH, dim1=-2, dim2=-1))
+        a = _hermitian_small_diagonal(shape, device, dtype)
         yield SampleInput(a, kwargs={"hermitian": True}, name=f"{shape} small diagonal")
     yield SampleInput(a.mT.contiguous().mT, kwargs={"hermitian": True}, name="small diagonal, column-major")
     yield SampleInput(torch.tril(a) + torch.triu(torch.full_like(a, 7 - 7j), 1), kwargs={"hermitian": True},
@@ -336,8 +342,12 @@ def _ldl_solve_samples(op, device, dtype):
         yield SampleInput(ld, (pivots, make(shape[:-1] + (2,), device, dtype)), name=f"{shape}")
     ld, pivots = torch.linalg.ldl_factor(_symmetric((3, 3), device, dtype))
     yield SampleInput(ld, (pivots, make((2, 3, 2), device, dtype)), name="batch of B, one factor")
-    if dtype != torch.complex64:
+    if not dtype.is_complex:
         yield SampleInput(ld, (pivots, make((3, 2), device, dtype)), {"hermitian": True}, name="real, hermitian=True")
+    for shape in ((3, 3), (2, 1, 4, 4)):   # complex (and real) Hermitian: 2x2 pivots and interchanges
+        ld, pivots = torch.linalg.ldl_factor(_hermitian_small_diagonal(shape, device, dtype), hermitian=True)
+        yield SampleInput(ld, (pivots, make(shape[:-1] + (2,), device, dtype)), {"hermitian": True},
+                          name=f"{shape} hermitian=True, small diagonal")
 
 
 def _ldl_errors(op, device):
