@@ -8,7 +8,8 @@ import torch
 
 from primkit.opinfo.tolerances import TOLERANCES
 
-ALL_TESTS = ("trace", "values", "strides", "errors", "inplace", "out", "meta", "gradients", "executor", "empty")
+ALL_TESTS = ("trace", "values", "strides", "errors", "inplace", "out", "meta", "gradients", "executor", "empty",
+             "empty_last")
 
 
 class DidNotRaise(Exception):

@@ -679,32 +679,30 @@ OUT_RESIZE = {
                                                  "primkit resizes out to () as resize_output does"),
 }
 
-# What tests/test_ops.py's test_empty_leading_dim found and issue 31 has not fixed yet (every torch version):
-# entry -> (exception, reason).
-_EMPTY_WEIGHT_GRAD = "with an empty batch the weight gradient has the batch's size (0, 2, 3) where eager gives the " \
-                     "weight's (6, 2, 3)"
-EMPTY_LEADING_DIM = {
-    "aten.convolution_backward": (AssertionError, _EMPTY_WEIGHT_GRAD),
-    "aten.convolution_backward.out": (AssertionError, _EMPTY_WEIGHT_GRAD),
-    "nn.functional.pixel_unshuffle": (AssertionError, "eager returns an empty input's shape unchanged (0, 2, 4, 6); "
-                                                      "the decomposition unshuffles it to (0, 8, 2, 3)"),
-    "segment_reduce": (AssertionError, "an empty data tensor with offsets: the values differ from eager's"),
-    "linalg.pinv_hermitian": (RuntimeError, "eager accepts a (0, 3) matrix; the decomposition's eigh refuses it "
-                                            "as not square"),
-    "linalg.ldl_factor_complex_hermitian": (NotImplementedError, "hermitian=True for complex input has no "
-                                                                 "decomposition (the emptied sample reaches it)"),
+# What tests/test_ops.py's test_empty_leading_dim ("empty") and test_empty_last_dim ("empty_last") find and issue
+# 31 has not fixed (every torch version): test -> entry -> (exception, reason).
+_GRAD_OUTPUT_OF_NO_FORWARD = (RuntimeError, "the emptied sample is no program: grad_output's last dim (the output's "
+                                            "width) emptied, not the grid's (its dim -2), so grad_output does not have "
+                                            "the forward's output shape; eager does not check and returns zero "
+                                            "gradients, the decomposition refuses it, naming grad_output")
+EMPTIED_DIM = {
+    "empty": {},
+    "empty_last": {name: _GRAD_OUTPUT_OF_NO_FORWARD for name in (
+        "aten.grid_sampler_2d_backward", "aten.grid_sampler_2d_backward.out", "aten.grid_sampler_3d_backward",
+        "aten.grid_sampler_3d_backward.out")},
 }
 
 
 def apply(op_db) -> None:
-    """Adds the known failures (EMPTY_LEADING_DIM on every torch, the tables under torch 2.11) to their entries'
+    """Adds the known failures (EMPTIED_DIM on every torch, the tables under torch 2.11) to their entries'
     xfails (after the entries' own)."""
     by_name = {e.name: e for e in op_db}
-    unknown = sorted(set(EMPTY_LEADING_DIM) - set(by_name))
-    if unknown:
-        raise ValueError(f"opinfo.known_failures: no entries named {unknown}")
-    for name, (raises, reason) in EMPTY_LEADING_DIM.items():
-        by_name[name].xfails = tuple(by_name[name].xfails) + (XFail("empty", reason, raises=raises),)
+    for test, table in EMPTIED_DIM.items():
+        unknown = sorted(set(table) - set(by_name))
+        if unknown:
+            raise ValueError(f"opinfo.known_failures: no entries named {unknown}")
+        for name, (raises, reason) in table.items():
+            by_name[name].xfails = tuple(by_name[name].xfails) + (XFail(test, reason, raises=raises),)
     if not torch.__version__.startswith(FOUND_ON):
         return
     for device, table in (("cuda", CUDA), ("cpu", CPU)):

@@ -113,10 +113,22 @@ def has_empty_tensor(s: SampleInput) -> bool:
 def empty_leading_dim(s: SampleInput) -> SampleInput | None:
     """s with its leading dim emptied: every tensor whose dim 0 has the input's leading size (a batch dim the
     operands share) sliced to [:0] there; None where the input has no leading dim of elements."""
+    return _emptied(s, 0, "leading")
+
+
+def empty_last_dim(s: SampleInput) -> SampleInput | None:
+    """s with its last dim emptied, where the input has another dim before it: every tensor whose last dim has
+    the input's last size (aligned as broadcasting aligns them) sliced to [:0] there; None where there is none."""
     first = next((x for x in pytree.tree_leaves(s.input) if isinstance(x, torch.Tensor)), None)
-    if first is None or first.dim() == 0 or first.shape[0] == 0:
+    return None if first is None or first.dim() < 2 else _emptied(s, -1, "last")
+
+
+def _emptied(s: SampleInput, dim: int, which: str) -> SampleInput | None:
+    first = next((x for x in pytree.tree_leaves(s.input) if isinstance(x, torch.Tensor)), None)
+    if first is None or first.dim() == 0 or first.shape[dim] == 0:
         return None
-    n = first.shape[0]
-    cut = lambda x: x[:0] if isinstance(x, torch.Tensor) and x.dim() and x.shape[0] == n else x  # noqa: E731
+    n = first.shape[dim]
+    def cut(x):
+        return x.narrow(dim, 0, 0) if isinstance(x, torch.Tensor) and x.dim() and x.shape[dim] == n else x
     input_, args, kwargs = pytree.tree_map(cut, (s.input, s.args, s.kwargs))
-    return SampleInput(input_, args, kwargs, name=f"{s.name}, leading dim emptied")
+    return SampleInput(input_, args, kwargs, name=f"{s.name}, {which} dim emptied")

@@ -140,8 +140,6 @@ KNOWN = {
     "var_mean_nonfinite": pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
         "the core-set lowering of var_mean gives inf / -inf where eager's variance is nan (the mean of "
         "infinities), on the reference backend as in onnxruntime")),
-    "linalg.ldl_factor_complex_hermitian": pytest.mark.xfail(strict=True, raises=NotImplementedError, reason=(
-        "trace: hermitian=True for a complex input has no decomposition; the float32 dtype runs its complex samples")),
     "aten._embedding_bag_backward.scale_grad_by_freq": pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
         "eager's CPU kernel, the reference here, divides a row's gradient by another index's count "
         "(pytorch/pytorch#190063; the entry's own xfail says more)")),

@@ -7,6 +7,7 @@
 - test_inplace / test_out: the in-place and out= variants, through their decompositions.
 - test_empty_leading_dim: for entries none of whose samples holds a tensor of no elements, one sample
   with its leading (batch) dim emptied, traced once, equals eager (shape, dtype, values) (issue 31).
+- test_empty_last_dim: the same with the last dim emptied (a dim that is not a batch).
 - test_prim_meta: for prims, the meta rule's geometry equals the reference implementation's.
 - test_gradients: for entries that support autograd, in float64, the gradients of the traced prim
   graph (each prim's derivative formula from the catalog) equal eager autograd's. Where eager's
@@ -38,7 +39,7 @@ from primkit import opinfo
 from primkit.opinfo import known_failures
 from primkit.graph import trace
 from primkit.opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
-from primkit.opinfo.samples import empty_leading_dim, has_empty_tensor
+from primkit.opinfo.samples import empty_last_dim, empty_leading_dim, has_empty_tensor
 from primkit.opinfo.harness import (
     DTYPE_SAMPLES, VARIANT_SAMPLES, as_function, call, check_meta_matches_real, clone_sample, fake_call,
     significant_strides, trace_calls, trace_sample, trace_samples, traces_every_sample, variant_samples,
@@ -98,6 +99,7 @@ def pytest_generate_tests(metafunc):
         "test_out": dict(test="out", prims=False, want=lambda e: e.supports_out, full_dtypes_only=True),
         "test_prim_meta": dict(test="meta", prims=True),
         "test_empty_leading_dim": dict(test="empty", prims=False, want=lambda e: not e.seeded, full_dtypes_only=True),
+        "test_empty_last_dim": dict(test="empty_last", prims=False, want=lambda e: not e.seeded, full_dtypes_only=True),
         "test_gradients": dict(test="gradients", prims=False, want=lambda e: e.supports_autograd,
                                only_dtypes={torch.float64}),
     }
@@ -211,10 +213,20 @@ def test_empty_leading_dim(entry, dtype, device):
     """The decompositions whose samples hold no empty tensor, on one sample emptied along its leading dim (the
     first one eager accepts so): a size-0 batch gives eager's shape (``_trilinear`` gave (1, 2, 6) for (0, 2, 6)).
     One trace per entry; an entry with an empty sample of its own is test_trace_and_values' case."""
+    _check_emptied(entry, dtype, device, empty_leading_dim)
+
+
+def test_empty_last_dim(entry, dtype, device):
+    """As test_empty_leading_dim, with the last dim emptied (of an input with another dim before it): a size-0 dim
+    that is not a batch (features, a reduced or contracted dim) gives eager's shape and values."""
+    _check_emptied(entry, dtype, device, empty_last_dim)
+
+
+def _check_emptied(entry, dtype, device, emptying):
     samples = _samples(entry, device, dtype)
     if any(has_empty_tensor(s) for s in samples):
         return
-    emptied = (empty_leading_dim(s) for s in samples)
+    emptied = (emptying(s) for s in samples)
     sample = next((v for v in emptied if v is not None and _accepted_by_eager(entry.op, v)), None)
     if sample is None:
         return

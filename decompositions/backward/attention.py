@@ -8,7 +8,7 @@ import torch
 
 from primkit.decompositions.backward.common import _maybe
 from primkit.decompositions.common import P, aten, broadcast_to, like, to_dtype, upcast
-from primkit.decompositions.nn.attention import dim_order, repeat_heads
+from primkit.decompositions.nn.attention import default_scale, dim_order, repeat_heads
 from primkit.decompositions.nn.common import dense_in_order
 from primkit.decompositions.registry import register
 
@@ -30,7 +30,7 @@ def _attention_backward(grad_out, q, k, v, out, logsumexp, dropout_p, is_causal,
     if groups > 1:
         kf, vf = repeat_heads(kf, groups), repeat_heads(vf, groups)
     B, H, L, S = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scale = default_scale(scale, q.shape[-1])
     kt = P.permute(kf, [0, 1, 3, 2])
     scores = P.matmul(qf, kt)
     scores = P.mul(scores, like(scores, scale))

@@ -40,6 +40,16 @@ def _input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     return P.convolution(gy, w, None, stride, padding, dilation, True, output_padding, groups)
 
 
+def _empty_input_grads(grad_output, a, weight, bias_sizes, output_mask):
+    """An input of no elements (eager accepts an empty batch or no input channels, not an empty spatial dim):
+    every gradient is zeros of its operand's shape, the bias's too (eager's forward drops the bias where there
+    are no input channels, and grad_output then has none either)."""
+    layout = _channels_last if is_channels_last_4d(a) or is_channels_last_4d(weight) else contiguous
+    zeros = lambda shape: P.full(list(shape), 0, dtype=grad_output.dtype, device=grad_output.device)  # noqa: E731
+    return (layout(zeros(a.shape)) if output_mask[0] else None, layout(zeros(weight.shape)) if output_mask[1] else None,
+            zeros(bias_sizes) if output_mask[2] else None)
+
+
 @register(aten.convolution_backward.default)
 def convolution_backward(grad_output, a, weight, bias_sizes, stride, padding, dilation, transposed, output_padding,
                          groups, output_mask):
@@ -50,6 +60,8 @@ def convolution_backward(grad_output, a, weight, bias_sizes, stride, padding, di
     stride, padding, dilation, output_padding = (per_dim(k, v, n) for k, v in (
         ("stride", stride), ("padding", padding), ("dilation", dilation), ("output_padding", output_padding)))
     kernel = list(weight.shape[2:])
+    if a.numel() == 0:
+        return _empty_input_grads(grad_output, a, weight, bias_sizes, output_mask)
     grad_input = grad_weight = grad_bias = None
     if not transposed:
         if output_mask[0]:

@@ -5,6 +5,8 @@ return column-major matrices, which column_major restores.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 from primkit.decompositions.common import (
@@ -473,20 +475,158 @@ register_overloads(cholesky_inverse, "cholesky_inverse", ("default", "out"), out
 
 # --- LDL ------------------------------------------------------------------------------------------
 # The ldl prims take hermitian=False for complex operands (C3, C5: cuSOLVER has no complex Hermitian
-# LDL): eager's CPU kernel (LAPACK hetrf) does; here that case is refused, with the reason.
+# LDL). Eager's CPU kernels (LAPACK hetrf, hetrs) take them: ldl_factor and ldl_solve do so below, as LAPACK's
+# unblocked hetf2 and hetrs (lower) do, in ops that reach other prims.
 
-def _refuse_complex_hermitian(name, t, hermitian):
-    if hermitian and t.dtype in dt.COMPLEX:
-        raise NotImplementedError(f"{name}: hermitian=True for a complex input has no decomposition in primkit (the "
-                                  f"ldl prims factor complex matrices as symmetric only)")
+_BK_ALPHA = (1 + math.sqrt(17)) / 8     # Bunch-Kaufman's pivot threshold
+
+
+def _cabs1(t):
+    return torch.abs(t.real) + torch.abs(t.imag)     # LAPACK's cheap modulus, which its pivot search compares
+
+
+def _at(t, i):
+    """t[..., i] with an index per batch element."""
+    return torch.gather(t, -1, i.unsqueeze(-1)).squeeze(-1)
+
+
+def _hermitian_whole(w):
+    """The Hermitian matrix whose lower triangle w holds (the diagonal's real part), as LAPACK reads it."""
+    low = torch.tril(w, -1)
+    return low + low.mH + torch.diag_embed(torch.diagonal(w, dim1=-2, dim2=-1).real.to(w.dtype))
+
+
+def _bk_pivot(w, k, idx):
+    """Bunch-Kaufman's choice at column k of the trailing matrix w, per batch element: (zero column, 1x1 pivot at
+    k, 1x1 pivot after interchanging k and imax, 2x2 pivot after interchanging k+1 and imax, imax)."""
+    below = torch.where(idx > k, _cabs1(w[..., :, k]), -1.0)
+    imax = torch.argmax(below, -1)                              # the first largest, as izamax
+    colmax = torch.clamp(_at(below, imax), min=0)              # 0 in the last column
+    row = _cabs1(torch.gather(w, -2, imax[..., None, None].expand(*imax.shape, 1, w.shape[-1])).squeeze(-2))
+    rowmax = torch.amax(torch.where((idx >= k) & (idx != imax.unsqueeze(-1)), row, 0.0), -1)
+    absakk = torch.abs(w[..., k, k].real)
+    zero = (torch.maximum(absakk, colmax) == 0) | torch.isnan(absakk)
+    here = zero | (absakk >= _BK_ALPHA * colmax) | (absakk >= _BK_ALPHA * colmax * (colmax / rowmax))
+    swap = ~here & (torch.abs(_at(torch.diagonal(w, dim1=-2, dim2=-1).real, imax)) >= _BK_ALPHA * rowmax)
+    return zero, here, swap, ~here & ~swap, imax
+
+
+def _bk_two(w, k, idx):
+    """The 2x2 pivot's columns k and k+1 of LD and the trailing update (hetf2's formulas)."""
+    e = w[..., k + 1, k]
+    d = torch.abs(e)
+    d11, d22 = w[..., k + 1, k + 1].real / d, w[..., k, k].real / d
+    d21, dd = e / d, (1 / (d11 * d22 - 1)) / d
+    ak, ak1 = (torch.where(idx > k + 1, w[..., :, j], 0) for j in (k, k + 1))
+    wk = dd.unsqueeze(-1) * (d11.unsqueeze(-1) * ak - d21.unsqueeze(-1) * ak1)
+    wk1 = dd.unsqueeze(-1) * (d22.unsqueeze(-1) * ak1 - d21.conj().unsqueeze(-1) * ak)
+    w2 = w - ak.unsqueeze(-1) * wk.conj().unsqueeze(-2) - ak1.unsqueeze(-1) * wk1.conj().unsqueeze(-2)
+    diag = torch.diagonal(w, dim1=-2, dim2=-1).real.to(w.dtype)
+    col_k = torch.where(idx == k, diag[..., k:k + 1], torch.where(idx == k + 1, e.unsqueeze(-1), wk))
+    return col_k, torch.where(idx == k + 1, diag[..., k + 1:k + 2], wk1), w2
+
+
+def _bk_step(w, ld, piv, skip, k, idx):
+    """One column of hetf2: the pivot, the interchange of the trailing rows and columns (not of L's earlier
+    columns), the update; a batch element whose column k closed a 2x2 pivot (skip) keeps everything."""
+    zero, here, _, two, imax = _bk_pivot(w, k, idx)
+    kk, kp = (torch.where(two, k + 1, k).unsqueeze(-1), torch.where(here, k, imax).unsqueeze(-1))
+    perm = torch.where(idx == kk, kp, torch.where(idx == kp, kk, idx))
+    ws = torch.gather(torch.gather(w, -2, perm.unsqueeze(-1).expand_as(w)), -1, perm.unsqueeze(-2).expand_as(w))
+    x = torch.where(idx > k, ws[..., :, k], 0)
+    dk = ws[..., k, k].real.unsqueeze(-1)
+    w1 = ws - x.unsqueeze(-1) * (x.conj() / dk).unsqueeze(-2)
+    col_k = torch.where(idx == k, dk.to(w.dtype), torch.where(zero.unsqueeze(-1), x, x / dk))
+    col_k1, new = None, torch.where(zero[..., None, None], ws, w1)
+    if k + 1 < w.shape[-1]:
+        col_k2, col_k1, w2 = _bk_two(ws, k, idx)
+        col_k, new = torch.where(two.unsqueeze(-1), col_k2, col_k), torch.where(two[..., None, None], w2, new)
+    keep = skip.unsqueeze(-1)
+    ld = torch.where(((idx == k) & ~keep).unsqueeze(-2), col_k.unsqueeze(-1), ld)
+    pk = torch.where(two.unsqueeze(-1), -(kp + 1), kp + 1).to(torch.int32)
+    piv = torch.where((idx == k) & ~keep, pk, piv)
+    if col_k1 is not None:
+        second = (idx == k + 1) & (two & ~skip).unsqueeze(-1)
+        ld = torch.where(second.unsqueeze(-2), col_k1.unsqueeze(-1), ld)
+        piv = torch.where(second, pk, piv)
+    return _hermitian_whole(torch.where(skip[..., None, None], w, new)), ld, piv, two & ~skip
+
+
+def _hermitian_ldl(a):
+    """LDL^H of the complex Hermitian a (its lower triangle read) with Bunch-Kaufman pivoting, as LAPACK's hetrf
+    (the blocked hetrf takes the same pivots, its sums in another order): LD (L unit-lower below the diagonal,
+    D's 1x1 and 2x2 blocks on it and the subdiagonal, zeros above) and the 1-based pivots."""
+    n = a.shape[-1]
+    idx = torch.arange(n, device=a.device)
+    w, ld = _hermitian_whole(a), torch.zeros_like(a)
+    piv = torch.zeros(a.shape[:-1], dtype=torch.int32, device=a.device)
+    skip = torch.zeros(a.shape[:-2], dtype=torch.bool, device=a.device)
+    for k in range(n):
+        w, ld, piv, skip = _bk_step(w, ld, piv, skip, k, idx)
+    return ld, piv
+
+
+def _swap_rows(b, i, j):
+    """b with rows i and j (one pair per batch element, (..., 1) each) interchanged."""
+    idx = torch.arange(b.shape[-2], device=b.device)
+    perm = torch.where(idx == i, j, torch.where(idx == j, i, idx))
+    return torch.gather(b, -2, perm.unsqueeze(-1).expand_as(b))
+
+
+def _ldl_forward(ld, piv, b, idx):
+    """hetrs' first half: b := D^-1 L^-1 P b, one pivot block at a time; also each position's kind (the first
+    row of a 2x2 block, the second)."""
+    n, diag = ld.shape[-1], torch.diagonal(ld, dim1=-2, dim2=-1).real
+    kinds, skip = [], torch.zeros(piv.shape[:-1], dtype=torch.bool, device=b.device)
+    for k in range(n):
+        two = (piv[..., k] < 0) & ~skip
+        kk, kp = torch.where(two, k + 1, k), torch.where(skip, k, torch.abs(piv[..., k]) - 1)
+        bs = _swap_rows(b, kk.unsqueeze(-1), kp.unsqueeze(-1))
+        col = torch.where(idx > k, ld[..., :, k], 0).unsqueeze(-1)
+        b1 = bs - col * bs[..., k:k + 1, :]
+        new = torch.where((idx == k).unsqueeze(-1), b1 / diag[..., k, None, None], b1)
+        if k + 1 < n:
+            c0, c1 = (torch.where(idx > k + 1, ld[..., :, j], 0).unsqueeze(-1) for j in (k, k + 1))
+            b2 = bs - c0 * bs[..., k:k + 1, :] - c1 * bs[..., k + 1:k + 2, :]
+            e = ld[..., k + 1, k, None]
+            akm1, ak = diag[..., k, None] / e.conj(), diag[..., k + 1, None] / e
+            bkm1, bk = bs[..., k, :] / e.conj(), bs[..., k + 1, :] / e
+            denom = akm1 * ak - 1
+            rows = ((ak * bkm1 - bk) / denom).unsqueeze(-2), ((akm1 * bk - bkm1) / denom).unsqueeze(-2)
+            b2 = torch.where((idx == k).unsqueeze(-1), rows[0], torch.where((idx == k + 1).unsqueeze(-1), rows[1], b2))
+            new = torch.where(two[..., None, None], b2, new)
+        b = torch.where(skip[..., None, None], b, new)
+        kinds.append((two, skip))
+        skip = two
+    return b, kinds
+
+
+def _hermitian_ldl_solve(ld, pivots, b):
+    """X with A X = B for the complex Hermitian A that _hermitian_ldl factored, as LAPACK's hetrs (lower):
+    b := P^T L^-H (D^-1 L^-1 P b), the interchanges undone from the last pivot block to the first."""
+    idx = torch.arange(ld.shape[-1], device=ld.device)
+    piv = pivots.to(torch.int64)
+    b, kinds = _ldl_forward(ld, piv, b, idx)
+    for k in reversed(range(ld.shape[-1])):
+        first, second = kinds[k]
+        below = torch.where((idx > k).unsqueeze(-1), b, 0)
+        new = b - (idx == k).unsqueeze(-1) * (ld[..., :, k].conj().unsqueeze(-2) @ below)
+        if k >= 1:
+            v = ld[..., :, k - 1].conj().unsqueeze(-2) @ below
+            new = torch.where(second[..., None, None], new - (idx == k - 1).unsqueeze(-1) * v, new)
+        kp = (torch.abs(piv[..., k]) - 1).unsqueeze(-1)
+        b = torch.where(first[..., None, None], b, _swap_rows(new, torch.full_like(kp, k), kp))
+    return b
 
 
 def ldl_factor_ex(a, *, hermitian=False, check_errors=False):
     name = "torch.linalg.ldl_factor_ex"
     _check_square(name, a)
     _check_linalg_dtype(name, a)
-    _refuse_complex_hermitian(name, a, hermitian)
-    ld, pivots = P.ldl_factor(a, hermitian)
+    if hermitian and a.dtype in dt.COMPLEX:
+        ld, pivots = _hermitian_ldl(a)
+    else:
+        ld, pivots = P.ldl_factor(a, hermitian)
     return column_major(ld), pivots, _zeros_info(a, a.dim() - 2)
 
 
@@ -510,9 +650,10 @@ def ldl_solve(ld, pivots, b, *, hermitian=False):
     _check_linalg_dtype(name, ld)
     if pivots.dtype not in dt.INT:
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got {dt.short(pivots.dtype)}")
-    _refuse_complex_hermitian(name, ld, hermitian)
     ld, b = _batch_broadcast(ld, b)
     pivots = broadcast_to(to_dtype(pivots, torch.int32), tuple(ld.shape[:-1]))
+    if hermitian and ld.dtype in dt.COMPLEX:
+        return column_major(_hermitian_ldl_solve(ld, pivots, b))
     return column_major(P.ldl_solve(ld, pivots, b, hermitian))
 
 

@@ -150,10 +150,10 @@ def pinv(a, atol=None, rtol=None, hermitian=False):
     atol = _tolerance("atol", atol, a.device)
     rtol = _tolerance("rtol", rtol, a.device)
     m, n = a.shape[-2], a.shape[-1]
+    if a.numel() == 0:     # before eager's eigh, which would refuse a (0, 3) matrix as not square
+        return torch.zeros(*a.shape[:-2], n, m, dtype=a.dtype, device=a.device)
     if hermitian:
         _check_square("linalg.eigh", a)
-    if a.numel() == 0:
-        return torch.zeros(*a.shape[:-2], n, m, dtype=a.dtype, device=a.device)
     if atol is None:
         atol_given, atol = False, P.scalar_tensor(0.0, dtype=torch.float64, device=a.device)
     else:

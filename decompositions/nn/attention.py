@@ -20,6 +20,14 @@ from primkit.prims import dtypes as dt
 # dropout, native_dropout and the other random training ops: decompositions/nn/dropout.py
 
 
+def default_scale(scale, head_dim):
+    """The scores' scale: given, else eager's 1 / sqrt(head_dim). An empty head's scores are sums of nothing,
+    0 in eager (it scales q and k before their product, so inf * 0 never occurs): any finite scale then."""
+    if scale is not None:
+        return scale
+    return 1.0 / math.sqrt(head_dim) if head_dim else 1.0
+
+
 def repeat_heads(t, repeats):
     """(..., H, S, E) -> (..., H * repeats, S, E), each head repeated in place (repeat_interleave)."""
     head = t.dim() - 3
@@ -59,7 +67,7 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
 
     def flat(t, rows, cols):
         return P.reshape(broadcast_to(t, batch + [rows, cols]), [B, rows, cols])
-    scale = 1.0 / math.sqrt(E) if scale is None else scale
+    scale = default_scale(scale, E)
     scores = P.matmul(flat(qf, L, E), P.permute(flat(kf, S, E), [0, 2, 1]))
     scores = P.mul(scores, like(scores, scale))
     masked = like(scores, -math.inf)

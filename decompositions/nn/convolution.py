@@ -32,7 +32,11 @@ def convolution(a, weight, bias, stride, padding, dilation, transposed, output_p
                            f"{a.shape[1]} channels instead")
     params = [per_dim(name, v, n) for name, v in (("stride", stride), ("padding", padding),
                                                     ("dilation", dilation), ("output_padding", output_padding))]
-    return P.convolution(a, weight, bias, *params[:3], transposed, params[3], groups)
+    out = P.convolution(a, weight, bias, *params[:3], transposed, params[3], groups)
+    if a.shape[1] == 0:
+        # eager gives no output channels (the bias dropped) where the input has none; the prim gives the bias
+        out = P.slice(out, [0] * (n + 2), [out.shape[0], 0] + list(out.shape[2:]), [1] * (n + 2))
+    return out
 
 
 @register(aten._convolution.default)

@@ -316,9 +316,18 @@ def _sampler_backward(grad, a, grid, interpolation_mode, padding_mode, align_cor
     return grad_input, contiguous(P.cat(columns, len(pts.points)))
 
 
+def _check_grad_output(name, grad_output, a, grid):
+    # eager reads grad_output without checking its shape (a mismatched one gives it zero gradients)
+    expected = [a.shape[0], a.shape[1], *grid.shape[1:-1]]
+    if list(grad_output.shape) != expected:
+        raise RuntimeError(f"{name}: grad_output has shape {list(grad_output.shape)}, expected the forward's output "
+                           f"shape {expected} (the input's batch and channels, the grid's spatial sizes)")
+
+
 @register(aten.grid_sampler_2d_backward.default)
 def grid_sampler_2d_backward(grad_output, a, grid, interpolation_mode, padding_mode, align_corners, output_mask):
     _check_grid_sampler(a, grid, 2)
+    _check_grad_output("grid_sampler_2d_backward", grad_output, a, grid)
     if interpolation_mode not in (BILINEAR, NEAREST, BICUBIC) or padding_mode not in (ZEROS, BORDER, REFLECTION):
         raise RuntimeError(f"grid_sampler_2d_backward: unknown interpolation_mode {interpolation_mode} or "
                            f"padding_mode {padding_mode}")
@@ -329,6 +338,7 @@ def grid_sampler_2d_backward(grad_output, a, grid, interpolation_mode, padding_m
 @register(aten.grid_sampler_3d_backward.default)
 def grid_sampler_3d_backward(grad_output, a, grid, interpolation_mode, padding_mode, align_corners, output_mask):
     _check_grid_sampler(a, grid, 3)
+    _check_grad_output("grid_sampler_3d_backward", grad_output, a, grid)
     if interpolation_mode not in (BILINEAR, NEAREST) or padding_mode not in (ZEROS, BORDER, REFLECTION):
         raise RuntimeError(f"grid_sampler_3d_backward: unknown interpolation_mode {interpolation_mode} or "
                            f"padding_mode {padding_mode}")

@@ -286,15 +286,24 @@ def _adaptive_avg_pool(name, a, output_size, n):
     return restore(to_dtype(P.div(y, count), orig))
 
 
-@register(aten._adaptive_avg_pool2d.default, aten.adaptive_avg_pool2d.default)
-def adaptive_avg_pool2d(a, output_size):
+@register(aten._adaptive_avg_pool2d.default)
+def _adaptive_avg_pool2d(a, output_size):
     return _adaptive_avg_pool("adaptive_avg_pool2d", a, output_size, 2)
+
+
+@register(aten.adaptive_avg_pool2d.default)
+def adaptive_avg_pool2d(a, output_size):
+    # eager's composite: a 1x1 output is a mean (nan over an empty image, which the kernel refuses), in the
+    # input's layout
+    if list(output_size) == [1, 1]:
+        return aten.mean.dim(a, [-1, -2], True)
+    return _adaptive_avg_pool2d(a, output_size)
 
 
 @register(aten.adaptive_avg_pool1d.default)
 def adaptive_avg_pool1d(a, output_size):
-    return _height_one("adaptive_avg_pool1d", a, lambda x, o: _adaptive_avg_pool("adaptive_avg_pool1d", x, o, 2),
-                       (1, output_size))
+    # eager's composite: adaptive_avg_pool2d of a height-1 image (so a mean for an output of 1)
+    return _height_one("adaptive_avg_pool1d", a, adaptive_avg_pool2d, (1, output_size))
 
 
 @register(aten._adaptive_avg_pool3d.default)

@@ -44,6 +44,8 @@ def pixel_unshuffle(a, downscale_factor):
     if h % r or w % r:
         raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
                            f"height={h}, width={w}, downscale_factor={r}")
+    if a.numel() == 0:      # eager returns a copy of an empty input, its shape unchanged
+        return aten.clone.default(a)
     nb = len(batch)
     split = [*batch, c, h // r, r, w // r, r]
     perm = list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3]

@@ -231,6 +231,13 @@ def sample_inputs_convolution_backward(op, device, dtype):
     yield SampleInput(make(tuple(y.shape), device, dtype),
                       (x, weight, [3], [2, 2], [1, 1], [1, 1], True, [1, 0], 1, [True, True, True]),
                       name="transposed, output_padding [1, 0]")
+    # Inputs of no elements (an empty batch, grouped or transposed; no input channels): eager's gradients are zeros.
+    for xs, ws, transposed in (((0, 4, 9), (6, 2, 3), False), ((0, 4, 9), (4, 3, 3), True),
+                               ((2, 0, 9), (6, 0, 3), False)):
+        x, weight = make(xs, device, dtype), make(ws, device, dtype)
+        y = aten.convolution(x, weight, None, [1], [0], [1], transposed, [0], 2)
+        args = (x, weight, [6], [1], [0], [1], transposed, [0], 2, [True, True, True])
+        yield SampleInput(make(tuple(y.shape), device, dtype), args, name=f"input {xs} transposed={transposed}")
 
 
 # ----------------------------------------------------------------------------- pooling

@@ -187,9 +187,11 @@ def _entry(name, op, aten, samples, *, dtypes=FLOATING, supports_out=False, tole
 def sample_inputs_segment_reduce(op, device, dtype):
     """torch.segment_reduce: every reduction, by lengths (int64 and int32) and by offsets, along the
     first, a middle and the last axis (lengths carry the leading dims), with empty segments, with
-    and without initial."""
+    and without initial; empty data along the axis and beside it. (Emptying data alone is no sample:
+    eager reads offsets past the data out of bounds, values vary or the process crashes.)"""
     cases = (((6, 3), 0, [2, 0, 4]), ((2, 5, 4), 1, [[1, 4, 0], [3, 0, 2]]),
-             ((2, 3, 5), 2, [[[2, 3]] * 3, [[0, 5]] * 3]), ((4,), 0, [1, 1, 2]))
+             ((2, 3, 5), 2, [[[2, 3]] * 3, [[0, 5]] * 3]), ((4,), 0, [1, 1, 2]),
+             ((0, 3), 0, [0, 0]), ((6, 0), 0, [2, 0, 4]), ((2, 0), 1, [[0, 0], [0, 0]]))
     for shape, axis, lengths in cases:
         lengths = torch.tensor(lengths, device=device)
         offsets = torch.cat([torch.zeros(lengths.shape[:-1] + (1,), dtype=torch.int64, device=device),

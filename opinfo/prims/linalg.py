@@ -58,6 +58,11 @@ CONV_CASES = {
     "3-d transposed": ((1, 2, 3, 3, 3), (2, 2, 2, 2, 2), True, [2, 2, 2], [0, 0, 0], [1, 1, 1], True, [0, 1, 0], 1),
     "empty batch": ((0, 4, 7, 8), (6, 4, 3, 3), True, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
     "size-1 output": ((2, 4, 3, 3), (6, 4, 3, 3), True, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+    # no input channels: a sum over nothing, the bias alone (torch's kernel gives no output channels instead)
+    "no input channels": ((2, 0, 9), (6, 0, 3), True, [1], [0], [1], False, [0], 2),
+    "no input channels, transposed": ((2, 0, 5), (0, 3, 3), True, [2], [1], [1], True, [1], 2),
+    "no output channels": ((2, 4, 9), (0, 2, 3), True, [1], [0], [1], False, [0], 2),
+    "no output channels, transposed": ((2, 4, 5), (4, 0, 3), True, [2], [1], [1], True, [1], 2),
 }
 
 

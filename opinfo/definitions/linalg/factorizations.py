@@ -316,14 +316,38 @@ def _ldl_factor_samples(op, device, dtype):
         yield SampleInput(_symmetric((3, 3), device, dtype), kwargs={"hermitian": True}, name="real, hermitian=True")
 
 
+def _hermitian_small_diagonal(shape, device, dtype):
+    """A Hermitian matrix whose diagonal is small beside its columns: Bunch-Kaufman takes 2x2 pivots and
+    interchanges."""
+    a = make(shape, device, dtype, low=-1, high=1)
+    return a + a.mH - 0.99 * torch.diag_embed(torch.diagonal(a + a.mH, dim1=-2, dim2=-1))
+
+
+def _ldl_hermitian_samples(op, device, dtype):
+    """Complex Hermitian matrices: positive definite (1x1 pivots in place), indefinite with a small diagonal
+    (interchanges and 2x2 pivots), column-major, and one whose upper triangle is not read."""
+    for shape in SQUARE_SHAPES:
+        yield SampleInput(_well_conditioned(shape, device, dtype, hermitian=True), kwargs={"hermitian": True},
+                          name=f"{shape} positive definite")
+        a = _hermitian_small_diagonal(shape, device, dtype)
+        yield SampleInput(a, kwargs={"hermitian": True}, name=f"{shape} small diagonal")
+    yield SampleInput(a.mT.contiguous().mT, kwargs={"hermitian": True}, name="small diagonal, column-major")
+    yield SampleInput(torch.tril(a) + torch.triu(torch.full_like(a, 7 - 7j), 1), kwargs={"hermitian": True},
+                      name="upper triangle not read")
+
+
 def _ldl_solve_samples(op, device, dtype):
     for shape in SQUARE_SHAPES:
         ld, pivots = torch.linalg.ldl_factor(_symmetric(shape, device, dtype))
         yield SampleInput(ld, (pivots, make(shape[:-1] + (2,), device, dtype)), name=f"{shape}")
     ld, pivots = torch.linalg.ldl_factor(_symmetric((3, 3), device, dtype))
     yield SampleInput(ld, (pivots, make((2, 3, 2), device, dtype)), name="batch of B, one factor")
-    if dtype != torch.complex64:
+    if not dtype.is_complex:
         yield SampleInput(ld, (pivots, make((3, 2), device, dtype)), {"hermitian": True}, name="real, hermitian=True")
+    for shape in ((3, 3), (2, 1, 4, 4)):   # complex (and real) Hermitian: 2x2 pivots and interchanges
+        ld, pivots = torch.linalg.ldl_factor(_hermitian_small_diagonal(shape, device, dtype), hermitian=True)
+        yield SampleInput(ld, (pivots, make(shape[:-1] + (2,), device, dtype)), {"hermitian": True},
+                          name=f"{shape} hermitian=True, small diagonal")
 
 
 def _ldl_errors(op, device):
@@ -532,13 +556,7 @@ ENTRIES += [
     _linalg_entry("linalg.ldl_factor_ex_out", with_outs(torch.linalg.ldl_factor_ex), ("aten::linalg_ldl_factor_ex.out",),
                   _ldl_factor_samples, supports_autograd=False),
     _linalg_entry("linalg.ldl_factor_complex_hermitian", torch.linalg.ldl_factor, ("aten::linalg_ldl_factor",),
-                  lambda op, device, dtype: (SampleInput(_well_conditioned(s, device, dtype, hermitian=True),
-                                                         kwargs={"hermitian": True}, name=f"{s}") for s in SQUARE_SHAPES[:2]),
-                  dtypes={torch.complex64}, supports_autograd=False,
-                  xfails=[XFail(t, "the ldl prims factor complex matrices as symmetric only (ldl_factor C3; cuSOLVER has no "
-                                   "complex Hermitian LDL): hermitian=True on a complex input has no decomposition",
-                                   raises=NotImplementedError)
-                          for t in ("values", "strides")]),
+                  _ldl_hermitian_samples, dtypes={torch.complex64, torch.complex128}, supports_autograd=False),
     _linalg_entry("linalg.ldl_solve", torch.linalg.ldl_solve, ("aten::linalg_ldl_solve", "aten::linalg_ldl_solve.out"),
                   _ldl_solve_samples, supports_out=True, errors=_ldl_solve_errors,
                   supports_autograd=False),   # eager has no derivative

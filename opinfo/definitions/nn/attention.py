@@ -28,6 +28,10 @@ def sample_inputs_sdpa(op, device, dtype):
     yield SampleInput(q, (k, v), {"attn_mask": all_masked}, name="fully masked row")
     q3, k3, v3 = qkv((4,), 5, 7, 8, Ev=3)
     yield SampleInput(q3, (k3, v3), name="3-d, value head size differs")
+    q0, k0, v0 = qkv((4,), 5, 7, 0, Ev=3)   # scores of an empty head are 0: each row the mean of v
+    yield SampleInput(q0, (k0, v0), name="3-d, empty query/key head")
+    q0, k0, v0 = qkv((0, 3), 5, 6, 8)
+    yield SampleInput(q0, (k0, v0), {"is_causal": True}, name="empty batch")
     q, k, v = qkv((2, 4), 5, 5, 8, heads_kv=2)
     yield SampleInput(q, (k, v), {"enable_gqa": True, "is_causal": True}, name="gqa")
     q, k, v = qkv((2, 3), 5, 6, 8)

@@ -65,6 +65,8 @@ def sample_inputs_convolution(op, device, dtype):
         ((1, 4, 8, 8), (4, 1, 3, 3), False, [1, 1], [2, 2], [2, 2], False, [0, 0], 4),
         ((2, 3, 4, 4), (3, 2, 3, 3), True, [2, 2], [1, 1], [1, 1], True, [1, 0], 1),
         ((1, 2, 4, 3, 3), (2, 2, 2, 2, 2), True, [1, 1, 1], [1, 0, 1], [1, 1, 1], False, [0, 0, 0], 1),
+        ((0, 4, 9), (4, 3, 3), True, [2], [1], [1], True, [1], 2),      # an empty batch
+        ((2, 0, 9), (6, 0, 3), True, [1], [0], [1], False, [0], 2),     # no input channels: eager gives no output
     )
     for xs, ws, has_bias, stride, padding, dilation, transposed, out_pad, groups in cases:
         weight = make(ws, device, dtype)

@@ -14,8 +14,8 @@ def sample_inputs_pixel_shuffle(op, device, dtype):
 
 
 def sample_inputs_pixel_unshuffle(op, device, dtype):
-    # eager returns an empty input unchanged (wrong shape), so no empty sample
-    for shape, r in (((2, 2, 4, 6), 2), ((1, 6, 3), 3), ((2, 1, 2, 4, 2), 1)):
+    # eager returns a copy of an empty input, its shape unchanged (not unshuffled)
+    for shape, r in (((2, 2, 4, 6), 2), ((1, 6, 3), 3), ((2, 1, 2, 4, 2), 1), ((0, 2, 4, 6), 2), ((2, 2, 0, 6), 2)):
         for name, t in layouts(shape, device, dtype):
             yield SampleInput(t, (r,), name=f"{name} {shape} r={r}")
 
