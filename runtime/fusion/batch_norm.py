@@ -2,12 +2,11 @@
 (``backend="primkit"``): aten._native_batch_norm_legit_functional and aten.native_batch_norm_backward."""
 from __future__ import annotations
 
-import contextlib
 import math
 
 import torch
 
-from primkit.runtime.fusion.pattern import filled, is_prim, same, same_shape, tensor_of
+from primkit.runtime.fusion.pattern import fake_mode_of, filled, is_prim, mean_nodes, same_shape, tensor_of
 from primkit.runtime.fusion.rewrite import Match, call_results, rewrite
 
 
@@ -30,13 +29,9 @@ def _per_channel(node, shape):
 
 
 def _channel_mean(node, source, dims):
-    """The nodes of div(sum(source, dims), n), the mean of source over dims, or None."""
-    if not (is_prim(node, "div") and is_prim(node.args[0], "sum") and node.args[0].args[0] is source
-            and list(node.args[0].args[1]) == dims):
-        return None
-    n = math.prod(tensor_of(source).shape[d] for d in dims)
-    count = _splat(node.args[1])
-    return None if count is None or not same(n, filled(node.args[1])) else [node, node.args[0], *count]
+    """The nodes of the mean of source over dims (``mean_nodes``) with its count's constant, or None."""
+    nodes = mean_nodes(node, source, dims)
+    return None if nodes is None else nodes + _splat(node.args[1])
 
 
 def _blend(new, momentum):
@@ -173,10 +168,6 @@ def batch_norm_training_backward(g, x, weight, mean, invstd, mask):
                                                               mask)
 
 
-def _fake(val):
-    return val.fake_mode if hasattr(val, "fake_mode") else contextlib.nullcontext()
-
-
 def _laid_out_as(results, outs) -> bool:
     """Whether each result the graph reads has the strides of the node it replaces."""
     return all(o is None or (r is not None and same_shape(r.stride(), tensor_of(o).stride()))
@@ -204,7 +195,7 @@ def _fuse(gm, match, kernel, mask: bool):
         if claimed & set(nodes) or any(v is None for a, v in zip(args, vals) if isinstance(a, torch.fx.Node)) \
                 or vals[0].dtype not in (torch.float32, torch.float64) or not _before(args, first, order):
             continue
-        with _fake(vals[0]):
+        with fake_mode_of(vals[0]):
             results = kernel(*vals)
         if _laid_out_as(results, outs):
             claimed.update(nodes)

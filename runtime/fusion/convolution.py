@@ -1,11 +1,9 @@
 """Decomposed convolution weight gradients given back to eager's kernel for the executor."""
 from __future__ import annotations
 
-import contextlib
-
 import torch
 
-from primkit.runtime.fusion.pattern import is_prim, same_shape, tensor_of
+from primkit.runtime.fusion.pattern import fake_mode_of, is_prim, same_shape, tensor_of
 from primkit.runtime.fusion.rewrite import Match, call, rewrite
 
 
@@ -79,7 +77,7 @@ def conv_weight_grad_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
                 or vals[1].dtype != vals[0].dtype:
             continue
         try:
-            with vals[0].fake_mode if hasattr(vals[0], "fake_mode") else contextlib.nullcontext():
+            with fake_mode_of(vals[0]):
                 result = conv_weight_grad(*vals, *args[2:])
         except RuntimeError:   # sizes that are not a convolution's input and output gradient
             continue

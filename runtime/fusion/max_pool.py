@@ -1,13 +1,12 @@
 """Decomposed 2-d max poolings handed to Inductor as aten.max_pool2d_with_indices calls (their values)."""
 from __future__ import annotations
 
-import contextlib
 import math
 
 import torch
 
 from primkit.decompositions.nn.pooling import pool_geometry
-from primkit.runtime.fusion.pattern import filled, is_prim, same_shape, tensor_of
+from primkit.runtime.fusion.pattern import fake_mode_of, filled, is_prim, same_shape, tensor_of
 from primkit.runtime.fusion.rewrite import Match, call, call_results, rewrite
 
 
@@ -105,7 +104,7 @@ def max_pool_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
             continue
         x, geometry, nodes = found   # each node of the pattern read only inside it (_match_max_pool checks)
         val = tensor_of(x)
-        with val.fake_mode if hasattr(val, "fake_mode") else contextlib.nullcontext():
+        with fake_mode_of(val):
             pooled = _max_pool2d(val, *geometry)
         if not same_shape(pooled.stride(), tensor_of(node).stride()):
             continue
@@ -169,7 +168,7 @@ def max_pool_with_indices_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphMod
             continue
         outs, x, geometry, nodes = found
         val = tensor_of(x)
-        with val.fake_mode if hasattr(val, "fake_mode") else contextlib.nullcontext():
+        with fake_mode_of(val):
             results = _max_pool2d_with_indices(val, *geometry)
         if all(same_shape(r.stride(), tensor_of(o).stride()) and r.dtype == tensor_of(o).dtype
                for r, o in zip(results, outs)):

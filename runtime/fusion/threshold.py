@@ -1,11 +1,9 @@
 """Decomposed threshold backwards (ReLU's gradient) given back to eager's kernel for the executor."""
 from __future__ import annotations
 
-import contextlib
-
 import torch
 
-from primkit.runtime.fusion.pattern import filled, is_prim, same_shape, tensor_of
+from primkit.runtime.fusion.pattern import fake_mode_of, filled, is_prim, same_shape, tensor_of
 from primkit.runtime.fusion.rewrite import Match, call, rewrite
 
 
@@ -39,7 +37,7 @@ def threshold_backward_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule
             continue
         g, x, threshold, nodes = found
         gv = tensor_of(g)
-        with gv.fake_mode if hasattr(gv, "fake_mode") else contextlib.nullcontext():
+        with fake_mode_of(gv):
             result = torch.ops.aten.threshold_backward.default(gv, tensor_of(x), threshold)
         if same_shape(result.stride(), tensor_of(node).stride()):
             matches.append(Match(node, tuple(nodes), (g, x, threshold)))
