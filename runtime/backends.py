@@ -23,7 +23,7 @@ import torch
 
 from primkit.decompositions import get_decompositions
 from primkit.graph.effects import lower_effects
-from primkit.runtime import executor
+from primkit.runtime import executor, fusion
 from primkit.runtime.inductor import output_layouts, to_aten, with_layouts
 
 __all__ = ["primkit", "primkit_inductor", "to_aten"]
@@ -86,7 +86,10 @@ def attention_dropout_through_math(gm: torch.fx.GraphModule) -> torch.fx.GraphMo
 
 def _executor_compiler(gm: torch.fx.GraphModule, example_inputs):
     from functorch.compile import make_boxed_func
-    return make_boxed_func(executor.compile(lower_effects(gm, _table())).forward)
+    gm = lower_effects(gm, _table())
+    for fuse in fusion.FOR_EXECUTOR:
+        gm = fuse(gm)
+    return make_boxed_func(executor.compile(gm).forward)
 
 
 def primkit(gm: torch.fx.GraphModule, example_inputs, **kwargs):

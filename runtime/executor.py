@@ -193,6 +193,11 @@ def _is_view(node) -> bool:
     return prims.is_prim(node.target) and "view" in prims.get(node.target._opname).tags
 
 
+def _allocates(node) -> bool:
+    """Whether node's kernel always returns a new tensor (a prim of an allocating family)."""
+    return prims.is_prim(node.target) and prims.get(node.target._opname).family in _ALLOCATING_FAMILIES
+
+
 def _owned_nodes(graph: fx.Graph) -> set:
     """The prim nodes whose result must own its storage, as under the reference backend.
 
@@ -201,7 +206,10 @@ def _owned_nodes(graph: fx.Graph) -> set:
     ``get_attr`` nodes and owned results it may alias. A written value is made a root of its own
     (a written view or result is owned), so each write names one root. A node is owned when it
     reads, through its arguments' roots, a root written after it: eager-style aliasing would let it
-    (or what it returns) see the write, which the reference backend's copies do not."""
+    (or what it returns) see the write, which the reference backend's copies do not. A prim that always
+    allocates its result (``_ALLOCATING_FAMILIES``) has no roots: it sees no later write (batch norm's
+    running statistics, written back at the end of a training forward, made every prim computed from them
+    owned, each call then checking its result's storage against its inputs')."""
     order = {n: i for i, n in enumerate(graph.nodes)}
     owned = set()
     last_write: dict = {}
@@ -216,6 +224,9 @@ def _owned_nodes(graph: fx.Graph) -> set:
             roots[node] = {node}
             continue
         if node.op != "call_function":
+            continue
+        if _allocates(node):   # a new tensor: it aliases nothing, and no later write into its inputs reaches it
+            roots[node] = {node} if node in owned else set()   # (owned already: it is written itself)
             continue
         mine = set().union(*(roots.get(a, ()) for a in node.all_input_nodes))
         if _written_args(node):

@@ -105,6 +105,91 @@ def test_graphs_are_prims(monkeypatch):
     assert [non_prim_ops(g) for g in graphs] == [["aten::copy_"], []]
 
 
+def _fused_kernels(monkeypatch):
+    """The names of the calls that the primkit backend's re-fusion passes (fusion.FOR_EXECUTOR) put into each
+    graph the executor compiles, recorded into the returned list (one Counter per graph)."""
+    import collections
+    from primkit import prims
+    from primkit.runtime import executor
+    real, found = executor.compile, []
+
+    def compile(gm, **kwargs):
+        found.append(collections.Counter(getattr(n.target, "__name__", "") for n in gm.graph.nodes
+                                         if n.op == "call_function" and not prims.is_prim(n.target)))
+        return real(gm, **kwargs)
+    monkeypatch.setattr(executor, "compile", compile)
+    return found
+
+
+def test_executor_runs_eager_kernels_for_training_patterns(monkeypatch):
+    # The CNN's training step: each batch norm's forward and backward, each ReLU's gradient, each
+    # convolution's weight gradient and the max pooling (with the indices its backward reads) reach the executor
+    # as eager's kernel (one call where the decomposition ran up to twenty prims); the step still equals eager's.
+    found = _fused_kernels(monkeypatch)
+    test_training_step_equals_eager("cnn")
+    forward, backward = found[0], found[1]
+    assert forward["batch_norm_training"] == 2 and forward["_max_pool2d_with_indices"] == 1
+    assert backward["batch_norm_training_backward"] == 2 and backward["threshold_backward.default"] == 2
+    assert backward["conv_weight_grad"] == 3   # conv1d, conv1, conv2 (two groups)
+
+
+def test_executor_runs_eager_kernels_for_the_bench_resnet(monkeypatch):
+    # The bench's ResNet (transformers, train mode, its defaults): every one of its 16 batch norms, 13 ReLU
+    # gradients, 16 convolution weight gradients and its max pooling runs as eager's kernel, and two SGD steps
+    # equal eager's.
+    pytest.importorskip("transformers")
+    from primkit.tools.bench_models import _Outputs, _models
+    found = _fused_kernels(monkeypatch)
+    torch.manual_seed(0)
+    model, inputs = _models()["resnet"]()
+    _check_training(_Outputs(model).train(), (), "primkit", loss_of=lambda m: m(**inputs)[0].square().mean())
+    forward, backward = found[0], found[1]
+    assert forward["batch_norm_training"] == 16 and backward["batch_norm_training_backward"] == 16
+    assert forward["_max_pool2d_with_indices"] == 1
+    assert backward["threshold_backward.default"] == 13 and backward["conv_weight_grad"] == 16
+
+
+def _executor_pattern_cases():
+    """name -> (model, input, the fused calls expected in the forward or backward graph)."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 4, 9, 9, generator=g)
+    bn_relu = lambda bn: nn.Sequential(nn.Conv2d(4, 4, 1), bn, nn.ReLU())   # noqa: E731
+    return {
+        "conv-stride-padding-dilation": (nn.Conv2d(4, 6, 3, stride=2, padding=1, dilation=2), x, {"conv_weight_grad"}),
+        "conv-groups-no-bias": (nn.Conv2d(4, 6, (3, 2), groups=2, bias=False), x, {"conv_weight_grad"}),
+        "conv1d": (nn.Conv1d(4, 6, 3, stride=2), x[:, :, 0], {"conv_weight_grad"}),
+        "conv3d": (nn.Conv3d(4, 2, 2), x[:, :, :4, :4].unsqueeze(2).expand(2, 4, 3, 4, 4), {"conv_weight_grad"}),
+        "conv-transpose": (nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1), x,
+                           {"conv_weight_grad"}),
+        "batch-norm": (bn_relu(nn.BatchNorm2d(4)), x, {"batch_norm_training_backward", "threshold_backward.default"}),
+        "batch-norm-no-affine": (bn_relu(nn.BatchNorm2d(4, affine=False)), x, {"batch_norm_training_backward"}),
+        "batch-norm-no-running-stats": (bn_relu(nn.BatchNorm2d(4, track_running_stats=False)), x,
+                                        {"batch_norm_training_backward"}),
+        "batch-norm-momentum-eps": (bn_relu(nn.BatchNorm2d(4, eps=1e-3, momentum=0.3)), x,
+                                    {"batch_norm_training_backward"}),
+        "batch-norm-1d": (nn.Sequential(nn.Linear(9, 9), nn.BatchNorm1d(4)), x[:, :, 0],
+                          {"batch_norm_training_backward"}),
+        "channels-last": (bn_relu(nn.BatchNorm2d(4)), x.contiguous(memory_format=torch.channels_last), set()),
+        "max-pool": (nn.Sequential(nn.Conv2d(4, 4, 1), nn.MaxPool2d(3, 2, 1)), x, {"_max_pool2d_with_indices"}),
+        "max-pool-dilation-ceil-mode": (nn.Sequential(nn.Conv2d(4, 4, 1), nn.MaxPool2d(2, 2, dilation=2,
+                                                                                      ceil_mode=True)),
+                                        x, {"_max_pool2d_with_indices"}),
+    }
+
+
+@pytest.mark.parametrize("case", list(_executor_pattern_cases()))
+def test_executor_patterns_equal_eager(monkeypatch, case):
+    # Each form of the patterns the primkit backend gives back to eager's kernels: a training step equals eager's,
+    # and the pattern is fused where expected (the forward's batch norm with the backward's).
+    model, x, expected = _executor_pattern_cases()[case]
+    found = _fused_kernels(monkeypatch)
+    torch.manual_seed(0)
+    _check_training(model.train(), (x,), "primkit")
+    assert expected <= set(found[0]) | set(found[1])
+    if "batch_norm_training_backward" in expected:
+        assert found[0]["batch_norm_training"] == 1
+
+
 def test_graph_break_and_dynamic_shapes(monkeypatch):
     from primkit.runtime import backends
     graphs = []

@@ -1,26 +1,11 @@
 """Decomposed layer norms handed to Inductor as aten.native_layer_norm calls."""
 from __future__ import annotations
 
-import math
-
 import torch
 
 from primkit.prims.layout import contiguous_strides
-from primkit.runtime.fusion.pattern import filled, is_prim, only_read_by, same, same_shape, tensor_of
+from primkit.runtime.fusion.pattern import filled, is_prim, mean_nodes, only_read_by, same_shape, tensor_of
 from primkit.runtime.fusion.rewrite import Match, call, rewrite
-
-
-def _row_mean(node, source, dims):
-    """The nodes of div(sum(source, dims), n) (the mean over dims, n their element count), or None."""
-    if not (is_prim(node, "div") and is_prim(node.args[0], "sum")):
-        return None
-    total = node.args[0]
-    if total.args[0] is not source or list(total.args[1]) != dims:
-        return None
-    count = filled(node.args[1])
-    if not isinstance(count, (int, float)) or not same(math.prod(tensor_of(source).shape[d] for d in dims), count):
-        return None
-    return [node, total]
 
 
 def _kept(node, shape, dims):
@@ -49,8 +34,8 @@ def _match_layer_norm(core):
     dims = list(mean.args[0].args[1])
     if dims != list(range(val.dim() - len(dims), val.dim())) or not dims:
         return None
-    mean_nodes = _row_mean(mean, x, dims)
-    if mean_nodes is None or _kept(centered.args[1], shape, dims) is not mean \
+    of_mean = mean_nodes(mean, x, dims)
+    if of_mean is None or _kept(centered.args[1], shape, dims) is not mean \
             or _kept(core.args[1], shape, dims) is not rstd:
         return None
     shifted = rstd.args[0]
@@ -61,10 +46,10 @@ def _match_layer_norm(core):
     square = var.args[0].args[0] if is_prim(var, "div") and is_prim(var.args[0], "sum") else None
     if not (is_prim(square, "mul") and square.args[0] is centered and square.args[1] is centered):
         return None
-    var_nodes = _row_mean(var, square, dims)
+    var_nodes = mean_nodes(var, square, dims)
     if var_nodes is None:
         return None
-    nodes = [centered, centered.args[1], *mean_nodes, core.args[1], rstd, shifted, *var_nodes, square]
+    nodes = [centered, centered.args[1], *of_mean, core.args[1], rstd, shifted, *var_nodes, square]
     return x, dims, eps, nodes
 
 

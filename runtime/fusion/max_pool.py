@@ -1,14 +1,13 @@
 """Decomposed 2-d max poolings handed to Inductor as aten.max_pool2d_with_indices calls (their values)."""
 from __future__ import annotations
 
-import contextlib
 import math
 
 import torch
 
 from primkit.decompositions.nn.pooling import pool_geometry
-from primkit.runtime.fusion.pattern import is_prim, same_shape, tensor_of
-from primkit.runtime.fusion.rewrite import Match, call, rewrite
+from primkit.runtime.fusion.pattern import fake_mode_of, filled, is_prim, same_shape, tensor_of
+from primkit.runtime.fusion.rewrite import Match, call, call_results, rewrite
 
 
 def _window_slices(out):
@@ -51,15 +50,16 @@ def _max_pool2d(x, kernel, stride, padding, dilation, ceil_mode):
     return torch.ops.aten.max_pool2d_with_indices.default(x, kernel, stride, padding, dilation, ceil_mode)[0]
 
 
-def _match_max_pool(out):
+def _match_max_pool(out, readers=1):
     """The decomposed 2-d max pooling (decompositions/nn/pooling.py, ``_max_pool``) whose values are ``out``,
-    as (x, (kernel, stride, padding, dilation, ceil_mode), nodes), or None."""
+    as (x, (kernel, stride, padding, dilation, ceil_mode), nodes), or None. ``readers``: of each window's
+    slice (2 where the indices' argmax reads them too)."""
     found = _window_slices(out)
     if found is None:
         return None
     slices, chain = found
     padded = slices[0].args[0]
-    if any(s.args[0] is not padded or len(s.users) != 1 for s in slices) or tensor_of(padded) is None:
+    if any(s.args[0] is not padded or len(s.users) != readers for s in slices) or tensor_of(padded) is None:
         return None
     x, padding, nodes = padded, [0, 0], [*chain, *slices]
     if is_prim(padded, "pad"):
@@ -104,9 +104,73 @@ def max_pool_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
             continue
         x, geometry, nodes = found   # each node of the pattern read only inside it (_match_max_pool checks)
         val = tensor_of(x)
-        with val.fake_mode if hasattr(val, "fake_mode") else contextlib.nullcontext():
+        with fake_mode_of(val):
             pooled = _max_pool2d(val, *geometry)
         if not same_shape(pooled.stride(), tensor_of(node).stride()):
             continue
         matches.append(Match(node, tuple(nodes), (x, *geometry)))
     return rewrite(gm, matches, call(_max_pool2d))   # the decomposed poolings erased, now unread
+
+
+def _constant_cone(node) -> list:
+    """node and the nodes it is computed from that read no graph input (the index grid of a pooling's windows,
+    made from iota), or [] where node reads one."""
+    if not isinstance(node, torch.fx.Node) or node.op != "call_function":
+        return []
+    cones = [_constant_cone(a) for a in node.all_input_nodes]
+    return [] if any(not c for c in cones) else [node, *(n for c in cones for n in c)]
+
+
+def _match_indices(index):
+    """The decomposed 2-d max pooling's (values, indices) where ``index`` is its indices: eager's first in-bounds
+    position where a window holds only -inf, else the flat input position (from an index grid of the windows,
+    computed from constants) of the argmax over the concatenated window slices; as ((values, index), x,
+    geometry, nodes), or None."""
+    if not (is_prim(index, "where") and is_prim(index.args[0], "eq") and filled(index.args[0].args[1]) == -math.inf):
+        return None
+    values, first, picked = index.args[0].args[0], index.args[1], index.args[2]
+    gathered = picked.args[0] if is_prim(picked, "squeeze") else None
+    if not is_prim(gathered, "gather") or not is_prim(gathered.args[2], "expand_dims"):
+        return None
+    position = gathered.args[2].args[0]
+    win = position.args[0] if is_prim(position, "argmax") else None
+    found = _match_max_pool(values, readers=2)
+    if not is_prim(win, "cat") or found is None:
+        return None
+    x, geometry, nodes = found
+    slices = [n for n in nodes if is_prim(n, "slice")]
+    parts = list(win.args[0])
+    if not (all(is_prim(p, "expand_dims") and len(p.users) == 1 for p in parts)
+            and sorted((p.args[0] for p in parts), key=id) == sorted(slices, key=id)):
+        return None
+    grid, nearest = _constant_cone(gathered.args[0]), _constant_cone(first)
+    if not grid or not nearest:
+        return None
+    inside = [index, index.args[0], *_constant_cone(index.args[0].args[1]), picked, gathered, gathered.args[2],
+              position, win, *parts, *grid, *nearest]
+    return (values, index), x, geometry, nodes + inside
+
+
+def _max_pool2d_with_indices(x, kernel, stride, padding, dilation, ceil_mode):
+    return torch.ops.aten.max_pool2d_with_indices.default(x, kernel, stride, padding, dilation, ceil_mode)
+
+
+def max_pool_with_indices_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """The decomposed 2-d max poolings of gm's graph whose indices are read (a training graph keeps them for the
+    backward) as eager's aten.max_pool2d_with_indices, for the executor, in a copy of gm: one kernel where the
+    decomposition padded the input, concatenated every window and took an argmax over it (a copy of the input
+    per window position) besides the maxima. The same values and indices; only where both are laid out as the
+    op lays them out."""
+    matches = []
+    for node in gm.graph.nodes:
+        found = _match_indices(node)
+        if found is None:
+            continue
+        outs, x, geometry, nodes = found
+        val = tensor_of(x)
+        with fake_mode_of(val):
+            results = _max_pool2d_with_indices(val, *geometry)
+        if all(same_shape(r.stride(), tensor_of(o).stride()) and r.dtype == tensor_of(o).dtype
+               for r, o in zip(results, outs)):
+            matches.append(Match(outs, tuple(nodes), (x, *geometry)))
+    return rewrite(gm, matches, call_results(_max_pool2d_with_indices))

@@ -1,6 +1,9 @@
 """What the re-fusion passes ask of a prim graph's nodes while they match a decomposed op."""
 from __future__ import annotations
 
+import contextlib
+import math
+
 import torch
 
 from primkit import prims
@@ -28,6 +31,24 @@ def tensor_of(node):
     """The tensor (fake, with the graph's sizes) a node computes, or None."""
     value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
     return value if isinstance(value, torch.Tensor) else None
+
+
+def mean_nodes(node, source, dims):
+    """The nodes of div(sum(source, dims), n) (the mean over dims, n their element count), or None."""
+    if not (is_prim(node, "div") and is_prim(node.args[0], "sum")):
+        return None
+    total = node.args[0]
+    if total.args[0] is not source or list(total.args[1]) != list(dims):
+        return None
+    count = filled(node.args[1])
+    if not isinstance(count, (int, float)) or not same(math.prod(tensor_of(source).shape[d] for d in dims), count):
+        return None
+    return [node, total]
+
+
+def fake_mode_of(value):
+    """The fake mode of a node's fake tensor, to compute what an op would return on it (a real tensor: none)."""
+    return value.fake_mode if hasattr(value, "fake_mode") else contextlib.nullcontext()
 
 
 def only_read_by(nodes, inside) -> bool:
