@@ -250,6 +250,16 @@ def test_empty_leading_dim_leaves_indices_valid():
     assert plain is not None and plain.input.shape == (0, 5) and plain.args[0].shape == (5,)
 
 
+def test_pixel_unshuffle_of_an_empty_input_follows_its_devices_kernel():
+    """Eager's CPU kernel copies an empty input (shape unchanged); the composite kernel CUDA runs unshuffles it, as
+    meta's does (the first CUDA run saw the decomposition match CUDA's eager there). The decomposition follows each;
+    a meta tensor stands in for CUDA on a machine without one."""
+    from primkit.decompositions.nn.shuffle import pixel_unshuffle
+    for device in ("cpu", "meta"):
+        a = torch.randn(0, 2, 4, 6, device=device)
+        assert pixel_unshuffle(a, 2).shape == torch.nn.functional.pixel_unshuffle(a, 2).shape, device
+
+
 def test_strides(entry, dtype, device):
     mismatches = _STRIDES_SEEN.pop((entry.name, dtype, device), None)
     if mismatches is None:
