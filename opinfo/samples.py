@@ -124,11 +124,19 @@ def empty_last_dim(s: SampleInput) -> SampleInput | None:
 
 
 def _emptied(s: SampleInput, dim: int, which: str) -> SampleInput | None:
+    """None also where an integer tensor with elements would be left whole: it may hold indices or offsets into
+    the emptied data (take_along_dim's indices, embedding_bag's offsets), which eager's CPU kernels refuse or read
+    out of bounds and its CUDA kernels fail on with a device-side assert that poisons the process's CUDA context."""
     first = next((x for x in pytree.tree_leaves(s.input) if isinstance(x, torch.Tensor)), None)
     if first is None or first.dim() == 0 or first.shape[dim] == 0:
         return None
     n = first.shape[dim]
+    def emptied(x):
+        return isinstance(x, torch.Tensor) and x.dim() and x.shape[dim] == n
+    if any(isinstance(x, torch.Tensor) and not emptied(x) and x.numel() and not x.dtype.is_floating_point and
+           not x.dtype.is_complex and x.dtype != torch.bool for x in pytree.tree_leaves((s.input, s.args, s.kwargs))):
+        return None
     def cut(x):
-        return x.narrow(dim, 0, 0) if isinstance(x, torch.Tensor) and x.dim() and x.shape[dim] == n else x
+        return x.narrow(dim, 0, 0) if emptied(x) else x
     input_, args, kwargs = pytree.tree_map(cut, (s.input, s.args, s.kwargs))
     return SampleInput(input_, args, kwargs, name=f"{s.name}, {which} dim emptied")

@@ -40,6 +40,7 @@ from primkit.opinfo import known_failures
 from primkit.graph import trace
 from primkit.opinfo.gradients import EAGER_REFERENCE_INPUTS, HERMITIAN_INPUT
 from primkit.opinfo.samples import empty_last_dim, empty_leading_dim, has_empty_tensor
+from primkit.opinfo.core import SampleInput
 from primkit.opinfo.harness import (
     DTYPE_SAMPLES, VARIANT_SAMPLES, as_function, call, check_meta_matches_real, clone_sample, fake_call,
     significant_strides, trace_calls, trace_sample, trace_samples, traces_every_sample, variant_samples,
@@ -233,6 +234,30 @@ def _check_emptied(entry, dtype, device, emptying):
     expected = _eager(entry.op, sample)
     gm, tensors = trace_sample(entry.op, sample)
     assert_same(gm(*tensors), expected, entry, dtype, sample)
+
+
+def test_empty_leading_dim_leaves_indices_valid():
+    """The sweep empties no data that a whole integer tensor indexes: take_along_dim's (7,) indices into a (4, 5)
+    input, embedding_bag's offsets into its emptied indices (eager's CUDA kernels fail on them with a device-side
+    assert that poisons the process's CUDA context). Indices emptied with their data, or none, still make a case."""
+    x, idx = torch.randn(4, 5), torch.tensor([0, 3, 19, 7, 2, 11, 4])
+    assert empty_leading_dim(SampleInput(x, (idx,))) is None
+    assert empty_leading_dim(SampleInput(torch.tensor([1, 2, 4, 5]), (torch.randn(10, 3), torch.tensor([0, 2])))) \
+        is None
+    both = empty_leading_dim(SampleInput(x, (torch.zeros(4, 2, dtype=torch.int64), 1)))
+    assert both is not None and both.input.shape == (0, 5) and both.args[0].shape == (0, 2)
+    plain = empty_leading_dim(SampleInput(x, (torch.randn(5), torch.tensor(True))))
+    assert plain is not None and plain.input.shape == (0, 5) and plain.args[0].shape == (5,)
+
+
+def test_pixel_unshuffle_of_an_empty_input_follows_its_devices_kernel():
+    """Eager's CPU kernel copies an empty input (shape unchanged); the composite kernel CUDA runs unshuffles it, as
+    meta's does (the first CUDA run saw the decomposition match CUDA's eager there). The decomposition follows each;
+    a meta tensor stands in for CUDA on a machine without one."""
+    from primkit.decompositions.nn.shuffle import pixel_unshuffle
+    for device in ("cpu", "meta"):
+        a = torch.randn(0, 2, 4, 6, device=device)
+        assert pixel_unshuffle(a, 2).shape == torch.nn.functional.pixel_unshuffle(a, 2).shape, device
 
 
 def test_strides(entry, dtype, device):

@@ -44,7 +44,9 @@ def pixel_unshuffle(a, downscale_factor):
     if h % r or w % r:
         raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
                            f"height={h}, width={w}, downscale_factor={r}")
-    if a.numel() == 0:      # eager returns a copy of an empty input, its shape unchanged
+    # Eager's CPU kernel returns a copy of an empty input, its shape unchanged; the composite kernel other devices
+    # run (CUDA's, meta's) unshuffles it as any other.
+    if a.numel() == 0 and a.device.type == "cpu":
         return aten.clone.default(a)
     nb = len(batch)
     split = [*batch, c, h // r, r, w // r, r]

@@ -305,11 +305,17 @@ FAKE_QUANTIZE = [
 # ----------------------------------------------------------------------------- low-precision matmuls
 
 def int_mm_samples(op, device, dtype):
+    """On CUDA only contiguous operands of the sizes eager's cuBLASLt kernel accepts (self.size(0) > 16; self.size(1)
+    and mat2.size(1) multiples of 8)."""
     low, high = (0, 255) if dtype == torch.uint8 else (-128, 127)
-    for m, k, n in ((17, 32, 8), (1, 1, 1), (4, 4096, 3), (0, 4, 3), (2, 0, 3)):   # 4096: sums past int16
+    cuda = torch.device(device).type == "cuda"
+    sizes = ((17, 32, 8), (24, 4096, 16)) if cuda else ((17, 32, 8), (1, 1, 1), (4, 4096, 3), (0, 4, 3), (2, 0, 3))
+    for m, k, n in sizes:   # 4096: sums past int16
         a = make((m, k), device, dtype, low=low, high=high)
         b = make((k, n), device, torch.int8, low=-128, high=127)
         yield SampleInput(a, (b,), name=f"{m}x{k} @ {k}x{n}")
+    if cuda:
+        return
     a = make((16, 32), device, dtype, low=low, high=high)
     yield SampleInput(a, (make((8, 32), device, torch.int8, low=-128, high=127).t(),), name="transposed mat2")
     yield SampleInput(make((32, 16), device, dtype, low=low, high=high).t(),
@@ -371,7 +377,8 @@ _scaled_mm_errors = error_rows(
 
 MATMULS = [
     OpInfo(name="_int_mm", op=aten._int_mm.default, aten=("aten::_int_mm",), sample_inputs=int_mm_samples,
-           dtypes=frozenset({torch.int8, torch.uint8}), error_inputs=_int_mm_errors, tolerances=EXACT,
+           dtypes=frozenset({torch.int8, torch.uint8}), dtypes_cuda=frozenset({torch.int8}),   # CUDA: self int8 only
+           error_inputs=_int_mm_errors, tolerances=EXACT,
            family="quantized", supports_autograd=False),
     # eager's CPU kernel: float32 products of the upcast operands (on CPUs with AMX, oneDNN's instead)
     OpInfo(name="_scaled_mm", op=aten._scaled_mm.default, aten=("aten::_scaled_mm",), sample_inputs=scaled_mm_samples,
