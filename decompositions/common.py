@@ -205,6 +205,11 @@ def write_into(dst, value, name, resize=False):
         else:
             if callable(resize):
                 strides = resize(dst, value.shape)
+            elif not sizes_differ(value.shape, dst.shape):
+                # sizes that are data: eager keeps out's layout where they equal it, resizes it contiguous where
+                # not; contiguous is both for a contiguous out (a non-contiguous one of equal sizes would keep its
+                # strides in eager: not modelled)
+                strides = contiguous_strides(value.shape)
             else:
                 strides = value.stride() if is_non_overlapping_and_dense(value.shape, value.stride()) else None
             resize_output(dst, value.shape, strides)

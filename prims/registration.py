@@ -19,7 +19,7 @@ from primkit.prims.loader import LAYOUTS, PrimDef, resolve_impl
 from primkit.prims.errors import check
 from primkit.prims.meta import RULES, TensorMeta, is_tensor_like
 from primkit.prims.meta.common import check_addressable
-from primkit.prims.layout import is_non_overlapping_and_dense
+from primkit.prims.layout import is_non_overlapping_and_dense, same_sizes
 
 NAMESPACE = "primkit"
 _LIB = None
@@ -297,7 +297,7 @@ def _functionalized_copy_to(prim):
         run_meta(prim, (inner, src), {})
         # the written tensor keeps its layout (as torch's functional copy does): a dense dst takes src's
         # values in dst's strides; a strided view's value is scattered into its base by the replay
-        if tuple(src.stride()) != tuple(inner.stride()) and is_non_overlapping_and_dense(inner.shape, inner.stride()):
+        if not same_sizes(src.stride(), inner.stride()) and is_non_overlapping_and_dense(inner.shape, inner.stride()):
             with torch._C._ExcludeDispatchKeyGuard(functionalize):
                 src = getattr(torch.ops, NAMESPACE).copy_strided.default(src, list(inner.stride()))
         torch._functionalize_replace(dst, src)
