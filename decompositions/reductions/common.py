@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 import torch
 
-from primkit.decompositions.common import P, wrap_dim
+from primkit.decompositions.common import P, check_sizes, wrap_dim
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import surely
 
 
 def reduced_dims(a, dim, *, empty_means_all=True):
@@ -46,18 +45,13 @@ def full_reduced(a, dims, value, dtype):
 
 def check_nonempty(name, a, dim, dims):
     """Reductions with no identity (amax, max, aminmax, argmax...): eager's errors on empty dims."""
-    # a size read from data (rows a mask selects) is checked where the graph runs (torch._check), not guarded on
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
-        message = (f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                   f"Specify the reduction dim with the 'dim' argument.")
-        if surely(a.numel() == 0):
-            raise RuntimeError(message)
-        torch._check(a.numel() != 0, lambda: message)
+        check_sizes(a.numel() != 0, lambda: RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            f"Specify the reduction dim with the 'dim' argument."))
         return
     for d in dims:
-        if surely(a.shape[d] == 0):
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-        torch._check(a.shape[d] != 0, lambda: f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        check_sizes(a.shape[d] != 0, lambda: IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size."))
 
 
 def _is_exact(dtype):
