@@ -19,7 +19,7 @@ from primkit.decompositions.common import (
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous, in_layout, preserved_strides
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import elementwise_strides, itemsize, surely
+from primkit.prims.layout import elementwise_strides, itemsize, same_sizes, surely
 
 
 INDEX_DTYPES = (torch.int64, torch.int32)
@@ -69,9 +69,9 @@ def scatter(a, dim, index, src, *, reduce=None):
         src = P.full(list(index.shape), src, dtype=a.dtype, device=a.device)
     dim = wrap_dim(dim, a.dim())
     if reduce == "multiply":   # scatter_reduce's prod over a and src (include_self)
-        if index.numel() == 0:
+        if surely(index.numel() == 0):
             return contiguous(P.clone(a))
-        if src.dim() and tuple(src.shape) != tuple(index.shape):   # the leading block of src, as scatter reads it
+        if src.dim() and not same_sizes(src.shape, index.shape):   # the leading block of src, as scatter reads it
             src = P.slice(src, [0] * src.dim(), list(index.shape), [1] * src.dim())
         return contiguous(_scatter_reduce(a, dim, index, src, "prod", True))
     prim = P.scatter_add if reduce == "add" else P.scatter
@@ -501,9 +501,9 @@ def scatter_reduce(a, dim, index, src, reduce, *, include_self=True):
         check_sizes(index.shape[k] <= (src.shape[k] if src.dim() else 1), larger)
         if k != d:
             check_sizes(index.shape[k] <= (a.shape[k] if a.dim() else 1), larger)
-    if index.numel() == 0:
+    if surely(index.numel() == 0):
         return contiguous(P.clone(a))
-    if src.dim() != index.dim() or tuple(src.shape) != tuple(index.shape):
+    if src.dim() != index.dim() or not same_sizes(src.shape, index.shape):
         # the prim reads src where index has elements: the leading block of src
         src = P.slice(src, [0] * src.dim(), list(index.shape), [1] * src.dim()) if src.dim() else src
     return _scatter_reduce(a, d, to_dtype(index, INT64), src, SCATTER_REDUCTIONS[reduce], include_self)
