@@ -495,8 +495,9 @@ def scatter_reduce(a, dim, index, src, reduce, *, include_self=True):
     if index.dim() != a.dim() and not (index.dim() <= 1 and a.dim() <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     d = wrap_dim(dim, a.dim())
-    larger = lambda: RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(a.shape)} "  # noqa: E731
-                                  f"apart from dimension {d} and to be no larger size than src {list(src.shape)}")
+    def larger():
+        return RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(a.shape)} apart "
+                            f"from dimension {d} and to be no larger size than src {list(src.shape)}")
     for k in range(index.dim()):
         check_sizes(index.shape[k] <= (src.shape[k] if src.dim() else 1), larger)
         if k != d:

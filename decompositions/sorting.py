@@ -74,7 +74,8 @@ def topk(a, k, dim=-1, largest=True, sorted=True):
     d = wrap_dim(dim, a.dim())
     size = a.shape[d] if a.dim() else 1
     for ok in (0 <= k, k <= size):
-        check_sizes(ok, lambda: RuntimeError(f"selected index k out of range: topk expects 0 <= k <= {size}, got k={k}"))
+        check_sizes(ok, lambda: RuntimeError(f"selected index k out of range: topk expects 0 <= k <= {size}, "
+                                             f"got k={k}"))
     return P.topk(a, k, d, largest, sorted)
 
 
@@ -136,7 +137,8 @@ def _median_dim(name, ignore_nan):
         _check_sortable(name, a)
         d = wrap_dim(dim, a.dim())
         if a.dim():
-            check_sizes(a.shape[d] != 0, lambda: IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size."))
+            check_sizes(a.shape[d] != 0,
+                        lambda: IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size."))
         values, indices = P.sort(a, d, False, True)
         return _pick(values, indices, d, _median_position(a, values, d, ignore_nan), keepdim, a)
     median_dim.__name__ = median_dim.__qualname__ = f"{name}_dim"

@@ -65,8 +65,9 @@ register_overloads(as_strided_scatter, "as_strided_scatter", ("default", "out"))
 
 
 def _check_src(src, view, op):
-    unequal = lambda: RuntimeError(f"{op}: expected src to have a size equal to the slice of self. src size = "  # noqa: E731
-                                   f"{list(src.shape)}, slice size = {list(view.shape)}")
+    def unequal():
+        return RuntimeError(f"{op}: expected src to have a size equal to the slice of self. src size = "
+                            f"{list(src.shape)}, slice size = {list(view.shape)}")
     check_sizes(src.dim() == view.dim(), unequal)
     for s, v in zip(src.shape, view.shape):   # a size read from data is checked where the graph runs
         check_sizes(s == v, unequal)
