@@ -184,6 +184,15 @@ def elementwise(prim, *args, kind="default", upcast=True, scalar_in_opmath=False
     return to_dtype(prim(*ops), result)
 
 
+def check_sizes(ok, error):
+    """Eager's check of sizes: ``error()`` (the exception) raised where ``ok`` is known false; where it depends on
+    a size read from data (the rows a mask selects), checked where the graph runs (torch._check), no guard."""
+    if not maybe(ok):
+        raise error()
+    if isinstance(ok, torch.SymBool):
+        torch._check(ok, lambda: str(error()))
+
+
 def upcast(*tensors):
     """Tensors in their computation dtype (float16/bfloat16 -> float32), and the dtype to return to."""
     return [to_dtype(t, computation_dtype(t.dtype)) for t in tensors], tensors[0].dtype

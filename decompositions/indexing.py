@@ -14,12 +14,12 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, broadcast_to, like, prepare, register_overloads,
+    P, aten, broadcast_shapes, broadcast_to, check_sizes, like, prepare, register_overloads,
     register_with_variants, to_dtype, wrap_dim)
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous, in_layout, preserved_strides
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import elementwise_strides, itemsize, surely
+from primkit.prims.layout import elementwise_strides, itemsize, same_sizes, surely
 
 
 INDEX_DTYPES = (torch.int64, torch.int32)
@@ -44,9 +44,10 @@ def gather(a, dim, index, *, sparse_grad=False):
     _check_index_rank("gather", a, index)
     dim = wrap_dim(dim, a.dim())
     for d in range(a.dim()):
-        if d != dim and index.shape[d] > a.shape[d]:
-            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index.shape)} to be no "
-                               f"larger than self {list(a.shape)} apart from dimension {dim}")
+        if d != dim:
+            check_sizes(index.shape[d] <= a.shape[d], lambda: RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} to be no larger than self "
+                f"{list(a.shape)} apart from dimension {dim}"))
     return P.gather(a, dim, index)
 
 
@@ -68,9 +69,9 @@ def scatter(a, dim, index, src, *, reduce=None):
         src = P.full(list(index.shape), src, dtype=a.dtype, device=a.device)
     dim = wrap_dim(dim, a.dim())
     if reduce == "multiply":   # scatter_reduce's prod over a and src (include_self)
-        if index.numel() == 0:
+        if surely(index.numel() == 0):
             return contiguous(P.clone(a))
-        if src.dim() and tuple(src.shape) != tuple(index.shape):   # the leading block of src, as scatter reads it
+        if src.dim() and not same_sizes(src.shape, index.shape):   # the leading block of src, as scatter reads it
             src = P.slice(src, [0] * src.dim(), list(index.shape), [1] * src.dim())
         return contiguous(_scatter_reduce(a, dim, index, src, "prod", True))
     prim = P.scatter_add if reduce == "add" else P.scatter
@@ -494,14 +495,16 @@ def scatter_reduce(a, dim, index, src, reduce, *, include_self=True):
     if index.dim() != a.dim() and not (index.dim() <= 1 and a.dim() <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     d = wrap_dim(dim, a.dim())
+    def larger():
+        return RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(a.shape)} apart "
+                            f"from dimension {d} and to be no larger size than src {list(src.shape)}")
     for k in range(index.dim()):
-        if index.shape[k] > (src.shape[k] if src.dim() else 1) or \
-                (k != d and index.shape[k] > (a.shape[k] if a.dim() else 1)):
-            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(a.shape)} apart "
-                               f"from dimension {d} and to be no larger size than src {list(src.shape)}")
-    if index.numel() == 0:
+        check_sizes(index.shape[k] <= (src.shape[k] if src.dim() else 1), larger)
+        if k != d:
+            check_sizes(index.shape[k] <= (a.shape[k] if a.dim() else 1), larger)
+    if surely(index.numel() == 0):
         return contiguous(P.clone(a))
-    if src.dim() != index.dim() or tuple(src.shape) != tuple(index.shape):
+    if src.dim() != index.dim() or not same_sizes(src.shape, index.shape):
         # the prim reads src where index has elements: the leading block of src
         src = P.slice(src, [0] * src.dim(), list(index.shape), [1] * src.dim()) if src.dim() else src
     return _scatter_reduce(a, d, to_dtype(index, INT64), src, SCATTER_REDUCTIONS[reduce], include_self)

@@ -15,7 +15,7 @@ import math
 import torch
 
 from primkit.decompositions.common import (
-    P, aten, broadcast_shapes, broadcast_to, like, register_overloads, to_dtype, wrap_dim)
+    P, aten, broadcast_shapes, broadcast_to, check_sizes, like, register_overloads, to_dtype, wrap_dim)
 from primkit.decompositions.indexing import INT64, flatten_1d, iota
 from primkit.decompositions.registry import register
 from primkit.decompositions.layout import contiguous, in_layout, preserved_strides
@@ -73,8 +73,9 @@ def topk(a, k, dim=-1, largest=True, sorted=True):
     _check_sortable("topk", a)
     d = wrap_dim(dim, a.dim())
     size = a.shape[d] if a.dim() else 1
-    if not 0 <= k <= size:
-        raise RuntimeError(f"selected index k out of range: topk expects 0 <= k <= {size}, got k={k}")
+    for ok in (0 <= k, k <= size):
+        check_sizes(ok, lambda: RuntimeError(f"selected index k out of range: topk expects 0 <= k <= {size}, "
+                                             f"got k={k}"))
     return P.topk(a, k, d, largest, sorted)
 
 
@@ -103,9 +104,9 @@ def kthvalue(a, k, dim=-1, keepdim=False):
     _check_sortable("kthvalue", a)
     d = wrap_dim(dim, a.dim())
     size = a.shape[d] if a.dim() else 1
-    if not 1 <= k <= size:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}: expected 1 <= k <= {size}, "
-                         f"got k={k}")
+    for ok in (1 <= k, k <= size):
+        check_sizes(ok, lambda: RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}: "
+                                             f"expected 1 <= k <= {size}, got k={k}"))
     values, indices = P.sort(a, d, False, True)
     return _pick(values, indices, d, _position(a, d, k - 1), keepdim, a)
 
@@ -135,8 +136,9 @@ def _median_dim(name, ignore_nan):
     def median_dim(a, dim=-1, keepdim=False):
         _check_sortable(name, a)
         d = wrap_dim(dim, a.dim())
-        if a.dim() and a.shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        if a.dim():
+            check_sizes(a.shape[d] != 0,
+                        lambda: IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size."))
         values, indices = P.sort(a, d, False, True)
         return _pick(values, indices, d, _median_position(a, values, d, ignore_nan), keepdim, a)
     median_dim.__name__ = median_dim.__qualname__ = f"{name}_dim"
@@ -345,8 +347,7 @@ def mode(a, dim=-1, keepdim=False):
     if a.dim() == 0:
         return P.clone(a), P.full([], 0, dtype=INT64, device=a.device)
     n = a.shape[d]
-    if n == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    check_sizes(n != 0, lambda: IndexError(f"mode(): Expected reduction dim {d} to have non-zero size."))
     values, order = P.sort(a, d, False, True)
     shape = list(values.shape)
 
@@ -391,8 +392,7 @@ def _quantile(ignore_nan):
         if interpolation not in QUANTILE_INTERPOLATIONS:
             raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or "
                                f"nearest, but got {interpolation}")
-        if a.numel() == 0:
-            raise RuntimeError("quantile() input tensor must be non-empty")
+        check_sizes(a.numel() != 0, lambda: RuntimeError("quantile() input tensor must be non-empty"))
         # The reduced values, last: shape kept + (n,), kept as the result keeps them.
         if dim is None or a.dim() == 0:
             kept = [1] * a.dim() if keepdim else []

@@ -18,7 +18,7 @@ from torch._subclasses.functional_tensor import FunctionalTensor, FunctionalTens
 from torch.fx import traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
 from torch.overrides import TorchFunctionMode
-from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+from torch.fx.experimental.symbolic_shapes import free_symbols, free_unbacked_symbols
 from torch.utils._mode_utils import no_dispatch
 from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 
@@ -359,7 +359,9 @@ def _resized_argument(order, index, value, shape, strides):
     module resizes the real tensor so after each call (``_resized_written_back``)."""
     if index < 0:
         raise DecompositionError(["aten.resize_"], "trace: ", "resize a parameter or buffer of the module")
-    if free_unbacked_symbols(shape):   # sizes read from data: resize_ takes ints only, as_strided_ asserts a bound
+    # sizes read from data, or a symbolic tensor (dynamic=True): resize_ takes ints only and a tensor of ints
+    # (C++ asks the symbolic tensor's storage_offset()), as_strided_ asserts a bound
+    if free_symbols((shape, value.shape, value.stride())):
         with _disable_current_modes():
             value.set_(value.new_empty_strided(shape, strides))
     else:
@@ -433,7 +435,8 @@ class _DataSizedResize(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if func not in (torch.ops.aten.resize_.default, torch.ops.aten.as_strided_.default) or \
-                not isinstance(args[0], FunctionalTensor) or not free_unbacked_symbols(args[1:3]):
+                not isinstance(args[0], FunctionalTensor) or \
+                not free_symbols((args[1:3], args[0].shape, args[0].stride())):
             return func(*args, **kwargs)
         t, size = args[0], args[1]
         if t._is_view():   # a view cannot be replaced: its sizes are assumed, and checked when the graph runs

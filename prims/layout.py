@@ -177,15 +177,17 @@ def elementwise_strides(shape, operands) -> tuple:
     byte_strides = [tuple(x * n for x in s) for s, n in ops]
 
     def should_swap(d0, d1) -> int:
+        # decided where known (``surely``): a comparison of a size read from data (nonzero's count) takes the
+        # next operand's word, or keeps the order, for any value (not a guard on the data)
         for bs in byte_strides:
             s0, s1 = bs[d0], bs[d1]
-            if s0 == 0 or s1 == 0:
+            if surely(s0 == 0) or surely(s1 == 0):
                 continue
-            if s0 < s1:
+            if surely(s0 < s1):
                 return -1
-            if s0 > s1:
+            if surely(s0 > s1):
                 return 1
-            if shape[d0] > shape[d1]:
+            if surely(s0 == s1) and surely(shape[d0] > shape[d1]):
                 return 1
         return 0
 

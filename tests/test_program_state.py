@@ -280,6 +280,20 @@ def test_a_wrongly_shaped_out_argument_is_resized_as_eager_resizes_it(size, via,
         assert bool(warned_t) == bool(warned_e) == (size > 0)
 
 
+def test_a_wrongly_shaped_out_argument_of_symbolic_size_is_resized():
+    """dynamic=True: out's size is symbolic; resizing it (torch's resize_ asks a symbolic tensor for its
+    storage_offset() and raised) replaces it, and the graph serves out tensors of every size as eager does."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gm = trace(_arange_into, torch.zeros(3), dynamic=True)
+    for size in (3, 5, 0, 7):
+        got, expected = torch.full((size,), 7.), torch.full((size,), 7.)
+        warned_e = _resize_warnings(_arange_into, expected)
+        warned_t = _resize_warnings(gm, got)
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+        assert bool(warned_t) == bool(warned_e), size
+
+
 @pytest.mark.parametrize("via", ["auto", "make_fx"])
 def test_a_wrongly_shaped_out_tensor_the_program_makes_is_resized_in_the_graph(via):
     x = torch.randn(2, 2)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pytest
 import torch
+import torch.utils._pytree as pytree
 
 from primkit import graph
 from primkit.decompositions import DecompositionError
 from primkit.graph import trace
+from primkit.opinfo.harness import as_function, clone_sample, storage_copy
 from primkit.runtime.eager import through_prims
 
 
@@ -55,6 +57,8 @@ PROGRAMS = {
     "nonzero": lambda x: torch.nonzero(x.reshape(2, 4) > 0),
     "nonzero_as_tuple": lambda x: torch.nonzero(x.reshape(2, 4) > 0, as_tuple=True),
     "argwhere": lambda x: torch.argwhere(x > 0),
+    # an elementwise op on nonzero's (count, 1) result: its strides are decided without a guard on the count
+    "nonzero_elementwise": lambda x: torch.nonzero(x > 0) * 2,
     "masked_select": lambda x: torch.masked_select(x, x > 0),
     "unique": lambda x: torch.unique((x * 2).round()),
     "unique_inverse_counts": lambda x: torch.unique((x * 2).round(), return_inverse=True, return_counts=True),
@@ -191,3 +195,147 @@ def test_host_value_programs_point_to_the_eager_mode(name):
     with through_prims():
         through = program(x)
     torch.testing.assert_close(through, program(x))
+
+
+# -- the OpInfo entries of the families below, on rows selected by data --------------------------------------
+# Each entry's op on its first sample whose input is a floating or integer tensor of >= 1 dim, every tensor of
+# the sample that shares the input's leading dim indexed by rows a mask selects (``x[mask.nonzero()[:, 0]]``):
+# the leading size is then unbacked (data), and the graph traced on some rows runs on some and on no rows.
+SWEEP_FAMILIES = ("elementwise", "reductions", "shape", "indexing", "sorting", "nn")
+
+# why an entry fails where its leading size is data, and the entries that fail so (strict xfails, ``raises``: the
+# exception the test meets). DecompositionError: the decomposition decides on the size (a guard, refused).
+_PIECES = ("the number of pieces follows the data-sized dim: a graph holds a fixed number of outputs",
+           DecompositionError)
+_EMPTY_BRANCH = ("the decomposition gives eager's value for no elements on a branch of its own (its general path "
+                 "needs an element): a guard on the data-sized count", DecompositionError)
+_SAMPLE_CONSTANTS = ("the sample's sizes and strides are the full input's constants: the decomposition checks them "
+                     "against the data-sized input (a guard)", DecompositionError)
+_WIDE_ASSUME = ("the graph's general path assumes a size its data may not have (a runtime assert that fails on no "
+                "rows, where eager gives an empty result)", RuntimeError)
+_EAGER_EMPTY_SHAPE = ("eager's result for no rows has another shape than its rule for rows (repeat_interleave "
+                      "ignores output_size): a graph's shape cannot follow whether the count is 0", AssertionError)
+_OUT_OF_RANGE = ("the sample's index tensors address the input's rows: on selected rows they point past them "
+                 "(eager's kernel reads what lies there, or raises)", (AssertionError, RuntimeError, IndexError))
+SWEEP_XFAILS: dict = {
+    **dict.fromkeys(("split", "split_copy", "unsafe_split", "chunk", "chunk.table", "unsafe_chunk", "vsplit",
+                     "tensor_split", "tensor_split.table", "unbind", "unbind_copy", "combinations"), _PIECES),
+    **dict.fromkeys(("median_all", "nanmedian_all", "median", "nanmedian", "logsumexp", "trapezoid", "trapz",
+                     "histogram", "histogramdd", "aten.histogram.bin_ct_out", "bincount", "_trilinear",
+                     "aten._safe_softmax", "unique_dim", "unique_dim_out", "unique_dim_consecutive",
+                     "unique_dim_consecutive_out", "unique_consecutive_dim", "nonzero_static", "put",
+                     "aten.conv_tbc", "_pdist_forward", "pdist", "affine_grid_generator", "repeat_interleave_tensor",
+                     "_assert_async", "narrow.Tensor", "narrow.Tensor.expanded", "squeeze", "squeeze_copy", "cov",
+                     "corrcoef"), _EMPTY_BRANCH),
+    **dict.fromkeys(("_reshape_alias", "_reshape_alias_copy", "_reshape_alias.of_view", "as_strided_scatter",
+                     "as_strided_scatter.of_view", "as_strided_scatter.strided_self", "aten.as_strided_scatter"),
+                    _SAMPLE_CONSTANTS),
+    **dict.fromkeys(("diag", "diag_embed", "diagflat"), _WIDE_ASSUME),
+    "repeat_interleave_counts_static": _EAGER_EMPTY_SHAPE,
+    # eager returns the input's shape for an empty input: the decomposition's branch for it guards on the count
+    "nn.functional.pixel_unshuffle": _EMPTY_BRANCH,
+    **dict.fromkeys(("take_along_dim", "aten._embedding_bag_dense_backward",
+                     "aten._embedding_bag_backward.scale_grad_by_freq"), _OUT_OF_RANGE),
+    # a wrong value, not of data sizes: eager's var_mean (Welford) gives a nan mean where +inf is followed by a
+    # finite value (order-dependent); primkit's two-pass mean gives inf. Same on a static trace of those rows.
+    "var_mean_nonfinite": ("eager's Welford mean of [1, inf, 0] is nan, primkit's inf (static traces too)",
+                           AssertionError),
+}
+
+# entries left out: on selected rows eager's kernel reads past its input and kills the process (segfault), as the
+# sample's offsets/indices address the full input's rows
+SWEEP_LEFT_OUT = {"segment_reduce", "aten._embedding_bag_backward", "aten._embedding_bag_per_sample_weights_backward"}
+
+# entries whose eager kernel kills the process on no rows (SIGFPE: an integer division by the size 0): compared
+# on some rows only
+EAGER_CRASHES_ON_NO_ROWS = {
+    name: "torch's _weight_norm_interface CPU kernel divides by the size-0 dim (SIGFPE)"
+    for name in ("nn.utils.weight_norm", "aten._weight_norm_interface", "aten._weight_norm_interface.out")
+}
+
+
+def _sweep_entries():
+    from primkit.opinfo import definitions
+    return [e for family in SWEEP_FAMILIES for e in getattr(definitions, family).ENTRIES]
+
+
+def _sweep_dtype(entry):
+    dtypes = entry.supported_dtypes("cpu")
+    usable = sorted((d for d in dtypes if d.is_floating_point or not (d.is_complex or d == torch.bool)), key=str)
+    return torch.float32 if torch.float32 in dtypes else (torch.int64 if torch.int64 in dtypes else
+                                                          next(iter(usable), None))
+
+
+def _row_masks(n):
+    """Some rows (every other one, the first included: all of a single row) and no rows."""
+    return [torch.arange(n) % 2 == 0, torch.zeros(n, dtype=torch.bool)]
+
+
+def _on_selected_rows(entry, sample):
+    """(program(mask, *tensors), tensors): the op on the sample with each tensor that shares the input's leading
+    dim indexed by the rows mask selects; None where the sample has no such input."""
+    first = sample.input
+    if not (isinstance(first, torch.Tensor) and first.dim() >= 1 and first.shape[0] >= 1
+            and (first.dtype.is_floating_point or not (first.dtype.is_complex or first.dtype == torch.bool))):
+        return None
+    fn, tensors = as_function(entry.op, sample)
+    n = first.shape[0]
+    leading = [t.dim() >= 1 and t.shape[0] == n for t in tensors]
+
+    def program(mask, *tensors):
+        rows = mask.nonzero()[:, 0]
+        return fn(*(t[rows] if lead else t for t, lead in zip(tensors, leading, strict=True)))
+    return program, tensors
+
+
+def _eager_or_error(program, *args):
+    try:
+        return program(*args), None
+    except Exception as e:   # noqa: BLE001 - eager refusing a mask (max of no rows) is compared as a refusal
+        return None, e
+
+
+def _sweep_case(entry):
+    """(program, tensors, dtype) for the entry's first sample that eager accepts on some rows, else None."""
+    dtype = _sweep_dtype(entry)
+    if dtype is None or entry.seeded:
+        return None
+    for sample in entry.samples("cpu", dtype):
+        case = _on_selected_rows(entry, clone_sample(sample))
+        if case is None:
+            continue
+        program, tensors = case
+        if _eager_or_error(program, _row_masks(tensors[0].shape[0])[0], *map(storage_copy, tensors))[1] is None:
+            return program, tensors, dtype
+    return None
+
+
+def _sweep_params():
+    marks = {name: pytest.mark.xfail(raises=raises, reason=reason, strict=True)
+             for name, (reason, raises) in SWEEP_XFAILS.items()}
+    return [pytest.param(e, id=e.name, marks=marks.get(e.name, ())) for e in _sweep_entries()
+            if e.name not in SWEEP_LEFT_OUT]
+
+
+@pytest.mark.parametrize("entry", _sweep_params())
+def test_opinfo_on_rows_selected_by_data(entry):
+    case = _sweep_case(entry)
+    if case is None:   # no sample of a floating or integer input with a leading dim that eager takes on some rows
+        return
+    program, tensors, dtype = case
+    masks = _row_masks(tensors[0].shape[0])[:1 if entry.name in EAGER_CRASHES_ON_NO_ROWS else 2]
+    gm = trace(program, masks[0], *map(storage_copy, tensors))
+    assert graph.non_prim_ops(gm) == []
+    atol, rtol = entry.tolerance(dtype)
+    for mask in masks:
+        # each call on its own copies: an op may write into its arguments (batch norm's running statistics)
+        want, refused = _eager_or_error(program, mask, *map(storage_copy, tensors))
+        if refused is not None:   # eager's own error on no rows (a reduction without identity): nothing to compare
+            continue
+        got = gm(mask, *map(storage_copy, tensors))
+        for g, w in zip(pytree.tree_leaves(got), pytree.tree_leaves(want), strict=True):
+            if not isinstance(w, torch.Tensor):
+                assert g == w
+                continue
+            assert g.shape == w.shape and g.dtype == w.dtype, (int(mask.sum()), g.shape, w.shape, g.dtype, w.dtype)
+            torch.testing.assert_close(g, w, atol=atol, rtol=rtol, equal_nan=True)

@@ -8,7 +8,7 @@ import torch
 from primkit.decompositions.common import P, like
 from primkit.decompositions.layout import contiguous
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import contiguous_strides, is_channels_last, is_contiguous
+from primkit.prims.layout import channels_last_strides, contiguous_strides, is_channels_last, is_contiguous, surely
 
 
 def keep_expanded(reduced, dims, like):
@@ -34,16 +34,14 @@ def is_channels_last_4d(t):
 
 def is_channels_last_nd(t):
     """t (4-D or 5-D) laid out channels-last and not also contiguous: eager's suggest_memory_format."""
-    if t.dim() not in (4, 5) or t.numel() == 0:
+    if t.dim() not in (4, 5) or surely(t.numel() == 0):
         return False
-    order = [0] + list(range(2, t.dim())) + [1]
-    stride, ok = 1, True
-    for d in reversed(order):
-        if t.shape[d] != 1 and t.stride(d) != stride:
-            ok = False
-        stride *= t.shape[d]
-    return ok and not all(t.shape[d] == 1 or t.stride(d) == s for d, s in
-                          enumerate(contiguous_strides(t.shape)))
+    # decided where known (``surely``): a size read from data (a batch of selected rows) is no guard, and takes
+    # the general path (not size 1, not empty)
+    shape, strides = t.shape, t.stride()
+    laid_out = lambda expected: all(surely(n == 1) or surely(s == e)   # noqa: E731
+                                    for n, s, e in zip(shape, strides, expected, strict=True))
+    return laid_out(channels_last_strides(shape)) and not laid_out(contiguous_strides(shape))
 
 
 def check_floating(name, t):

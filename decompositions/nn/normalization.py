@@ -121,7 +121,7 @@ def _batch_norm(a, weight, bias, running_mean, running_var, training, momentum, 
         invstd = P.rsqrt(P.add(var, like(var, eps)))
         if running_mean is not None:
             n = numel([x.shape[d] for d in dims])
-            unbiased = P.mul(var, like(var, n / max(n - 1, 1)))
+            unbiased = P.mul(var, like(var, n / torch.sym_max(n - 1, 1)))   # (sym_max: n may be data)
             blend = lambda old, new: P.add(P.mul(to_dtype(old, x.dtype), like(new, 1 - momentum)),   # noqa: E731
                                            P.mul(new, like(new, momentum)))
             # Eager updates the running statistics outside autograd: constants to differentiation,

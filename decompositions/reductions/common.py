@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 import torch
 
-from primkit.decompositions.common import P, wrap_dim
+from primkit.decompositions.common import P, check_sizes, wrap_dim
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import surely
 
 
 def reduced_dims(a, dim, *, empty_means_all=True):
@@ -47,13 +46,12 @@ def full_reduced(a, dims, value, dtype):
 def check_nonempty(name, a, dim, dims):
     """Reductions with no identity (amax, max, aminmax, argmax...): eager's errors on empty dims."""
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
-        if surely(a.numel() == 0):
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                               f"Specify the reduction dim with the 'dim' argument.")
+        check_sizes(a.numel() != 0, lambda: RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            f"Specify the reduction dim with the 'dim' argument."))
         return
     for d in dims:
-        if a.shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        check_sizes(a.shape[d] != 0, lambda: IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size."))
 
 
 def _is_exact(dtype):

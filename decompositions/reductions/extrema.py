@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.common import P, register_overloads, to_dtype
+from primkit.decompositions.common import P, check_sizes, register_overloads, to_dtype
 from primkit.decompositions.reductions.common import check_nonempty, keep, reduced_dims
 
 
@@ -78,12 +78,13 @@ register_overloads(lambda a, b: torch.minimum(a, b), "min", ("other", "out"))
 
 
 def aminmax(a, *, dim=None, keepdim=False):
-    if dim is None and a.numel() == 0:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
-                           "identity.")
+    if dim is None:
+        check_sizes(a.numel() != 0, lambda: RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."))
     dims = reduced_dims(a, dim)
-    if dim is not None and a.dim() and a.shape[dims[0]] == 0:
-        raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+    if dim is not None and a.dim():
+        check_sizes(a.shape[dims[0]] != 0, lambda: IndexError(
+            f"aminmax: Expected reduction dim {dims[0]} to have non-zero size."))
     if dim is None and keepdim:   # eager keeps every dim as size 1
         return tuple(P.reshape(r(a, dims), [1] * a.dim()) for r in (P.amin, P.amax))
     return keep(P.amin(a, dims), dims, keepdim), keep(P.amax(a, dims), dims, keepdim)

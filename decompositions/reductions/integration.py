@@ -5,6 +5,7 @@ import torch
 
 from primkit.decompositions.common import aten, register_with_variants, wrap_dim
 from primkit.decompositions.registry import register
+from primkit.prims.layout import surely
 
 
 # --- integration: trapezoid, trapz, cumulative_trapezoid ----------------------------------------------------
@@ -99,7 +100,7 @@ def diff(a, n=1, dim=-1, prepend=None, append=None):
     x = aten.cat.default(pieces, dim) if len(pieces) > 1 else a
     for _ in range(n):
         size = x.shape[wrap_dim(dim, x.dim(), "diff")]
-        if size == 0:
+        if surely(size == 0):   # (a size read from data: the slices below are empty for 0 too)
             break
         hi, lo = aten.slice.Tensor(x, dim, 1, size, 1), aten.slice.Tensor(x, dim, 0, size - 1, 1)
         x = aten.ne.Tensor(hi, lo) if x.dtype == torch.bool else aten.sub.Tensor(hi, lo)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import math
 
-from primkit.decompositions.common import P, elementwise, like, register_overloads, to_dtype, upcast, wrap_dim
+from primkit.decompositions.common import (
+    P, check_sizes, elementwise, like, register_overloads, to_dtype, upcast, wrap_dim)
 from primkit.decompositions.layout import contiguous
 from primkit.decompositions.reductions.common import _check_inexact, _scalar_name, keep, reduced_count, reduced_dims
 from primkit.decompositions.type_promotion import computation_dtype
@@ -16,15 +17,15 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     dims = reduced_dims(x, dim)
     if ord < 0 and not math.isinf(ord):
         for d in dims:
-            if x.shape[d] == 0:
-                raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the dimension {d}because "
-                                   f"this dimension is empty and the operation does not have an identity")
+            check_sizes(x.shape[d] != 0, lambda: RuntimeError(
+                f"linalg.vector_norm cannot compute the {ord} norm on the dimension {d}because this dimension is "
+                f"empty and the operation does not have an identity"))
     out_dtype = dt.to_real(dtype or x.dtype)
     (magnitude,), _ = upcast(P.abs(to_dtype(x, dtype or x.dtype)))
     if math.isinf(ord):
-        if reduced_count(x, dims) == 0:
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {'' if ord > 0 else '-'}inf norm on an "
-                               f"empty tensor because the operation does not have an identity")
+        check_sizes(reduced_count(x, dims) != 0, lambda: RuntimeError(
+            f"linalg.vector_norm cannot compute the {'' if ord > 0 else '-'}inf norm on an empty tensor because the "
+            f"operation does not have an identity"))
         out = (P.amax if ord > 0 else P.amin)(magnitude, dims)
     elif ord == 0:
         out = P.sum(to_dtype(P.ne(magnitude, like(magnitude, 0)), magnitude.dtype), dims)

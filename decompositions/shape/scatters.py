@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import torch
 
-from primkit.decompositions.common import P, aten, register_overloads, register_with_variants, to_dtype, wrap_dim
+from primkit.decompositions.common import (
+    P, aten, check_sizes, register_overloads, register_with_variants, to_dtype, wrap_dim)
 from primkit.decompositions.layout import contiguous, in_layout
+from primkit.decompositions.shape.common import wrapped_clamped
 from primkit.prims.layout import elementwise_strides, is_non_overlapping, itemsize
 
 
@@ -63,9 +65,12 @@ register_overloads(as_strided_scatter, "as_strided_scatter", ("default", "out"))
 
 
 def _check_src(src, view, op):
-    if tuple(src.shape) != tuple(view.shape):
-        raise RuntimeError(f"{op}: expected src to have a size equal to the slice of self. src size = "
-                           f"{list(src.shape)}, slice size = {list(view.shape)}")
+    def unequal():
+        return RuntimeError(f"{op}: expected src to have a size equal to the slice of self. src size = "
+                            f"{list(src.shape)}, slice size = {list(view.shape)}")
+    check_sizes(src.dim() == view.dim(), unequal)
+    for s, v in zip(src.shape, view.shape):   # a size read from data is checked where the graph runs
+        check_sizes(s == v, unequal)
 
 
 def in_scatter_layout(result, a):
@@ -99,10 +104,8 @@ def slice_scatter(a, src, dim=0, start=None, end=None, step=1):
     _check_src(src, view, "slice_scatter")
     dim = wrap_dim(dim, a.dim(), "slice_scatter")
     size = a.shape[dim]
-    start = 0 if start is None else (start + size if start < 0 else start)
-    start = min(max(start, 0), size)
-    end = size if end is None else (end + size if end < 0 else end)
-    end = min(max(end, start), size)
+    start = 0 if start is None else wrapped_clamped(start, size)
+    end = size if end is None else torch.sym_max(wrapped_clamped(end, size), start)
     return _slice_update(a, src, dim, start, end, step)
 
 

@@ -10,7 +10,7 @@ from primkit.decompositions.layout import in_layout
 from primkit.decompositions.registry import register
 from primkit.decompositions.shape.common import infer_size, wrapped_clamped
 from primkit.prims import dtypes as dt
-from primkit.prims.layout import contiguous_strides, elementwise_strides, is_non_overlapping, itemsize, maybe
+from primkit.prims.layout import contiguous_strides, elementwise_strides, is_non_overlapping, itemsize, maybe, surely
 from primkit.prims.meta.shape import view_strides
 
 
@@ -281,13 +281,14 @@ def diagonal(a, offset=0, dim1=0, dim2=1):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     rest = [d for d in range(a.dim()) if d not in (d1, d2)]
     rows, cols = a.shape[d1], a.shape[d2]
-    length = max(min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols), 0)
+    # sym_min/sym_max: no guard where a size is data (rows a mask selects); ints as min/max
+    length = torch.sym_max(torch.sym_min(rows, cols - offset) if offset >= 0 else torch.sym_min(rows + offset, cols), 0)
     # The diagonal of the (rows, cols) plane: flat index first + i * (cols + 1).
     first = offset if offset >= 0 else -offset * cols
     moved = P.permute(a, rest + [d1, d2])
     plane = [rows * cols]
     outer = [a.shape[d] for d in rest]
-    if length > 0 and view_strides(moved.shape, moved.stride(), outer + plane) is None:
+    if maybe(length > 0) and view_strides(moved.shape, moved.stride(), outer + plane) is None:
         # The two dims do not merge into one strided dim: take the diagonal of a dense copy in
         # a's dim order (so the strides are eager's); unlike eager's, it does not alias a.
         dense = P.clone(moved)
@@ -295,7 +296,11 @@ def diagonal(a, offset=0, dim1=0, dim2=1):
         start = offset * col_stride if offset >= 0 else -offset * row_stride
         return P.as_strided(dense, outer + [length], list(dense.stride()[:-2]) + [row_stride + col_stride], start)
     flat = P.reshape(moved, outer + plane)
-    if length == 0:
+    if surely(length == 0):
         return P.slice(flat, [0] * len(plane + outer), outer + [0], [1] * len(plane + outer))
-    last = first + (length - 1) * (cols + 1) + 1
+    if isinstance(length, int):
+        last = first + (length - 1) * (cols + 1) + 1
+    else:   # a length read from data may be 0 where the graph runs: first and last clamped into the plane
+        first = torch.sym_min(first, rows * cols)
+        last = torch.sym_max(torch.sym_min(first + length * (cols + 1) - cols, rows * cols), first)
     return P.slice(flat, [0] * len(rest) + [first], outer + [last], [1] * len(rest) + [cols + 1])

@@ -35,10 +35,12 @@ def scatter(prim, a, dim, index, src):
     check(len(index.shape) == len(a.shape) == len(src.shape), prim, "C2", lambda: f"index, operand and src must "
           f"have one rank, got {len(index.shape)}, {len(a.shape)} and {len(src.shape)}")
     dim = canonical_dim(prim, "C3", dim, len(a.shape))
-    for d in range(len(a.shape)):
-        check(index.shape[d] <= src.shape[d] and (d == dim or index.shape[d] <= a.shape[d]), prim, "C4",
-              lambda: f"index shape {shape_str(index.shape)} does not fit operand {shape_str(a.shape)} and src "
-              f"{shape_str(src.shape)} in dim {d}")
+    def unfit():
+        return (f"index shape {shape_str(index.shape)} does not fit operand {shape_str(a.shape)} and src "
+                f"{shape_str(src.shape)} in dim {d}")
+    for d in range(len(a.shape)):   # one check per size (a size read from data is checked where the graph runs)
+        check(index.shape[d] <= src.shape[d], prim, "C4", unfit)
+        check(d == dim or index.shape[d] <= a.shape[d], prim, "C4", unfit)
     check(src.dtype == a.dtype, prim, "C5", lambda: f"src has dtype {dt.short(src.dtype)} but the operand has "
           f"{dt.short(a.dtype)}")
     check_dtype(prim, "C5", a, prim.dtypes)
