@@ -19,7 +19,7 @@ from primkit.prims.loader import LAYOUTS, PrimDef, resolve_impl
 from primkit.prims.errors import check
 from primkit.prims.meta import RULES, TensorMeta, is_tensor_like
 from primkit.prims.meta.common import check_addressable
-from primkit.prims.layout import is_non_overlapping_and_dense, same_sizes
+from primkit.prims.layout import contiguous_strides, is_non_overlapping_and_dense, same_sizes
 
 NAMESPACE = "primkit"
 _LIB = None
@@ -276,6 +276,12 @@ def _real_kernel(prim):
     return kernel
 
 
+def _dense(t) -> bool:
+    """t's strides are known to be dense: non-overlapping and dense, or contiguous by their expressions (an out=
+    tensor resized to sizes read from data, whose density no guard can decide)."""
+    return is_non_overlapping_and_dense(t.shape, t.stride()) or same_sizes(t.stride(), contiguous_strides(t.shape))
+
+
 def _functionalized_copy_to(prim):
     """copy_to under functionalization (torch.export, AOTAutograd, ``trace``): dst's value becomes
     src's. A decomposition that runs above functionalization (a CompositeImplicitAutograd entry,
@@ -297,7 +303,7 @@ def _functionalized_copy_to(prim):
         run_meta(prim, (inner, src), {})
         # the written tensor keeps its layout (as torch's functional copy does): a dense dst takes src's
         # values in dst's strides; a strided view's value is scattered into its base by the replay
-        if not same_sizes(src.stride(), inner.stride()) and is_non_overlapping_and_dense(inner.shape, inner.stride()):
+        if not same_sizes(src.stride(), inner.stride()) and _dense(inner):
             with torch._C._ExcludeDispatchKeyGuard(functionalize):
                 src = getattr(torch.ops, NAMESPACE).copy_strided.default(src, list(inner.stride()))
         torch._functionalize_replace(dst, src)
