@@ -469,6 +469,20 @@ def test_layer_norm_reaches_inductor_as_one_op(case):
     torch.testing.assert_close(out, expected, **tol)
 
 
+def test_lowering_records_no_constant_per_number():
+    # The reference kernels round a number to its dtype (full, scalar_tensor, pad) outside the trace: make_fx
+    # (to_aten, and compile_fx's AOTAutograd after it) recorded each tensor made for it as a constant of the
+    # traced module (~5 ms a number; 71 numbers in to_aten's trace of the bench's GPT-2).
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from primkit.prims.reference.creation import full, scalar_tensor
+    program = lambda x: x * full([2], 0.1, dtype=torch.float32, device="cpu") + scalar_tensor(   # noqa: E731
+        1e40, dtype=torch.float32, device="cpu")
+    x = torch.randn(2)
+    gm = make_fx(program, tracing_mode="fake")(x)
+    assert dict(gm.named_buffers()) == {}
+    assert torch.equal(gm(x), program(x)) and torch.isinf(scalar_tensor(1e40, dtype=torch.float32, device="cpu"))
+
+
 def test_layer_norm_left_decomposed_where_its_statistics_are_read():
     # native_layer_norm's mean and rstd outputs read the pattern's intermediates (as a training graph keeps
     # them for the backward): the layer norm stays decomposed. The lowered module keeps no tensor constant
