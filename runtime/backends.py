@@ -102,9 +102,15 @@ def primkit(gm: torch.fx.GraphModule, example_inputs, **kwargs):
 
 def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):
     from functorch.compile import make_boxed_func
+    from torch._guards import TracingContext
     from torch._inductor.compile_fx import compile_fx
-    # with_effects nodes (linalg's error checks) stay: Inductor runs them as they are
-    compiled = compile_fx(to_aten(gm, example_inputs), example_inputs)
+    # compile_fx reports the output strides Inductor chose to the caller's TracingContext where it loads the graph
+    # from its on-disk cache (not where it compiles it): the outer AOTAutograd then compiled the backward for those
+    # strides while the forward below returns the meta strides, and gpt2's training step failed Inductor's stride
+    # assertion in the backward on a program's second run. A report of its own keeps them from the outer one.
+    with TracingContext.report_output_strides():
+        # with_effects nodes (linalg's error checks) stay: Inductor runs them as they are
+        compiled = compile_fx(to_aten(gm, example_inputs), example_inputs)
     # Inductor keeps a graph output's strides on a best-effort basis, and compile_fx's own AOTAutograd does not
     # report the forward's output strides to the outer one (as its own backend's forward does), so the backward
     # was compiled for the strides gm's meta values promise: a forward output Inductor laid out otherwise (a

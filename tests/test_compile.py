@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 
 import pytest
 import torch
@@ -607,6 +608,53 @@ def test_primkit_inductor_transformers_training_step_with_an_empty_cache(monkeyp
     torch.manual_seed(0)
     model, inputs = transformers_zoo.gpt2()
     _check_training(model.eval(), (), "primkit_inductor", loss_of=lambda m: m(**inputs).loss)
+
+
+# One attention block's training step, run in a fresh interpreter: its key and value go through an empty cache
+# (a cat along the sequence, as transformers' cache does), a forward output Inductor lays out otherwise than its
+# meta value (the layout of the projection it was cut from).
+_WARM_CACHE_PROGRAM = """
+import copy, sys, torch, torch.nn as nn
+
+class Block(nn.Module):
+    def __init__(self, dim=32, heads=4):
+        super().__init__()
+        self.qkv, self.proj, self.heads = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim), heads
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = (t.view(b, s, self.heads, -1).transpose(1, 2) for t in self.qkv(x).split(d, -1))
+        k, v = (torch.cat([t.new_zeros(b, self.heads, 0, d // self.heads), t], 2) for t in (k, v))
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(out.transpose(1, 2).reshape(b, s, d))
+
+torch.manual_seed(0)
+eager, x = Block(), torch.randn(2, 8, 32)
+compiled = copy.deepcopy(eager)
+results = []
+for model in (eager, torch.compile(compiled, backend="primkit_inductor")):
+    loss = model(x).square().mean()
+    loss.backward()
+    results.append([loss.detach()] + [p.grad for p in (eager if model is eager else compiled).parameters()])
+torch.save(results, sys.argv[1])
+"""
+
+
+def test_primkit_inductor_training_step_with_a_warm_cache(tmp_path):
+    # The second run of a program loads its forward from Inductor's on-disk cache, which reported the output strides
+    # Inductor chose to the outer AOTAutograd (a fresh compile does not): the backward was compiled for those, while
+    # the forward returns the meta strides, and it failed Inductor's stride assertion (gpt2's bench, second run).
+    import subprocess
+    import sys
+    pytest.importorskip("torch._inductor")
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    for run in ("cold", "warm"):
+        done = subprocess.run([sys.executable, "-c", _WARM_CACHE_PROGRAM, str(tmp_path / run)], env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, f"{run} run: {done.stderr[-2000:]}"
+        (expected_loss, *expected_grads), (loss, *grads) = torch.load(tmp_path / run)
+        torch.testing.assert_close(loss, expected_loss, atol=ATOL, rtol=RTOL)
+        torch.testing.assert_close(grads, expected_grads, atol=ATOL, rtol=RTOL)
 
 
 class _DropoutAttention(nn.Module):
