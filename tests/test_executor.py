@@ -39,7 +39,7 @@ NOT_BITWISE_CUDA = {"aten._upsample_bicubic2d_aa_backward", "aten._upsample_bili
                     "primkit.scatter_reduce", "scatter_reduce_two", "scatter_reduce_two_complex",
                     "scatter_reduce_two_src_larger", "aten.fractional_max_pool3d_backward",
                     "_index_put_impl_accumulate", "aten.grid_sampler_2d_backward",
-                    "aten.grid_sampler_2d_backward.out"}
+                    "aten.grid_sampler_2d_backward.out", "index_put_accumulate"}
 # On CUDA, where several indices write one element, which write lands is unspecified (eager's scatter too):
 # the executor and the reference backend may keep different ones, so only the geometry is compared there.
 UNSPECIFIED_CUDA = {"primkit.scatter"}

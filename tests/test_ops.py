@@ -260,6 +260,16 @@ def test_pixel_unshuffle_of_an_empty_input_follows_its_devices_kernel():
         assert pixel_unshuffle(a, 2).shape == torch.nn.functional.pixel_unshuffle(a, 2).shape, device
 
 
+def test_adaptive_avg_pool_backward_of_no_output():
+    """A grad_output with an empty output dim (the gradient of adaptive_avg_pool2d to output_size (2, 0)) flows into
+    no input element: zeros of the input's shape, as eager's CUDA kernel gives (CUDA run 5's empty-last-dim sweep;
+    eager's CPU kernel refuses the empty grad_output). The bins of an empty output dim were max() of nothing."""
+    a = torch.randn(2, 3, 8, 8, dtype=torch.float64)
+    sample = SampleInput(torch.randn(2, 3, 2, 0, dtype=torch.float64), (a,))
+    gm, tensors = trace_sample(torch.ops.aten._adaptive_avg_pool2d_backward.default, sample)
+    assert torch.equal(gm(*tensors), torch.zeros_like(a))
+
+
 def test_strides(entry, dtype, device):
     mismatches = _STRIDES_SEEN.pop((entry.name, dtype, device), None)
     if mismatches is None:

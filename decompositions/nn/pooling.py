@@ -242,7 +242,8 @@ register_out(aten.avg_pool2d.out, avg_pool2d, "avg_pool2d")
 
 def adaptive_bins(in_size, out_size, device):
     """(index (O, kmax), valid (O, kmax), count (O,)): bin o covers [floor(o*I/O), ceil((o+1)*I/O))."""
-    kmax = max(-(-(o + 1) * in_size // out_size) - (o * in_size) // out_size for o in range(out_size))
+    # No bins (out_size 0: the gradient of a forward with no outputs) read nothing: kmax 0.
+    kmax = max((-(-(o + 1) * in_size // out_size) - (o * in_size) // out_size for o in range(out_size)), default=0)
     o = P.iota(out_size, start=0, step=1, dtype=torch.int64, device=device)
     start = P.floor_divide(P.mul(o, i64(in_size, [out_size], device)), i64(out_size, [out_size], device))
     end = P.floor_divide(P.add(P.mul(o, i64(in_size, [out_size], device)), i64(in_size + out_size - 1,

@@ -229,13 +229,16 @@ def fake_quantize_per_tensor_samples(op, device, dtype):
 
 def _tensor_qparams(samples, enabled=None):
     """scale (float32) and zero_point (int32) as one-element tensors; ``enabled``: the
-    fake_quant_enabled tensor of the cachemask form (0.0 passes input through)."""
+    fake_quant_enabled tensor of the cachemask form (0.0 passes input through). On CUDA the flag is int64, as
+    fake_quantize_per_tensor_affine passes it: eager's CUDA kernel reads it as int64 and refuses a float one
+    ("expected scalar type Long but found Float"); CPU's reads either."""
     def gen(op, device, dtype):
+        flag_dtype = torch.int64 if torch.device(device).type == "cuda" else None
         for s in samples(op, device, dtype):
             scale, zp, qmin, qmax = s.args
             qparams = (torch.tensor([scale], device=device), torch.tensor([zp], device=device, dtype=torch.int32))
             for on in ((None,) if enabled is None else enabled):
-                flag = () if on is None else (torch.tensor([on], device=device),)
+                flag = () if on is None else (torch.tensor([on], device=device, dtype=flag_dtype),)
                 yield SampleInput(s.input, (*qparams, *flag, qmin, qmax),
                                   name=s.name + ("" if on is None else f" enabled {on}"))
     return gen
