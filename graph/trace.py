@@ -18,7 +18,6 @@ from torch._subclasses.functional_tensor import FunctionalTensor, FunctionalTens
 from torch.fx import traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
 from torch.overrides import TorchFunctionMode
-from torch.fx.experimental.symbolic_shapes import free_symbols, free_unbacked_symbols
 from torch.utils._mode_utils import no_dispatch
 from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 
@@ -171,6 +170,7 @@ def _runtime_asserts(gm, name):
     count) is left as it is."""
     from torch._guards import detect_fake_mode
     from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
     if not any(free_unbacked_symbols(n.meta.get("val")) for n in gm.graph.nodes):
         return
     mode = detect_fake_mode([n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"])
@@ -361,6 +361,7 @@ def _resized_argument(order, index, value, shape, strides):
         raise DecompositionError(["aten.resize_"], "trace: ", "resize a parameter or buffer of the module")
     # sizes read from data, or a symbolic tensor (dynamic=True): resize_ takes ints only and a tensor of ints
     # (C++ asks the symbolic tensor's storage_offset()), as_strided_ asserts a bound
+    from torch.fx.experimental.symbolic_shapes import free_symbols   # (sympy: loaded where symbols are made)
     if free_symbols((shape, value.shape, value.stride())):
         with _disable_current_modes():
             value.set_(value.new_empty_strided(shape, strides))
@@ -433,6 +434,7 @@ class _DataSizedResize(TorchDispatchMode):
     Python wrapper takes the new geometry. A view keeps its sizes, assumed to be the data's."""
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        from torch.fx.experimental.symbolic_shapes import free_symbols
         kwargs = kwargs or {}
         if func not in (torch.ops.aten.resize_.default, torch.ops.aten.as_strided_.default) or \
                 not isinstance(args[0], FunctionalTensor) or \

@@ -2,13 +2,16 @@
 geometry is the prim's contract, so a filled tensor viewed with their strides stands for them."""
 from __future__ import annotations
 
+import torch
+
 from primkit.decompositions.lowering.core import P, lowers
 
 
 @lowers("empty_strided", example=lambda dtype: ([2, 3], [1, 2], dtype, "meta"))
 def empty_strided(shape, stride, dtype=None, device=None):
     # storage for the farthest element; overlapping strides (stride 0) are allowed, so as_strided, not copy_strided
-    extent = 0 if any(s == 0 for s in shape) else 1 + sum((s - 1) * st for s, st in zip(shape, stride))
+    # (max with 0, not a test of each size: a size read from data has no answer to s == 0 at trace time)
+    extent = torch.sym_max(0, 1 + sum((s - 1) * st for s, st in zip(shape, stride)))
     return P.as_strided(P.full([extent], 0, dtype=dtype, device=device), list(shape), list(stride), 0)
 
 

@@ -10,6 +10,13 @@ def _offsets(gen, dtype):
     return torch.tensor([0, 2, 2, 5])   # an empty bag among them
 
 
+def _last_offsets(gen, dtype):
+    # include_last_offset: the last offset is the number of indices (7), as the docs ask; with one short of
+    # it eager's kernels disagree among themselves about the indices past it (sum without padding_idx sums
+    # them into the last bag, mean and max do not)
+    return torch.tensor([0, 2, 2, 5, 7])
+
+
 MODULES = [
     ModuleInfo(nn.Embedding, (
         variant("default", 10, 3, forwards=[fwd("2d", i64(2, 4, high=10)), fwd("1d", i64(5, high=10))]),
@@ -29,11 +36,6 @@ MODULES = [
             fwd("2d", i64(3, 4, high=10), per_sample_weights=f(3, 4))]),
         variant("max", 10, 3, mode="max", forwards=[fwd("2d", i64(3, 4, high=10))]),
         variant("padding_idx_last_offset", 10, 3, padding_idx=0, include_last_offset=True, forwards=[
-            fwd("offsets", i64(7, high=4), T((4,), _offsets))]),
-    ), family="embedding", xfails=(
-        # [0, 1, 2, 3, 0, 1, 2] in bags [0:2], [2:2], [2:5]: the third bag's mean differs from eager's
-        xfail("eval", AssertionError, "include_last_offset with padding_idx: the last bag's mean differs from "
-              "eager's (decompositions/nn/embedding.py _embedding_bag)", variants=["padding_idx_last_offset"]),
-        xfail("train", AssertionError, "aten::_embedding_bag has no decomposition under AOTAutograd: the "
-              "forward graph keeps it"))),
+            fwd("offsets", i64(7, high=4), T((5,), _last_offsets))]),
+    ), family="embedding"),
 ]
