@@ -572,7 +572,7 @@ def _max_pool_cases():
         "rectangular": (lambda x: pool(x, (2, 3), (1, 2), (1, 0)), (x,), True),
         "unbatched": (lambda x: pool(x, 3, 2, 1), (x[0],), True),
         "float64": (lambda x: pool(x, 3, 2, 1), (x.double(),), True),
-        "indices-read": (lambda x: pool(x, 3, 2, 1, return_indices=True), (x,), False),
+        "indices-read": (lambda x: pool(x, 3, 2, 1, return_indices=True), (x,), True),
         "channels-last": (lambda x: pool(x, 3, 2, 1), (x.contiguous(memory_format=torch.channels_last),), False),
     }
 
@@ -586,8 +586,9 @@ def test_max_pool_reaches_inductor_as_one_op(case):
     # primkit_inductor hands Inductor the decomposed max pooling (the -inf padding, a strided slice per window
     # offset, their elementwise maxima) as max_pool2d_with_indices, the op its own path gets: its lowering
     # keeps the pooled input in a buffer and reads the windows with masked loads, where the padded tensor was
-    # materialized. Not where the indices are read or the windows are on other dims; the values (nan and
-    # all -inf windows included) and layout are eager's.
+    # materialized; where the indices are read too (a training forward), as the executor's pass gives them.
+    # Not where the windows are on other dims; the values (nan and all -inf windows included), indices and
+    # layout are eager's.
     program, args, fused = _max_pool_cases()[case]
     gm, aten, targets = _lowered(program, args)
     assert any(n.target is torch.ops.primkit.maximum.default for n in gm.graph.nodes)   # decomposed: a prim graph
