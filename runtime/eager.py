@@ -110,8 +110,7 @@ class ThroughPrims(TorchDispatchMode):
             with no_python_dispatcher():   # a prim's torch kernel runs torch's own composites, not the table's
                 return _run_prim(func, *_values(self.lazy is not None, args, kwargs))
         # a tensor of another layout than strided (a sparse gradient) has no prim: the op is eager's kernel's
-        layout = next((t.layout for t in pytree.tree_leaves((args, kwargs))
-                       if isinstance(t, torch.Tensor) and t.layout != torch.strided), None)
+        layout = _other_layout(args, kwargs)
         fn = self.table.get(func) if layout is None else None
         if fn is not None:
             with self:
@@ -135,6 +134,16 @@ class ThroughPrims(TorchDispatchMode):
         if self.lazy is not None and func._schema.is_mutable:
             _geometry_of_values(args, kwargs)
         return out
+
+
+def _other_layout(args, kwargs):
+    """The layout of the first argument tensor that is not strided, or None: an op's arguments are tensors,
+    numbers or lists of them, so one level of lists is looked into (no pytree walk on every op)."""
+    for a in (*args, *kwargs.values()):
+        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+            if isinstance(t, torch.Tensor) and t.layout != torch.strided:
+                return t.layout
+    return None
 
 
 def _missing(func, layout=None) -> DecompositionError:

@@ -443,6 +443,16 @@ register_overloads(householder_product, "orgqr", ("default", "out"), out_resize=
 
 # --- solves through a Cholesky factor -------------------------------------------------------------
 
+def _check_rhs(name, a, b):
+    """Eager's checks of a solve's right-hand side b against its (factored) matrix a: rows and dtype."""
+    if a.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {a.shape[-2]} by {a.shape[-1]} "
+                           f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    if b.dtype != a.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {dt.short(b.dtype)} and A "
+                           f"of type {dt.short(a.dtype)} instead.")
+
+
 def cholesky_solve(b, factor, upper=False):
     """X with A X = b, A = L L^H (U^H U when upper) given by its Cholesky factor; batch dims broadcast."""
     for what, t in (("b", b), ("u", factor)):
@@ -451,12 +461,7 @@ def cholesky_solve(b, factor, upper=False):
     if factor.shape[-1] != factor.shape[-2]:
         raise RuntimeError(f"A must be batches of square matrices, but they are {factor.shape[-2]} by "
                            f"{factor.shape[-1]} matrices")
-    if factor.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {factor.shape[-2]} by "
-                           f"{factor.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
-    if b.dtype != factor.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {dt.short(b.dtype)} and A "
-                           f"of type {dt.short(factor.dtype)} instead.")
+    _check_rhs("cholesky_solve", factor, b)
     _check_kernel_dtype("cholesky_solve_cpu", b)
     b, factor = _batch_broadcast(b, factor)
     return column_major(P.cholesky_solve(b, factor, upper))
@@ -641,12 +646,7 @@ def ldl_solve(ld, pivots, b, *, hermitian=False):
     if tuple(pivots.shape) != tuple(ld.shape[:-1]):
         raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
                            f"shape {list(pivots.shape)} instead")
-    if ld.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {ld.shape[-2]} by {ld.shape[-1]} "
-                           f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
-    if b.dtype != ld.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {dt.short(b.dtype)} and A of "
-                           f"type {dt.short(ld.dtype)} instead.")
+    _check_rhs(name, ld, b)
     _check_linalg_dtype(name, ld)
     if pivots.dtype not in dt.INT:
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got {dt.short(pivots.dtype)}")

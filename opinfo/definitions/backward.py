@@ -13,7 +13,7 @@ import re
 import torch
 
 from primkit.opinfo.core import ErrorInput, OpInfo, SampleInput
-from primkit.opinfo.definitions.nn.common import ACCUMULATE_TOLERANCES, out_entry
+from primkit.opinfo.definitions.nn.common import ACCUMULATE_TOLERANCES, REDUCTION_TOLERANCES, out_entry
 from primkit.opinfo.dtypes import FLOAT32_64, FLOATING
 from primkit.opinfo.samples import layouts, make
 
@@ -563,14 +563,6 @@ def error_inputs_select_backward(op, device):
 
 # ----------------------------------------------------------------------------- entries
 
-# Sums over many elements (batch statistics, window sums, matmuls) in another order than eager's
-# kernels: a few ulps in float32; float16/bfloat16 round at other points (eager accumulates some
-# of these kernels in the storage dtype, the decompositions in float32).
-REDUCTION_TOLERANCES = {
-    torch.float32: (1e-5, 1e-5),
-    torch.float16: (2e-3, 2e-3),
-    torch.bfloat16: (2e-2, 2e-2),
-}
 # Norm backward passes: sums of products that cancel ((n * g - sum(g) - xhat * sum(g * xhat)),
 # sum(g * xhat)); eager's kernels round xhat and partial sums at other points than the
 # decomposition (which computes in float32 and rounds once), and the cancellation turns an ulp of

@@ -118,24 +118,16 @@ def _without_stats(samples):
     return gen
 
 
-def _no_training(samples):
-    """_native_batch_norm_legit_no_training: the evaluation-mode samples, without ``training``."""
+def _in_mode(samples, training):
+    """native_batch_norm's samples of one mode, without ``training``: the evaluation-mode ones are
+    _native_batch_norm_legit_no_training's, the training-mode ones _batch_norm_with_update's."""
     def gen(op, device, dtype):
         for s in samples(op, device, dtype):
-            weight, bias, rm, rv, training, momentum, eps = s.args
-            if not training:
+            weight, bias, rm, rv, in_training, momentum, eps = s.args
+            if bool(in_training) == training:
                 yield SampleInput(s.input, (weight, bias, rm, rv, momentum, eps), name=s.name)
     return gen
 
-
-def _training_only(samples):
-    """The training-mode samples of native_batch_norm's, without ``training``: _batch_norm_with_update's."""
-    def gen(op, device, dtype):
-        for s in samples(op, device, dtype):
-            weight, bias, rm, rv, training, momentum, eps = s.args
-            if training:
-                yield SampleInput(s.input, (weight, bias, rm, rv, momentum, eps), name=s.name)
-    return gen
 
 
 def batch_norm_with_update_and_stats(a, weight, bias, running_mean, running_var, momentum, eps):
@@ -252,7 +244,7 @@ ENTRIES = [
     out_entry(aten._native_batch_norm_legit.no_stats_out, aten._native_batch_norm_legit.no_stats,
               _without_stats(_dense_when_training(sample_inputs_native_batch_norm)), tolerances=REDUCTION_TOLERANCES),
     out_entry(aten._native_batch_norm_legit_no_training.out, aten._native_batch_norm_legit_no_training,
-              _no_training(sample_inputs_native_batch_norm), tolerances=REDUCTION_TOLERANCES),
+              _in_mode(sample_inputs_native_batch_norm, training=False), tolerances=REDUCTION_TOLERANCES),
     out_entry(aten.native_group_norm.out, aten.native_group_norm, sample_inputs_native_group_norm,
               tolerances=REDUCTION_TOLERANCES),
     out_entry(aten.native_layer_norm.out, aten.native_layer_norm, sample_inputs_native_layer_norm,
@@ -267,16 +259,17 @@ ENTRIES = [
     # aten.batch_norm's successors. No gradients, as _native_batch_norm_legit_functional's: eager
     # differentiates the output only, the prim graph every result.
     _entry("aten._batch_norm_with_update", batch_norm_with_update_and_stats, ("aten::_batch_norm_with_update",),
-           _training_only(sample_inputs_native_batch_norm), tolerances=REDUCTION_TOLERANCES, autograd=False),
+           _in_mode(sample_inputs_native_batch_norm, training=True), tolerances=REDUCTION_TOLERANCES, autograd=False),
     _entry("aten._batch_norm_with_update_functional", aten._batch_norm_with_update_functional,
-           ("aten::_batch_norm_with_update_functional",), _training_only(sample_inputs_native_batch_norm),
+           ("aten::_batch_norm_with_update_functional",), _in_mode(sample_inputs_native_batch_norm, training=True),
            tolerances=REDUCTION_TOLERANCES, autograd=False),
     _entry("aten._batch_norm_no_update", aten._batch_norm_no_update, ("aten::_batch_norm_no_update",),
-           _no_training(sample_inputs_native_batch_norm), tolerances=REDUCTION_TOLERANCES, autograd=False),
+           _in_mode(sample_inputs_native_batch_norm, training=False), tolerances=REDUCTION_TOLERANCES, autograd=False),
     out_entry(aten._batch_norm_with_update.out, aten._batch_norm_with_update.default,
-              _training_only(_dense_when_training(sample_inputs_native_batch_norm)), tolerances=REDUCTION_TOLERANCES),
+              _in_mode(_dense_when_training(sample_inputs_native_batch_norm), training=True),
+              tolerances=REDUCTION_TOLERANCES),
     out_entry(aten._batch_norm_no_update.out, aten._batch_norm_no_update.default,
-              _no_training(sample_inputs_native_batch_norm), tolerances=REDUCTION_TOLERANCES),
+              _in_mode(sample_inputs_native_batch_norm, training=False), tolerances=REDUCTION_TOLERANCES),
     _entry("nn.utils.weight_norm", torch._weight_norm, ("aten::_weight_norm", "aten::_weight_norm_interface"),
            sample_inputs_weight_norm, tolerances=REDUCTION_TOLERANCES),
     # No gradients: the second result (the norm) is a saved statistic eager does not differentiate.
