@@ -107,16 +107,16 @@ def test_graphs_are_prims(monkeypatch):
 
 
 def _fused_kernels(monkeypatch):
-    """The names of the calls that the primkit backend's re-fusion passes (fusion.FOR_EXECUTOR) put into each
-    graph the executor compiles, recorded into the returned list (one Counter per graph)."""
+    """The names of the calls in each graph the executor compiles (those the primkit backend's re-fusion passes,
+    fusion.FOR_EXECUTOR, put there, and the prims as ``<name>.default``), recorded into the returned list (one
+    Counter per graph)."""
     import collections
-    from primkit import prims
     from primkit.runtime import executor
     real, found = executor.compile, []
 
     def compile(gm, **kwargs):
         found.append(collections.Counter(getattr(n.target, "__name__", "") for n in gm.graph.nodes
-                                         if n.op == "call_function" and not prims.is_prim(n.target)))
+                                         if n.op == "call_function"))
         return real(gm, **kwargs)
     monkeypatch.setattr(executor, "compile", compile)
     return found
@@ -124,20 +124,21 @@ def _fused_kernels(monkeypatch):
 
 def test_executor_runs_eager_kernels_for_training_patterns(monkeypatch):
     # The CNN's training step: each batch norm's forward and backward, each ReLU's gradient, each
-    # convolution's weight gradient and the max pooling (with the indices its backward reads) reach the executor
+    # convolution's backward and the max pooling (with the indices its backward reads) reach the executor
     # as eager's kernel (one call where the decomposition ran up to twenty prims); the step still equals eager's.
     found = _fused_kernels(monkeypatch)
     test_training_step_equals_eager("cnn")
     forward, backward = found[0], found[1]
     assert forward["batch_norm_training"] == 2 and forward["_max_pool2d_with_indices"] == 1
     assert backward["batch_norm_training_backward"] == 2 and backward["threshold_backward.default"] == 2
-    assert backward["conv_weight_grad"] == 3   # conv1d, conv1, conv2 (two groups)
+    assert backward["conv_backward"] == 3   # conv1d, conv1, conv2 (two groups)
+    assert backward["convolution.default"] == 0   # their input gradients in the same calls
 
 
 def test_executor_runs_eager_kernels_for_the_bench_resnet(monkeypatch):
     # The bench's ResNet (transformers, train mode, its defaults): every one of its 16 batch norms, 13 ReLU
-    # gradients, 16 convolution weight gradients and its max pooling runs as eager's kernel, and two SGD steps
-    # equal eager's.
+    # gradients, 16 convolution backwards (input and weight gradients in one call; the stem's weight gradient
+    # alone) and its max pooling runs as eager's kernel, and two SGD steps equal eager's.
     pytest.importorskip("transformers")
     from primkit.tools.bench_models import _Outputs, _models
     found = _fused_kernels(monkeypatch)
@@ -147,7 +148,8 @@ def test_executor_runs_eager_kernels_for_the_bench_resnet(monkeypatch):
     forward, backward = found[0], found[1]
     assert forward["batch_norm_training"] == 16 and backward["batch_norm_training_backward"] == 16
     assert forward["_max_pool2d_with_indices"] == 1
-    assert backward["threshold_backward.default"] == 13 and backward["conv_weight_grad"] == 16
+    assert backward["threshold_backward.default"] == 13 and backward["conv_backward"] == 16
+    assert backward["convolution.default"] == 0
 
 
 def _executor_pattern_cases():
@@ -156,12 +158,12 @@ def _executor_pattern_cases():
     x = torch.randn(2, 4, 9, 9, generator=g)
     bn_relu = lambda bn: nn.Sequential(nn.Conv2d(4, 4, 1), bn, nn.ReLU())   # noqa: E731
     return {
-        "conv-stride-padding-dilation": (nn.Conv2d(4, 6, 3, stride=2, padding=1, dilation=2), x, {"conv_weight_grad"}),
-        "conv-groups-no-bias": (nn.Conv2d(4, 6, (3, 2), groups=2, bias=False), x, {"conv_weight_grad"}),
-        "conv1d": (nn.Conv1d(4, 6, 3, stride=2), x[:, :, 0], {"conv_weight_grad"}),
-        "conv3d": (nn.Conv3d(4, 2, 2), x[:, :, :4, :4].unsqueeze(2).expand(2, 4, 3, 4, 4), {"conv_weight_grad"}),
+        "conv-stride-padding-dilation": (nn.Conv2d(4, 6, 3, stride=2, padding=1, dilation=2), x, {"conv_backward"}),
+        "conv-groups-no-bias": (nn.Conv2d(4, 6, (3, 2), groups=2, bias=False), x, {"conv_backward"}),
+        "conv1d": (nn.Conv1d(4, 6, 3, stride=2), x[:, :, 0], {"conv_backward"}),
+        "conv3d": (nn.Conv3d(4, 2, 2), x[:, :, :4, :4].unsqueeze(2).expand(2, 4, 3, 4, 4), {"conv_backward"}),
         "conv-transpose": (nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1), x,
-                           {"conv_weight_grad"}),
+                           {"conv_backward"}),
         "batch-norm": (bn_relu(nn.BatchNorm2d(4)), x, {"batch_norm_training_backward", "threshold_backward.default"}),
         "batch-norm-no-affine": (bn_relu(nn.BatchNorm2d(4, affine=False)), x, {"batch_norm_training_backward"}),
         "batch-norm-no-running-stats": (bn_relu(nn.BatchNorm2d(4, track_running_stats=False)), x,

@@ -10,7 +10,7 @@ what they ask of nodes.
     bias_into_mm(gm)               # ATen graph: mm + row bias as addmm
     batch_norm_as_aten(gm)         # prim graph, for the executor: batch norm's training forward and backward
     threshold_backward_as_aten(gm) # prim graph, for the executor: where(x <= t, 0, g) as threshold_backward
-    conv_weight_grad_as_aten(gm)   # prim graph, for the executor: a convolution's weight gradient
+    conv_backward_as_aten(gm)      # prim graph, for both: a convolution's input, weight and bias gradients
     max_pool_with_indices_as_aten(gm)  # prim graph, for both: max_pool2d_with_indices, indices read
 
 ``FOR_EXECUTOR`` are the passes ``backend="primkit"`` runs before the executor: eager's kernel for a pattern whose
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from primkit.runtime.fusion.attention import attention_as_sdpa
 from primkit.runtime.fusion.batch_norm import batch_norm_as_aten
-from primkit.runtime.fusion.convolution import conv_weight_grad_as_aten
+from primkit.runtime.fusion.convolution import conv_backward_as_aten
 from primkit.runtime.fusion.index_wrap import without_dead_index_wraps
 from primkit.runtime.fusion.layer_norm import layer_norm_as_aten
 from primkit.runtime.fusion.linear import bias_into_mm
@@ -31,11 +31,11 @@ from primkit.runtime.fusion.threshold import threshold_backward_as_aten
 # (max_pool_with_indices_as_aten: a training forward's pooling whose indices the backward reads; ResNet's CPU
 # training step under primkit_inductor, 1 thread, interleaved in one process: 7.50 -> 7.16 ms, inductor 4.4 ms)
 ON_PRIMS = (attention_as_sdpa, without_dead_index_wraps, layer_norm_as_aten, max_pool_as_aten,
-            max_pool_with_indices_as_aten)
+            max_pool_with_indices_as_aten, conv_backward_as_aten)
 # the passes on a prim graph, in the order the primkit backend runs them before the executor
-FOR_EXECUTOR = (batch_norm_as_aten, threshold_backward_as_aten, conv_weight_grad_as_aten,
+FOR_EXECUTOR = (batch_norm_as_aten, threshold_backward_as_aten, conv_backward_as_aten,
                 max_pool_with_indices_as_aten)
 
 __all__ = ["ON_PRIMS", "FOR_EXECUTOR", "attention_as_sdpa", "without_dead_index_wraps", "layer_norm_as_aten",
            "max_pool_as_aten", "bias_into_mm", "batch_norm_as_aten", "threshold_backward_as_aten",
-           "conv_weight_grad_as_aten", "max_pool_with_indices_as_aten"]
+           "conv_backward_as_aten", "max_pool_with_indices_as_aten"]

@@ -6,8 +6,8 @@ import math
 
 import torch
 
-from primkit.runtime.fusion.pattern import fake_mode_of, filled, is_prim, mean_nodes, same_shape, tensor_of
-from primkit.runtime.fusion.rewrite import Match, call_results, rewrite
+from primkit.runtime.fusion.pattern import filled, is_prim, mean_nodes, same_shape, tensor_of
+from primkit.runtime.fusion.rewrite import fuse_results
 
 
 def _splat(node, value=None):
@@ -168,41 +168,6 @@ def batch_norm_training_backward(g, x, weight, mean, invstd, mask):
                                                               mask)
 
 
-def _laid_out_as(results, outs) -> bool:
-    """Whether each result the graph reads has the strides of the node it replaces."""
-    return all(o is None or (r is not None and same_shape(r.stride(), tensor_of(o).stride()))
-               for r, o in zip(results, outs))
-
-
-def _before(args, first, order) -> bool:
-    return all(not isinstance(a, torch.fx.Node) or order[a] < order[first] for a in args)
-
-
-def _fuse(gm, match, kernel, mask: bool):
-    """gm with each pattern ``match`` finds replaced by one call of ``kernel`` (its results read as the
-    replaced nodes were), where the input is float32 / float64, the kernel's arguments come before its first
-    result, and each result is laid out as the node it replaces (checked on the nodes' fake tensors)."""
-    order = {n: i for i, n in enumerate(gm.graph.nodes)}
-    matches, claimed = [], set()
-    for node in reversed(list(gm.graph.nodes)):
-        found = None if node in claimed else match(node)
-        if found is None:
-            continue
-        outs, args, nodes = found
-        args = (*args, [o is not None for o in outs]) if mask else args
-        vals = [tensor_of(a) if isinstance(a, torch.fx.Node) else a for a in args]
-        first = min((o for o in outs if o is not None), key=order.__getitem__)
-        if claimed & set(nodes) or any(v is None for a, v in zip(args, vals) if isinstance(a, torch.fx.Node)) \
-                or vals[0].dtype not in (torch.float32, torch.float64) or not _before(args, first, order):
-            continue
-        with fake_mode_of(vals[0]):
-            results = kernel(*vals)
-        if _laid_out_as(results, outs):
-            claimed.update(nodes)
-            matches.append(Match(outs, tuple(nodes), args))
-    return rewrite(gm, matches[::-1], call_results(kernel))
-
-
 def batch_norm_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     """The decomposed batch norms in training of gm's graph, backward and (CPU) forward, as eager's kernels, in
     a copy of gm: the executor runs one kernel where the decomposition ran some twenty elementwise prims and
@@ -210,5 +175,5 @@ def batch_norm_as_aten(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
 
     Only float32 / float64 (a half-precision input's upcast comes first and leaves the pattern unmatched), and
     where each result is laid out as the node it replaces."""
-    gm = _fuse(gm, _match_backward, batch_norm_training_backward, mask=True)
-    return _fuse(gm, _match_forward, batch_norm_training, mask=False)
+    gm = fuse_results(gm, _match_backward, batch_norm_training_backward, mask=True)
+    return fuse_results(gm, _match_forward, batch_norm_training, mask=False)

@@ -64,3 +64,10 @@ def same(a, b) -> bool:
 
 def same_shape(a, b) -> bool:
     return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+
+
+def same_layout(a, b) -> bool:
+    """Whether tensors a and b have the same sizes and, along each dim of more than one element, the same stride
+    (a size-1 dim's stride addresses nothing: eager and the decompositions may give it any)."""
+    return same_shape(a.shape, b.shape) and all(same(n, 1) or same(x, y)
+                                                 for n, x, y in zip(a.shape, a.stride(), b.stride()))

@@ -5,7 +5,10 @@ from __future__ import annotations
 import operator
 from typing import Callable, NamedTuple
 
+import torch
 import torch.fx as fx
+
+from primkit.runtime.fusion.pattern import fake_mode_of, same_layout, tensor_of
 
 
 class Match(NamedTuple):
@@ -77,4 +80,44 @@ def call_results(fn: Callable) -> Callable:
     return emit
 
 
-__all__ = ["Match", "rewrite", "call", "call_results"]
+def _laid_out_as(results, outs) -> bool:
+    """Whether each result the graph reads has the layout of the node it replaces."""
+    return all(o is None or (r is not None and same_layout(r, tensor_of(o))) for r, o in zip(results, outs))
+
+
+def _before(args, first, order) -> bool:
+    return all(not isinstance(a, fx.Node) or order[a] < order[first] for a in args)
+
+
+def fuse_results(gm: fx.GraphModule, match: Callable, kernel: Callable, mask: bool) -> fx.GraphModule:
+    """gm with each pattern ``match(node)`` finds, as (results, kernel's arguments, nodes), replaced by one call
+    of ``kernel`` (its results read as the replaced nodes were; with ``mask``, the kernel's last argument says
+    which results the graph reads), where the first argument is float32 / float64, the arguments come before
+    the first result, and each result has the layout of the node it replaces (``same_layout``, checked on the
+    nodes' fake tensors; arguments the kernel refuses leave the pattern as it is). Patterns may share nodes (a
+    shared node stays while read); a result is replaced once."""
+    order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    matches, claimed = [], set()
+    for node in reversed(list(gm.graph.nodes)):
+        found = None if node in claimed else match(node)
+        if found is None:
+            continue
+        outs, args, nodes = found
+        args = (*args, [o is not None for o in outs]) if mask else args
+        vals = [tensor_of(a) if isinstance(a, fx.Node) else a for a in args]
+        first = min((o for o in outs if o is not None), key=order.__getitem__)
+        if claimed & set(outs) or any(v is None for a, v in zip(args, vals) if isinstance(a, fx.Node)) \
+                or vals[0].dtype not in (torch.float32, torch.float64) or not _before(args, first, order):
+            continue
+        try:
+            with fake_mode_of(vals[0]):
+                results = kernel(*vals)
+        except RuntimeError:   # arguments that are not the kernel's (sizes that do not fit each other)
+            continue
+        if _laid_out_as(results, outs):
+            claimed.update(nodes)
+            matches.append(Match(outs, tuple(nodes), args))
+    return rewrite(gm, matches[::-1], call_results(kernel))
+
+
+__all__ = ["Match", "rewrite", "call", "call_results", "fuse_results"]

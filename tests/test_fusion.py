@@ -1,0 +1,117 @@
+"""The re-fusion passes of ``primkit_inductor`` (runtime/fusion): what reaches Inductor, and that a training step
+through it equals eager's. (The patterns the primkit backend's executor runs are in test_compile.py.)"""
+from __future__ import annotations
+
+import collections
+import copy
+
+import pytest
+import torch
+import torch.nn as nn
+
+pytest.importorskip("torch._inductor")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _inductor_graphs(monkeypatch):
+    """The ATen graphs primkit_inductor hands to Inductor (forward, then backward), recorded into the returned
+    list."""
+    from primkit.runtime import backends
+    real, graphs = backends.to_aten, []
+
+    def to_aten(gm, example_inputs):
+        graphs.append(real(gm, example_inputs))
+        return graphs[-1]
+    monkeypatch.setattr(backends, "to_aten", to_aten)
+    return graphs
+
+
+def _calls(gm, target):
+    return [n for n in gm.graph.nodes if n.op == "call_function" and n.target is target]
+
+
+class _TwoConvs(nn.Module):
+    """Two convolutions of one input (a residual block's convolution and its projection shortcut): the
+    backward's change of the input's layout for their weight gradients is one node, read by both."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.shortcut = nn.Conv2d(4, 6, 3, padding=1), nn.Conv2d(4, 6, 1, bias=False)
+
+    def forward(self, x):
+        return self.conv(x) * self.shortcut(x)
+
+
+def _conv_cases():
+    """name -> (model, input, whether the input's gradient is asked for); float64."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 4, 9, 9, generator=g, dtype=torch.float64)
+    return {
+        "stride-padding-dilation": (nn.Conv2d(4, 6, 3, stride=2, padding=1, dilation=2), x, True),
+        "groups-no-bias": (nn.Conv2d(4, 6, (3, 2), groups=2, bias=False), x, True),
+        "depthwise": (nn.Conv2d(4, 8, 3, padding=1, groups=4), x, True),
+        "conv1d": (nn.Conv1d(4, 6, 3, stride=2), x[:, :, 0], True),
+        "conv3d": (nn.Conv3d(4, 2, 2, padding=(1, 0, 1)), x[:, :, :4, :4].unsqueeze(2).expand(2, 4, 3, 4, 4), True),
+        "input-without-grad": (nn.Conv2d(4, 6, 7, stride=2, padding=3), x, False),   # a network's first layer
+        "shared-input": (_TwoConvs(), x, True),
+        "channels-last": (nn.Conv2d(4, 6, 3, padding=1), x.contiguous(memory_format=torch.channels_last), True),
+    }
+
+
+@pytest.mark.parametrize("case", list(_conv_cases()))
+def test_conv_backward_reaches_inductor_as_one_op(monkeypatch, case):
+    # primkit_inductor hands Inductor each convolution's backward as one aten.convolution_backward (the op its own
+    # path gets) with the input, weight and bias gradients the step reads, where the decomposition gave a
+    # transposed convolution, a convolution with the output gradient as kernel (the input's layout changed for
+    # it, the result cut and copied back) and a sum; the output and gradients equal eager's.
+    model, x, input_grad = _conv_cases()[case]
+    model = model.double()
+    graphs = _inductor_graphs(monkeypatch)
+    eager, compiled = model, torch.compile(copy.deepcopy(model), backend="primkit_inductor")
+    xs = [x.clone().requires_grad_(input_grad) for _ in range(2)]
+    outs = [m(xi) for m, xi in zip((eager, compiled), xs)]
+    for out in outs:
+        out.square().sum().backward()
+    torch.testing.assert_close(outs[1], outs[0])
+    if input_grad:
+        torch.testing.assert_close(xs[1].grad, xs[0].grad)
+        assert xs[1].grad.stride() == xs[0].grad.stride()
+    for (name, p), q in zip(eager.named_parameters(), compiled.parameters(), strict=True):
+        torch.testing.assert_close(q.grad, p.grad, msg=lambda m, name=name: f"{name}.grad: {m}")
+    backward = graphs[-1]
+    convs = [m for m in model.modules() if isinstance(m, nn.modules.conv._ConvNd)]
+    calls = _calls(backward, torch.ops.aten.convolution_backward.default)
+    assert not _calls(backward, torch.ops.aten.convolution.default)
+    assert sorted(c.args[-1] for c in calls) == sorted([input_grad, True, m.bias is not None] for m in convs)
+
+
+def test_conv_backward_of_the_bench_resnet(monkeypatch):
+    # The bench's ResNet (transformers, train mode, its defaults) under primkit_inductor: each of its 16
+    # convolutions' backward reaches Inductor as one aten.convolution_backward (the stem's weight gradient alone:
+    # its input is the pixels; the first block's reads its input in the layout the forward saved); the loss and
+    # gradients equal eager's.
+    pytest.importorskip("transformers")
+    from primkit.opinfo.tolerances import tolerance
+    from primkit.tools.bench_models import _Outputs, _models
+    graphs = _inductor_graphs(monkeypatch)
+    torch.manual_seed(0)
+    model, inputs = _models()["resnet"]()
+    eager = _Outputs(model).train()
+    compiled = copy.deepcopy(eager)
+    losses = [m(**inputs)[0].square().mean() for m in (eager, torch.compile(compiled, backend="primkit_inductor"))]
+    for loss in losses:
+        loss.backward()
+    atol, rtol = tolerance("training", torch.float32)
+    torch.testing.assert_close(losses[1], losses[0], atol=atol, rtol=rtol)
+    for (name, p), q in zip(eager.named_parameters(), compiled.parameters(), strict=True):
+        torch.testing.assert_close(q.grad, p.grad, atol=atol, rtol=rtol, msg=lambda m, name=name: f"{name}: {m}")
+    masks = collections.Counter(tuple(c.args[-1]) for c in
+                                _calls(graphs[-1], torch.ops.aten.convolution_backward.default))
+    assert masks == {(True, True, False): 15, (False, True, False): 1}
+    assert not _calls(graphs[-1], torch.ops.aten.convolution.default)
