@@ -194,8 +194,11 @@ def _is_view(node) -> bool:
 
 
 def _allocates(node) -> bool:
-    """Whether node's kernel always returns a new tensor (a prim of an allocating family)."""
-    return prims.is_prim(node.target) and prims.get(node.target._opname).family in _ALLOCATING_FAMILIES
+    """Whether node's kernel always returns new tensors: a prim of an allocating family, or a function marked
+    ``allocates`` (a re-fusion pass's call of eager's kernel, runtime/fusion)."""
+    if prims.is_prim(node.target):
+        return prims.get(node.target._opname).family in _ALLOCATING_FAMILIES
+    return getattr(node.target, "allocates", False) is True
 
 
 def _owned_nodes(graph: fx.Graph) -> set:

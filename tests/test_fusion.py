@@ -115,3 +115,40 @@ def test_conv_backward_of_the_bench_resnet(monkeypatch):
                                 _calls(graphs[-1], torch.ops.aten.convolution_backward.default))
     assert masks == {(True, True, False): 15, (False, True, False): 1}
     assert not _calls(graphs[-1], torch.ops.aten.convolution.default)
+
+
+def _batch_norm_cases():
+    """name -> the batch norm after a convolution (and a ReLU), float64."""
+    return {
+        "affine": nn.BatchNorm2d(4),
+        "no-affine": nn.BatchNorm2d(4, affine=False),
+        "no-running-stats": nn.BatchNorm2d(4, track_running_stats=False),
+        "momentum-eps": nn.BatchNorm2d(4, eps=1e-3, momentum=0.3),
+    }
+
+
+@pytest.mark.parametrize("case", list(_batch_norm_cases()))
+def test_batch_norm_forward_reaches_inductor_as_one_op(monkeypatch, case):
+    # primkit_inductor hands Inductor a training batch norm's decomposed forward (CPU) as eager's op (the one its
+    # own path gets, which it decomposes its own way): its results, read by the forward's other prims, were
+    # taken as aliases of the running statistics written back at the graph's end, and their copies (which
+    # read storage) failed to trace. Two steps' outputs, gradients and running statistics equal eager's.
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 3, 9, 9, generator=g, dtype=torch.float64)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), _batch_norm_cases()[case], nn.ReLU()).double().train()
+    graphs = _inductor_graphs(monkeypatch)
+    eager, compiled = model, copy.deepcopy(model)
+    run = torch.compile(compiled, backend="primkit_inductor")
+    for _ in range(2):
+        outs = [m(x) for m in (eager, run)]
+        for out in outs:
+            out.square().sum().backward()
+        torch.testing.assert_close(outs[1], outs[0])
+    for (name, p), q in zip(eager.named_parameters(), compiled.parameters(), strict=True):
+        torch.testing.assert_close(q.grad, p.grad, msg=lambda m, name=name: f"{name}.grad: {m}")
+    for (name, b), c in zip(eager.named_buffers(), compiled.buffers(), strict=True):
+        torch.testing.assert_close(c, b, msg=lambda m, name=name: f"{name}: {m}")
+    forward = graphs[0]
+    fused = (torch.ops.aten._native_batch_norm_legit_functional.default if case != "no-running-stats"
+             else torch.ops.aten._native_batch_norm_legit.no_stats)   # native_batch_norm, as make_fx records it
+    assert len(_calls(forward, fused)) == 1

@@ -7,7 +7,7 @@ import math
 import torch
 
 from primkit.runtime.fusion.pattern import filled, is_prim, mean_nodes, same_shape, tensor_of
-from primkit.runtime.fusion.rewrite import fuse_results
+from primkit.runtime.fusion.rewrite import allocating, fuse_results
 
 
 def _splat(node, value=None):
@@ -109,6 +109,7 @@ def _match_forward(y):
             (x, weight, bias, running_mean, running_var, momentum, filled(eps[0])), nodes)
 
 
+@allocating
 def batch_norm_training(x, weight, bias, running_mean, running_var, momentum, eps):
     """(output, mean, invstd, new running mean, new running var) of eager's batch norm in training."""
     if running_mean is None:
@@ -161,6 +162,7 @@ def _match_backward(grad_input):
     return (grad_input, grad_weight, grad_bias), (g, x, weight, mean, invstd), nodes
 
 
+@allocating
 def batch_norm_training_backward(g, x, weight, mean, invstd, mask):
     """(grad_input, grad_weight, grad_bias) of eager's batch norm backward in training (None where not in
     ``mask``)."""

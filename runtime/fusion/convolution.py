@@ -6,7 +6,7 @@ import torch
 
 from primkit.prims.layout import is_channels_last, is_contiguous
 from primkit.runtime.fusion.pattern import is_prim, tensor_of
-from primkit.runtime.fusion.rewrite import fuse_results
+from primkit.runtime.fusion.rewrite import allocating, fuse_results
 
 
 def _through(node, name):
@@ -137,6 +137,7 @@ def _match_backward(conv):
             (gy, x, relaid, weight, kernel, bias_sizes, stride, padding, dilation, groups), nodes)
 
 
+@allocating
 def conv_backward(gy, x, relaid, weight, kernel, bias_sizes, stride, padding, dilation, groups, mask):
     """Eager's (grad_input, grad_weight, grad_bias) of convolution(x, weight, bias, stride, padding, dilation,
     groups) for the output gradient gy, those in ``mask`` (x in the weight gradient's layout where ``relaid``, see

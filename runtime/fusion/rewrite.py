@@ -80,6 +80,14 @@ def call_results(fn: Callable) -> Callable:
     return emit
 
 
+def allocating(fn: Callable) -> Callable:
+    """Marks a pass's kernel as returning new tensors only, none sharing an argument's storage (eager's
+    functional kernels): the executor's ownership analysis then knows its results see no later write into its
+    arguments (a training forward's batch norm reads the running statistics written back at its end)."""
+    fn.allocates = True
+    return fn
+
+
 def _laid_out_as(results, outs) -> bool:
     """Whether each result the graph reads has the layout of the node it replaces."""
     return all(o is None or (r is not None and same_layout(r, tensor_of(o))) for r, o in zip(results, outs))
@@ -120,4 +128,4 @@ def fuse_results(gm: fx.GraphModule, match: Callable, kernel: Callable, mask: bo
     return rewrite(gm, matches[::-1], call_results(kernel))
 
 
-__all__ = ["Match", "rewrite", "call", "call_results", "fuse_results"]
+__all__ = ["Match", "rewrite", "call", "call_results", "fuse_results", "allocating"]
