@@ -91,6 +91,29 @@ def test_conv_backward_reaches_inductor_as_one_op(monkeypatch, case):
     assert sorted(c.args[-1] for c in calls) == sorted([input_grad, True, m.bias is not None] for m in convs)
 
 
+def test_conv_backward_with_dynamic_shapes(monkeypatch):
+    # Symbolic batch and spatial sizes (the kernel's and channels' static, as parameters' are): each backward is one
+    # aten.convolution_backward, and the gradients equal eager's for each size.
+    graphs = _inductor_graphs(monkeypatch)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 5, 3, stride=2)).double()
+    compiled = copy.deepcopy(model)
+    run = torch.compile(compiled, backend="primkit_inductor", dynamic=True)
+    for n in (2, 3):
+        x = torch.randn(n, 3, 9 + n, 9, dtype=torch.float64)
+        xs = [x.clone().requires_grad_() for _ in range(2)]
+        for m, xi in zip((model, run), xs):
+            m(xi).square().sum().backward()
+        torch.testing.assert_close(xs[1].grad, xs[0].grad)
+        for p, q in zip(model.parameters(), compiled.parameters(), strict=True):
+            torch.testing.assert_close(q.grad, p.grad)
+        model.zero_grad()
+        compiled.zero_grad()
+    backward = graphs[-1]
+    assert any(isinstance(n.meta.get("val"), torch.SymInt) for n in backward.graph.nodes if n.op == "placeholder")
+    assert len(_calls(backward, torch.ops.aten.convolution_backward.default)) == 2
+    assert not _calls(backward, torch.ops.aten.convolution.default)
+
+
 def test_conv_backward_of_the_bench_resnet(monkeypatch):
     # The bench's ResNet (transformers, train mode, its defaults) under primkit_inductor: each of its 16
     # convolutions' backward reaches Inductor as one aten.convolution_backward (the stem's weight gradient alone:

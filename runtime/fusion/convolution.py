@@ -119,7 +119,8 @@ def _match_backward(conv):
     if found is None:
         return None
     grad_weight, (gy, x, relaid, kernel, stride, padding, dilation, groups), nodes = found
-    if not all(tensor_of(n) is not None for n in (gy, x)) or tensor_of(gy).dtype != tensor_of(x).dtype:
+    if not all(tensor_of(n) is not None for n in (gy, x)) or tensor_of(gy).dtype != tensor_of(x).dtype \
+            or not all(isinstance(k, int) for k in [*kernel, tensor_of(gy).shape[1]]):   # sizes as arguments
         return None
     grad_input = _match_input_grad(gy, stride, padding, dilation, groups)
     weight = None
