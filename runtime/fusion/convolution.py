@@ -89,7 +89,7 @@ def _memory_format(t):
 def _input(x, relaid, batch: int, groups: int):
     """The convolution's input from x, or from x in the weight gradient's layout, (cpg, G*N, *s), for memory
     format ``relaid`` (a view where it can be and the format is not channels-last: eager's kernel lays its input
-    out for itself, and a contiguous copy made first cost ResNet's step under the executor 5%)."""
+    out for itself, and a copy made first would be a second pass over it)."""
     if relaid is None:
         return x
     cpg, spatial = x.shape[0], list(x.shape[2:])
