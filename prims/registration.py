@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorConfig
 from torch.utils._pytree import tree_flatten
 
 from primkit.prims import autograd
@@ -41,13 +41,42 @@ def materialize(out, fake_mode=None):
     fifth of the cost (a fake kernel runs once per prim call in every trace)."""
     if isinstance(out, TensorMeta):
         if fake_mode is not None and _static(out.shape) and _static(out.strides) and _static_place(out):
-            with unset_fake_temporarily():
+            with torch._C._DisableTorchDispatch():   # a plain meta tensor, past every mode (fake or not)
                 meta = _empty(out, "meta")
-            return FakeTensor(fake_mode, meta, torch.device(out.device))
+            return new_fake(fake_mode, meta, torch.device(out.device))
         return _empty(out, out.device)
     if isinstance(out, tuple):
         return tuple(materialize(o, fake_mode) for o in out)
     return out
+
+
+# device -> the instance state a FakeTensor of that device starts with (its memos, constant, pytype, ... all
+# unset), less its fake mode: taken from the first one FakeTensor() builds
+_FAKE_STATE: dict = {}
+
+
+def new_fake(fake_mode, meta, device):
+    """``FakeTensor(fake_mode, meta, device)`` at a fifth of its cost: the subclass made around ``meta`` with the
+    fake device's dispatch keys, given the state the constructor gives every new fake tensor (copied from one
+    it built), where it sets nothing else: not while exporting (a leak check tracks each new fake tensor), not
+    in fake-tensor debug mode (a creation trace), not for the meta device. The constructor's keyword checks
+    and its setting of five memos one attribute at a time were a third of the coverage report's
+    fake-tensor work (tests/test_registration.py compares the two)."""
+    state = _FAKE_STATE.get(device)
+    if state is None or device.type == "meta" or FakeTensorConfig.debug or torch.compiler.is_exporting():
+        fake = FakeTensor(fake_mode, meta, device)
+        if state is None and "_debug_trace" not in fake.__dict__:
+            _FAKE_STATE[device] = {k: v for k, v in fake.__dict__.items() if k != "fake_mode"}
+        return fake
+    fake = torch.Tensor._make_subclass(FakeTensor, meta, meta.requires_grad, dispatch_device=True,
+                                       device_for_backend_keys=state["_fake_device"])
+    if fake_mode._allow_unsafe_data_ptr_access:
+        torch._C._set_warn_deprecated_on_mutable_data_ptr(fake)
+    else:
+        torch._C._set_throw_on_mutable_data_ptr(fake)
+    fake.__dict__.update(state)
+    fake.fake_mode = fake_mode
+    return fake
 
 
 _INT = {int}
@@ -144,19 +173,29 @@ def _meta_key(value, memo=None):
     kind = type(value)
     if kind in _PLAIN:
         return (kind, value)
-    if isinstance(value, FakeTensor):
+    if kind is FakeTensor or isinstance(value, FakeTensor):
         if memo is None:
             return _fake_key(value)
         key = memo.get(id(value))
         if key is None:
             key = memo[id(value)] = _fake_key(value)
         return key
-    if isinstance(value, (list, tuple)):
+    if kind is tuple or kind is list or isinstance(value, (list, tuple)):
         if set(map(type, value)) == _INT:   # sizes, dims: the common case, keyed at once
             return (kind, int, tuple(value))
         keys = tuple([_meta_key(v, memo) for v in value])
         return _UNKEYED if _UNKEYED in keys else (kind, keys)
     return _UNKEYED
+
+
+def _call_key(args, kwargs, memo=None):
+    """The key of a fake kernel's call: its arguments' keys (keyword arguments by name), or _UNKEYED."""
+    keys = [_meta_key(a, memo) for a in args]
+    if kwargs:
+        keys += [(name, _meta_key(v, memo)) for name, v in sorted(kwargs.items())]
+        if any(k is _UNKEYED for _, k in keys[len(args):]):
+            return _UNKEYED
+    return _UNKEYED if _UNKEYED in keys else tuple(keys)
 
 
 def _fake_key(value):
@@ -182,7 +221,7 @@ def fake_result(prim, args, kwargs, fake_mode, memo=None):
     from the cache where an equal call was seen, materialized. ``memo``: _meta_key's, where the caller
     keeps one."""
     cacheable = fake_mode is not None and not (prim.tags & _UNCACHED_TAGS)
-    key = _meta_key((args, tuple(sorted(kwargs.items()))), memo) if cacheable else _UNKEYED
+    key = _call_key(args, kwargs, memo) if cacheable else _UNKEYED
     out = _META_CACHE.get((prim.name, key), _UNKEYED) if key is not _UNKEYED else _UNKEYED
     if out is _UNKEYED:
         out = run_meta(prim, args, kwargs)

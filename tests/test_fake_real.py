@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import warnings
 import zlib
 
 import pytest
@@ -386,3 +387,38 @@ def test_slice_with_a_step_near_int64_max():
     s = SampleInput(torch.randn(6, 5).t(), ([0, 0], [5, 6], [1, 2 ** 63 - 1]))
     real, fake = run_real(P.slice, s), run_fake(P.slice, s)
     assert real == ("ok", ("tensor", (5, 1), torch.float32, "cpu", (1, None), 0)) and agree(real, fake), (real, fake)
+
+
+
+@pytest.mark.parametrize("unsafe_data_ptr", [True, False], ids=["data_ptr warns", "data_ptr raises"])
+def test_new_fake_is_the_constructors_fake_tensor(unsafe_data_ptr):
+    # registration.new_fake builds a prim's fake result without FakeTensor()'s constructor: it must give the same
+    # tensor (state, dispatch keys, the data-pointer guard), or torch changed what its constructor sets
+    from torch._subclasses.fake_tensor import FakeTensor
+    from primkit.prims.registration import new_fake
+    import torch._functorch.config
+    with torch._functorch.config.patch(fake_tensor_allow_unsafe_data_ptr_access=unsafe_data_ptr):
+        mode = FakeTensorMode(shape_env=ShapeEnv(), static_shapes=True)
+    device = torch.device("cpu")
+    def meta():   # one each: the data-pointer guard is set on the storage
+        return torch.empty_strided((3, 4), (1, 3), dtype=torch.float16, device="meta")
+    made = FakeTensor(mode, meta(), device)
+    new_fake(mode, meta(), device)    # the first call builds through the constructor
+    fast = new_fake(mode, meta(), device)
+    assert type(fast) is FakeTensor and fast.fake_mode is mode and fast.device == device
+    assert fast.__dict__ == made.__dict__
+    assert torch._C._dispatch_keys(fast) == torch._C._dispatch_keys(made)
+    assert (fast.shape, fast.stride(), fast.dtype, fast.requires_grad) == (made.shape, made.stride(), made.dtype,
+                                                                          made.requires_grad)
+    outcomes = []
+    for t in (made, fast):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # torch warns once per process, not per tensor
+            try:
+                t.data_ptr()
+                outcomes.append("returned")
+            except Exception as e:
+                outcomes.append(type(e).__name__)
+    assert outcomes[0] == outcomes[1] and (outcomes[0] == "returned") == unsafe_data_ptr
+    with mode:
+        assert (fast * 2).t().shape == (4, 3)
