@@ -199,11 +199,19 @@ def _fakes(mode, tensors) -> list:
     """Fake copies of ``tensors`` under ``mode``. A plain tensor that owns its storage alone (no view, no other
     tensor of the call on that storage, no conj / neg bit, no grad) gets a fake tensor of its geometry and
     storage size directly (``registration.materialize``: a quarter of ``from_tensor``'s cost, which describes
-    and memoizes every tensor for views, subclasses and symbolic sizes); the others go through ``from_tensor``."""
-    storages = [t.untyped_storage()._cdata for t in tensors if isinstance(t, torch.Tensor) and t.layout == torch.strided]
-    if len(set(storages)) != len(storages):    # tensors sharing a storage: from_tensor keeps them sharing it
-        return [mode.from_tensor(t) for t in tensors]
-    return [_fake(mode, t) for t in tensors]
+    and memoizes every tensor for views, subclasses and symbolic sizes), one for each time it is passed; the
+    others go through ``from_tensor``, which keeps tensors that share a storage sharing it."""
+    owners = collections.defaultdict(set)     # storage -> the distinct tensors of the call on it
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and t.layout == torch.strided:
+            owners[t.untyped_storage()._cdata].add(id(t))
+    made = {}
+    for t in tensors:
+        if id(t) not in made:
+            shared = isinstance(t, torch.Tensor) and t.layout == torch.strided and \
+                len(owners[t.untyped_storage()._cdata]) > 1
+            made[id(t)] = mode.from_tensor(t) if shared else _fake(mode, t)
+    return [made[id(t)] for t in tensors]
 
 
 def _fake(mode, t):

@@ -22,6 +22,7 @@ setup.py), and each layer is its own top-level folder mapped into the package.
 """
 from __future__ import annotations
 
+import gc as _gc
 import importlib
 from importlib.metadata import PackageNotFoundError, version as _version
 
@@ -30,10 +31,19 @@ try:
 except PackageNotFoundError:   # not installed (primkit is imported only through an install: see setup.py)
     __version__ = "0+unknown"
 
-from primkit import decompositions, graph, prims
-from primkit.decompositions import DecompositionError, get_decompositions
-from primkit.graph import trace
-from primkit.prims import catalog
+# Importing the layers makes tens of thousands of long-lived objects and next to no garbage: the cyclic collector,
+# which would walk all of torch's objects on each full pass meanwhile, is paused until they are in (a fifth of
+# the import's time).
+_collecting = _gc.isenabled()
+_gc.disable()
+try:
+    from primkit import decompositions, graph, prims
+    from primkit.decompositions import DecompositionError, get_decompositions
+    from primkit.graph import trace
+    from primkit.prims import catalog
+finally:
+    if _collecting:
+        _gc.enable()
 
 __all__ = ["trace", "get_decompositions", "DecompositionError", "catalog",
            "prims", "decompositions", "graph", "runtime", "export", "opinfo", "tools"]

@@ -93,14 +93,26 @@ def _static_place(out) -> bool:
 def _empty(out, device):
     """An empty tensor of out's geometry: a view's at its storage offset in a storage of its operand's size (as the
     real kernel's result, whose storage is a copy of the operand's), a new tensor's in a storage just large enough."""
-    if out.storage_nbytes is None and out.storage_offset == 0:
-        return torch.empty_strided(out.shape, out.strides, dtype=out.dtype, device=device)
     nbytes = out.storage_nbytes
+    if nbytes is None and out.storage_offset == 0 or _spans_its_storage(out):
+        # a storage just large enough, which empty_strided makes (most views span their operand's whole storage)
+        return torch.empty_strided(out.shape, out.strides, dtype=out.dtype, device=device)
     if nbytes is None:   # an offset without a size: enough for the view
-        reach = 1 + sum((n - 1) * s for n, s in zip(out.shape, out.strides)) if all(out.shape) else 0
-        nbytes = (out.storage_offset + reach) * out.dtype.itemsize
+        nbytes = (out.storage_offset + _reach(out)) * out.dtype.itemsize
     storage = torch.empty(nbytes // out.dtype.itemsize, dtype=out.dtype, device=device).untyped_storage()
     return torch.empty(0, dtype=out.dtype, device=device).set_(storage, out.storage_offset, out.shape, out.strides)
+
+
+def _spans_its_storage(out) -> bool:
+    """Whether a static geometry with a storage size starts its storage and reaches its end (nothing symbolic
+    is compared: that would guard on it)."""
+    return (type(out.storage_nbytes) is int and type(out.storage_offset) is int and out.storage_offset == 0
+            and _static(out.shape) and _static(out.strides) and out.storage_nbytes == _reach(out) * out.dtype.itemsize)
+
+
+def _reach(out) -> int:
+    """The elements a geometry spans from its first: 0 for an empty tensor."""
+    return 1 + sum((n - 1) * s for n, s in zip(out.shape, out.strides)) if all(out.shape) else 0
 
 
 def _fake_mode_of(args):
