@@ -199,6 +199,18 @@ def test_command_prints_only_its_summary_line_when_piped(tmp_path, capfd):
     assert not out and err.count("\n") == 1 and err.startswith(str(tmp_path / "r.md")), err
 
 
+def test_command_leaves_the_garbage_collector_as_it_found_it(tmp_path):
+    # the command pauses the collector while loading and freezes what it loaded; a program that runs it
+    # (these tests) gets its collector back, running and with nothing frozen, after a success or an error
+    import gc
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert cli.main(["--no-analyze", "--no-programs", "-o", str(tmp_path / "r.json")]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    (tmp_path / "bad.json").write_text('{"torch_version": "2", "summary": {}, "ops": []}')   # no summary keys
+    assert cli.main(["--from", str(tmp_path / "bad.json"), "-o", str(tmp_path / "r.md")]) == 2
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
 def test_build_report_progress_counts_entries_and_programs():
     # the progress covers the test zoo's programs too, not only the OpInfo entries
     seen = []
