@@ -61,7 +61,7 @@ def new_fake(fake_mode, meta, device):
     it built), where it sets nothing else: not while exporting (a leak check tracks each new fake tensor), not
     in fake-tensor debug mode (a creation trace), not for the meta device. The constructor's keyword checks
     and its setting of five memos one attribute at a time were a third of the coverage report's
-    fake-tensor work (tests/test_registration.py compares the two)."""
+    fake-tensor work (tests/test_fake_real.py compares the two)."""
     state = _FAKE_STATE.get(device)
     if state is None or device.type == "meta" or FakeTensorConfig.debug or torch.compiler.is_exporting():
         fake = FakeTensor(fake_mode, meta, device)
