@@ -23,8 +23,19 @@ def _pad_for_inductor(reference):
     return pad
 
 
+def _alias_for_inductor(reference):
+    """alias and stop_gradient as aten.alias: the same view of a (its sizes, strides and offset), where the
+    reference implementation's as_strided pins a layout. Inductor lays out an as_strided's input as its meta
+    value's strides say, not as its layout optimization would: a ReLU's output, read by the backward's mask
+    through an alias, stayed NCHW where Inductor's own path lays a convolution's consumers out channels-last,
+    and the max pooling that read it loaded every window element by element instead of a vector of channels."""
+    def alias(a):
+        return torch.ops.aten.alias.default(a)
+    return alias
+
+
 # prim -> what Inductor receives instead of the executor's kernel (equal values and layout)
-_FOR_INDUCTOR = {"pad": _pad_for_inductor}
+_FOR_INDUCTOR = {"pad": _pad_for_inductor, "alias": _alias_for_inductor, "stop_gradient": _alias_for_inductor}
 
 
 @functools.cache

@@ -600,6 +600,42 @@ def test_max_pool_reaches_inductor_as_one_op(case):
         assert torch.equal(a.nan_to_num(), e.nan_to_num()) and a.isnan().equal(e.isnan()) and a.stride() == e.stride()
 
 
+class _Stem(nn.Module):   # ResNet's stem: convolution, batch norm, ReLU, 3x3 max pooling (stride 2, padding 1)
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn, self.pool = nn.Conv2d(3, 8, 7, 2, 3, bias=False), nn.BatchNorm2d(8), nn.MaxPool2d(3, 2, 1)
+
+    def forward(self, x):
+        return self.pool(torch.relu(self.bn(self.conv(x))))
+
+
+def test_primkit_inductor_pools_a_relu_inductor_lays_out(monkeypatch):
+    # A training forward's pooled ReLU is read by the backward's mask through an alias prim. Lowered as the
+    # reference implementation's as_strided, it pinned the ReLU to its meta strides (Inductor lays an
+    # as_strided's input out as its meta value says): NCHW, where Inductor's own path lays a convolution's
+    # consumers out channels-last, and the pooling loaded each window element by element. As aten.alias, no
+    # as_strided reads the pooled input; the training step equals eager's.
+    from primkit.runtime import backends
+    lowered = []
+    monkeypatch.setattr(backends, "to_aten", lambda gm, args, f=backends.to_aten: lowered.append(f(gm, args))
+                        or lowered[-1])
+    torch.manual_seed(0)
+    _check_training(_Stem().train(), (torch.randn(2, 3, 32, 32),), "primkit_inductor")
+    pooled = [n.args[0] for gm in lowered for n in gm.graph.nodes
+              if n.target is torch.ops.aten.max_pool2d_with_indices.default]
+    assert pooled and all(u.target is not torch.ops.aten.as_strided.default for x in pooled for u in x.users)
+
+
+def test_inductor_alias_is_the_reference_view():
+    from primkit.runtime import executor
+    from primkit.runtime.inductor import _traceable
+    a = torch.randn(4, 6).t()[1:]   # strided, with a storage offset
+    for name in ("alias", "stop_gradient"):
+        expected, out = executor.kernel_of(name)(a), _traceable(name, False)(a)
+        assert out.data_ptr() == a.data_ptr() and out.storage_offset() == expected.storage_offset()
+        assert out.shape == expected.shape and out.stride() == expected.stride() and torch.equal(out, expected)
+
+
 def test_primkit_inductor_transformers_training_step_with_an_empty_cache(monkeypatch, tmp_path):
     # On a first compile, Inductor laid out some forward outputs (gpt2's concatenated key/value cache, a
     # transposed activation saved for the backward) otherwise than their meta values say, and the backward,
