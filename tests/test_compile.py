@@ -600,50 +600,6 @@ def test_max_pool_reaches_inductor_as_one_op(case):
         assert torch.equal(a.nan_to_num(), e.nan_to_num()) and a.isnan().equal(e.isnan()) and a.stride() == e.stride()
 
 
-class _Stem(nn.Module):   # ResNet's stem: convolution, batch norm, ReLU, 3x3 max pooling (stride 2, padding 1)
-    def __init__(self):
-        super().__init__()
-        self.conv, self.bn, self.pool = nn.Conv2d(3, 8, 7, 2, 3, bias=False), nn.BatchNorm2d(8), nn.MaxPool2d(3, 2, 1)
-
-    def forward(self, x):
-        return self.pool(torch.relu(self.bn(self.conv(x))))
-
-
-def _stem_training_graphs(monkeypatch):
-    """The ATen graphs primkit_inductor hands Inductor for _Stem's training step (forward, backward), the step
-    checked against eager's."""
-    from primkit.runtime import backends
-    lowered = []
-    monkeypatch.setattr(backends, "to_aten", lambda gm, args, f=backends.to_aten: lowered.append(f(gm, args))
-                        or lowered[-1])
-    torch.manual_seed(0)
-    _check_training(_Stem().train(), (torch.randn(2, 3, 32, 32),), "primkit_inductor")
-    return lowered
-
-
-def test_primkit_inductor_pools_a_relu_inductor_lays_out(monkeypatch):
-    # A training forward's pooled ReLU is read by the backward's mask through an alias prim. Lowered as the
-    # reference implementation's as_strided, it pinned the ReLU to its meta strides (Inductor lays an
-    # as_strided's input out as its meta value says): NCHW, where Inductor's own path lays a convolution's
-    # consumers out channels-last, and the pooling loaded each window element by element. As aten.alias, no
-    # as_strided reads the pooled input; the training step equals eager's.
-    lowered = _stem_training_graphs(monkeypatch)
-    pooled = [n.args[0] for gm in lowered for n in gm.graph.nodes
-              if n.target is torch.ops.aten.max_pool2d_with_indices.default]
-    assert pooled and all(u.target is not torch.ops.aten.as_strided.default for x in pooled for u in x.users)
-
-
-def test_primkit_inductor_recomputes_relu_masks_in_the_backward(monkeypatch):
-    # The partitioner recomputes no prim: the forward computed ReLU's gradient mask (relu <= 0) and returned it
-    # to the backward as a bool tensor, which Inductor's CPU kernels store and load ~10x slower than a float. As
-    # on Inductor's own path, the backward recomputes it from what it compares: the forward returns no bool
-    # tensor, the backward compares. The training step equals eager's.
-    forward, backward = _stem_training_graphs(monkeypatch)
-    returned = [o.meta.get("val") for o in forward.graph.output_node().args[0] if isinstance(o, torch.fx.Node)]
-    assert returned and not any(isinstance(v, torch.Tensor) and v.dtype == torch.bool for v in returned)
-    assert any(n.op == "call_function" and n.target.__name__.startswith("le.") for n in backward.graph.nodes)
-
-
 def test_inductor_alias_is_the_reference_view():
     from primkit.runtime import executor
     from primkit.runtime.inductor import _traceable

@@ -32,6 +32,24 @@ def _inductor_graphs(monkeypatch):
     return graphs
 
 
+def _two_steps_graphs(monkeypatch, model, x):
+    """The ATen graphs primkit_inductor hands Inductor for model's forward and backward, after two steps whose
+    outputs, gradients and buffers (running statistics) equal eager's."""
+    graphs = _inductor_graphs(monkeypatch)
+    eager, compiled = model, copy.deepcopy(model)
+    run = torch.compile(compiled, backend="primkit_inductor")
+    for _ in range(2):
+        outs = [m(x) for m in (eager, run)]
+        for out in outs:
+            out.square().sum().backward()
+        torch.testing.assert_close(outs[1], outs[0])
+    for (name, p), q in zip(eager.named_parameters(), compiled.parameters(), strict=True):
+        torch.testing.assert_close(q.grad, p.grad, msg=lambda m, name=name: f"{name}.grad: {m}")
+    for (name, b), c in zip(eager.named_buffers(), compiled.buffers(), strict=True):
+        torch.testing.assert_close(c, b, msg=lambda m, name=name: f"{name}: {m}")
+    return graphs
+
+
 def _calls(gm, target):
     return [n for n in gm.graph.nodes if n.op == "call_function" and n.target is target]
 
@@ -159,19 +177,36 @@ def test_batch_norm_forward_reaches_inductor_as_one_op(monkeypatch, case):
     g = torch.Generator().manual_seed(0)
     x = torch.randn(2, 3, 9, 9, generator=g, dtype=torch.float64)
     model = nn.Sequential(nn.Conv2d(3, 4, 3), _batch_norm_cases()[case], nn.ReLU()).double().train()
-    graphs = _inductor_graphs(monkeypatch)
-    eager, compiled = model, copy.deepcopy(model)
-    run = torch.compile(compiled, backend="primkit_inductor")
-    for _ in range(2):
-        outs = [m(x) for m in (eager, run)]
-        for out in outs:
-            out.square().sum().backward()
-        torch.testing.assert_close(outs[1], outs[0])
-    for (name, p), q in zip(eager.named_parameters(), compiled.parameters(), strict=True):
-        torch.testing.assert_close(q.grad, p.grad, msg=lambda m, name=name: f"{name}.grad: {m}")
-    for (name, b), c in zip(eager.named_buffers(), compiled.buffers(), strict=True):
-        torch.testing.assert_close(c, b, msg=lambda m, name=name: f"{name}: {m}")
-    forward = graphs[0]
+    forward = _two_steps_graphs(monkeypatch, model, x)[0]
     fused = (torch.ops.aten._native_batch_norm_legit_functional.default if case != "no-running-stats"
              else torch.ops.aten._native_batch_norm_legit.no_stats)   # native_batch_norm, as make_fx records it
     assert len(_calls(forward, fused)) == 1
+
+
+def _stem():
+    """ResNet's stem (convolution, batch norm, ReLU, 3x3 max pooling of stride 2, padding 1) and an input, float64."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 7, 2, 3, bias=False), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(3, 2, 1))
+    return model.double().train(), torch.randn(2, 3, 32, 32, dtype=torch.float64)
+
+
+def test_pooled_relu_is_not_read_by_as_strided(monkeypatch):
+    # A training forward's pooled ReLU was read by an alias prim (the backward's mask reads it through one),
+    # lowered as the reference implementation's as_strided, which pins its input to its meta strides (Inductor
+    # lays an as_strided's input out as its meta value says): NCHW, where Inductor's own path lays a
+    # convolution's consumers out channels-last, and the pooling loaded each window element by element. alias
+    # and stop_gradient reach Inductor as aten.alias: no as_strided reads the pooled input.
+    graphs = _two_steps_graphs(monkeypatch, *_stem())
+    pooled = [n.args[0] for gm in graphs for n in _calls(gm, torch.ops.aten.max_pool2d_with_indices.default)]
+    assert pooled and all(u.target is not torch.ops.aten.as_strided.default for x in pooled for u in x.users)
+
+
+def test_relu_mask_recomputed_in_the_backward(monkeypatch):
+    # The partitioner recomputes no prim: the forward computed ReLU's gradient mask (relu <= 0) and returned it
+    # to the backward as a bool tensor, which Inductor's CPU kernels store and load ~10x slower than a float. As
+    # on Inductor's own path, the backward recomputes it from what it compares: the forward returns no bool
+    # tensor, the backward compares.
+    forward, backward = _two_steps_graphs(monkeypatch, *_stem())
+    returned = [o.meta.get("val") for o in forward.graph.output_node().args[0] if isinstance(o, torch.fx.Node)]
+    assert returned and not any(isinstance(v, torch.Tensor) and v.dtype == torch.bool for v in returned)
+    assert any(n.op == "call_function" and n.target.__name__.startswith("le.") for n in backward.graph.nodes)
