@@ -6,10 +6,11 @@
 Both decompose each graph dynamo captures (graph breaks give several) through AOTAutograd with
 ``get_decompositions()``: forward and backward graphs of prims, dynamic shapes as dynamo traces
 them. ``primkit`` runs them (AOTAutograd's with_effects nodes, linalg's error checks, lowered to prims by
-graph.lower_effects) on the executor (runtime.executor). ``primkit_inductor`` lowers
-each prim graph back to ATen (runtime.inductor: the re-fusion passes of runtime/fusion/, then each
-prim node as the ATen ops of its reference implementation, traced under the graph's fake tensors) and
-hands it to Inductor, which fuses it as it fuses its own decompositions.
+graph.lower_effects) on the executor (runtime.executor). ``primkit_inductor`` is Inductor's compile_fx with
+primkit's table (one AOTAutograd), each prim graph lowered back to ATen before Inductor's inner compiler
+(runtime.inductor: the re-fusion passes of runtime/fusion/, then each prim node as the ATen ops of its
+reference implementation, traced under the graph's fake tensors), which fuses it as it fuses its own
+decompositions.
 
 torch finds them by name through the ``torch_dynamo_backends`` entry points in pyproject.toml
 (``torch._dynamo.list_backends()`` lists them once primkit is installed).
@@ -25,7 +26,7 @@ from primkit.decompositions import get_decompositions
 from primkit.graph.effects import lower_effects
 from primkit.runtime import executor, fusion
 from primkit.runtime.fusion.pattern import is_prim
-from primkit.runtime.inductor import output_layouts, to_aten, with_layouts
+from primkit.runtime.inductor import to_aten
 
 __all__ = ["primkit", "primkit_inductor", "to_aten"]
 
@@ -101,25 +102,20 @@ def primkit(gm: torch.fx.GraphModule, example_inputs, **kwargs):
     return backend(attention_dropout_through_math(gm), example_inputs, **kwargs)
 
 
-def _inductor_compiler(gm: torch.fx.GraphModule, example_inputs):
-    from functorch.compile import make_boxed_func
-    from torch._guards import TracingContext
-    from torch._inductor.compile_fx import compile_fx
-    # compile_fx reports the output strides Inductor chose to the caller's TracingContext where it loads the graph
-    # from its on-disk cache (not where it compiles it): the outer AOTAutograd then compiled the backward for those
-    # strides while the forward below returns the meta strides, and gpt2's training step failed Inductor's stride
-    # assertion in the backward on a program's second run. A report of its own keeps them from the outer one.
-    with TracingContext.report_output_strides():
-        # with_effects nodes (linalg's error checks) stay: Inductor runs them as they are
-        compiled = compile_fx(to_aten(gm, example_inputs), example_inputs)
-    # Inductor keeps a graph output's strides on a best-effort basis, and compile_fx's own AOTAutograd does not
-    # report the forward's output strides to the outer one (as its own backend's forward does), so the backward
-    # was compiled for the strides gm's meta values promise: a forward output Inductor laid out otherwise (a
-    # saved activation, a concatenated cache) is copied into that layout. gpt2's training step failed
-    # Inductor's stride assertion in the backward without it (an empty Inductor cache).
-    layouts = output_layouts(gm)
-    # compile_fx of a graph that dynamo did not capture is called with the inputs unpacked
-    return make_boxed_func(lambda *args: with_layouts(list(compiled(*args)), layouts))
+def _lower_then_compile(gm: torch.fx.GraphModule, example_inputs, **kwargs):
+    """compile_fx's inner compiler for ``primkit_inductor``: a prim graph as Inductor's AOTAutograd partitioned
+    it (inference, forward or backward) lowered to ATen with Inductor's decompositions (runtime.inductor), given
+    Inductor's joint-graph passes (its ATen patterns, random numbers; on the prim graph they found nothing),
+    then compiled by compile_fx_inner with the arguments compile_fx gave."""
+    from torch._inductor.compile_fx import compile_fx_inner
+    from torch._inductor.decomposition import select_decomp_table
+    from torch._inductor.fx_passes.joint_graph import joint_graph_passes
+    aten = joint_graph_passes(to_aten(gm, example_inputs, decompositions=select_decomp_table()))
+    # the outputs compile_fx marked as the program's (Inductor keeps their strides)
+    aten.graph.output_node().meta.update(gm.graph.output_node().meta)
+    if "get_decomp_fn" in kwargs:   # torch 2.13: where Inductor falls back to an ATen op it checks its own table
+        kwargs["get_decomp_fn"] = select_decomp_table
+    return compile_fx_inner(aten, example_inputs, **kwargs)
 
 
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -131,7 +127,7 @@ def _is_number(node: torch.fx.Node) -> bool:
     return not isinstance(val, torch.Tensor) or all(isinstance(s, int) and s == 0 for s in val.stride())
 
 
-def _masks_recomputed(joint: torch.fx.GraphModule) -> None:
+def _masks_recomputed(joint: torch.fx.Graph) -> None:
     """Marks each mask of AOTAutograd's joint graph that only the backward reads (a CPU comparison of one tensor
     with a number, as ReLU's gradient where(relu <= 0, 0, g)) to be recomputed in the backward.
 
@@ -143,11 +139,11 @@ def _masks_recomputed(joint: torch.fx.GraphModule) -> None:
     backward."""
     from torch.utils.checkpoint import CheckpointPolicy
     backward = set()
-    for node in joint.graph.nodes:
+    for node in joint.nodes:
         if node.op == "placeholder" and node.name.startswith("tangents") \
                 or any(a in backward for a in node.all_input_nodes):
             backward.add(node)
-    for node in joint.graph.nodes:
+    for node in joint.nodes:
         val = node.meta.get("val")
         if node in backward or not node.users or any(u not in backward for u in node.users) \
                 or not any(is_prim(node, name) for name in _COMPARISONS) \
@@ -157,17 +153,33 @@ def _masks_recomputed(joint: torch.fx.GraphModule) -> None:
             node.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
 
 
-def _partition(joint: torch.fx.GraphModule, joint_inputs, **kwargs):
-    """AOTAutograd's min-cut partition of the joint graph, the backward's masks recomputed (_masks_recomputed)."""
-    from functorch.compile import min_cut_rematerialization_partition
-    _masks_recomputed(joint)
-    return min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
+def _masks_pass():
+    """_masks_recomputed as an Inductor joint-graph pass: compile_fx runs its joint-graph passes on AOTAutograd's
+    joint graph before its min-cut partition (on inference and lowered graphs, where no mask is marked, too). Its
+    uuid enters Inductor's cache key."""
+    from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
+
+    class MasksRecomputed(CustomGraphPass):
+        def __call__(self, graph: torch.fx.Graph) -> None:
+            _masks_recomputed(graph)
+
+        def uuid(self):
+            return get_hash_for_files((__file__,))
+    return MasksRecomputed()
 
 
 def primkit_inductor(gm: torch.fx.GraphModule, example_inputs, **kwargs):
-    """The ``primkit_inductor`` torch.compile backend: AOTAutograd with primkit's table, each prim
-    graph lowered back to ATen and compiled by Inductor (its public entry, compile_fx)."""
-    from torch._dynamo.backends.common import aot_autograd
-    backend = aot_autograd(fw_compiler=_inductor_compiler, bw_compiler=_inductor_compiler, decompositions=_table(),
-                           partition_fn=_partition, keep_inference_input_mutations=True)
-    return backend(attention_dropout_through_math(gm), example_inputs, **kwargs)
+    """The ``primkit_inductor`` torch.compile backend: Inductor's compile_fx with primkit's table, so that its one
+    AOTAutograd decomposes to prims and partitions, and each prim graph lowered back to ATen before Inductor's
+    inner compiler (_lower_then_compile)."""
+    from torch._functorch import config as functorch_config
+    from torch._inductor import config as inductor_config
+    from torch._inductor.compile_fx import compile_fx
+    # AOTAutograd's on-disk cache keys a graph without its decomposition table or inner compiler: it would hand
+    # Inductor's own compile of this graph to primkit_inductor, and this one to backend="inductor". (Inductor's
+    # cache of each lowered graph stays.)
+    # a joint-graph pass the program set stays, in place of primkit's (which only saves the backward time)
+    passes = {} if inductor_config.joint_custom_pre_pass is not None else {"joint_custom_pre_pass": _masks_pass()}
+    with functorch_config.patch(enable_autograd_cache=False), inductor_config.patch(passes):
+        return compile_fx(attention_dropout_through_math(gm), example_inputs, decompositions=_table(),
+                          inner_compile=_lower_then_compile, **kwargs)

@@ -58,20 +58,26 @@ def _traceable(name: str, owned: bool):
     return run
 
 
-def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
+def to_aten(gm: torch.fx.GraphModule, example_inputs, decompositions=None) -> torch.fx.GraphModule:
     """The prim graph gm as a graph of ATen ops: make_fx of the executor's graph (each prim's
-    reference implementation) under the fake tensors gm was compiled for."""
+    reference implementation) under the fake tensors gm was compiled for.
+
+    ``decompositions`` (the backend gives Inductor's table): the graph Inductor's inner compiler takes, as its own
+    AOTAutograd would have made it: the kernels' ATen ops through the table, and functional (a kernel's writes
+    into a tensor it made, such as slice_update's, become out-of-place ops)."""
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
     for fuse in fusion.ON_PRIMS:
         gm = fuse(gm)
     compiled = executor.compile(gm, constants=False, kernels=_traceable)   # Inductor folds constants itself
+    if decompositions is not None:
+        compiled = torch.func.functionalize(compiled, remove="mutations")
     fake_mode = detect_fake_mode(example_inputs)
     if fake_mode is None:
-        aten = make_fx(compiled, tracing_mode="fake")(*example_inputs)
+        aten = make_fx(compiled, decompositions, tracing_mode="fake")(*example_inputs)
     else:
         with fake_mode:
-            aten = make_fx(compiled, tracing_mode="real")(*example_inputs)
+            aten = make_fx(compiled, decompositions, tracing_mode="real")(*example_inputs)
     # torch.reshape records aten.view where the traced strides allow a view; Inductor propagates
     # its own strides (e.g. for cat), under which the view may not exist: keep the reshape.
     for node in aten.graph.nodes:
@@ -87,47 +93,9 @@ def to_aten(gm: torch.fx.GraphModule, example_inputs) -> torch.fx.GraphModule:
 def _drop_unread_constants(gm: torch.fx.GraphModule) -> None:
     """Delete gm's tensor constants that no node reads any more. make_fx keeps a tensor a kernel creates
     from a Python number (a float64 scalar the reference implementations divide or scale by) as a buffer of
-    the traced module, and the buffer stays when dead-code elimination removes the node that read it;
-    compile_fx lifts every buffer into an input of the compiled graph, which each call then passes (71
-    unread inputs on the bench's GPT-2)."""
+    the traced module, and the buffer stays when dead-code elimination removes the node that read it, for
+    Inductor to carry (compile_fx, when it took the lowered graph, made each an input that every call passed:
+    71 on the bench's GPT-2)."""
     read = {node.target for node in gm.graph.nodes if node.op == "get_attr"}
     for name in [name for name, _ in gm.named_buffers(recurse=False) if name not in read]:
         delattr(gm, name)
-
-
-def output_layouts(gm: torch.fx.GraphModule) -> list:
-    """Per output of gm: None (not a tensor), a tuple of int strides (static), or the dims from outermost to
-    innermost where the strides are symbolic and dense (None where they are symbolic and not dense)."""
-    from torch.fx.experimental.symbolic_shapes import guard_or_false
-    layouts = []
-    for node in gm.graph.output_node().args[0]:
-        val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
-        if not isinstance(val, torch.Tensor):
-            layouts.append(None)
-        elif all(isinstance(s, int) for s in val.stride()):
-            layouts.append(tuple(val.stride()))
-        else:
-            order = sorted(range(val.dim()), key=lambda d: val.stride()[d].node.hint if isinstance(
-                val.stride()[d], torch.SymInt) else val.stride()[d], reverse=True)
-            dense, expect = True, 1
-            for d in reversed(order):
-                dense = dense and (guard_or_false(val.shape[d] == 1) or guard_or_false(val.stride()[d] == expect))
-                expect = expect * val.shape[d]
-            layouts.append(order if dense else None)
-    return layouts
-
-
-def with_layouts(outputs: list, layouts: list) -> list:
-    """outputs, each tensor laid out with the strides its meta value promised (a copy where Inductor chose
-    another layout)."""
-    for i, (out, layout) in enumerate(zip(outputs, layouts)):
-        if layout is None or not isinstance(out, torch.Tensor):
-            continue
-        if isinstance(layout, list):   # symbolic: dense in this dim order
-            strides, expect = [0] * out.dim(), 1
-            for d in reversed(layout):
-                strides[d], expect = expect, expect * out.shape[d]
-            layout = tuple(strides)
-        if out.numel() > 1 and out.stride() != layout:
-            outputs[i] = torch.empty_strided(out.shape, layout, dtype=out.dtype, device=out.device).copy_(out)
-    return outputs

@@ -410,6 +410,20 @@ def test_attention_left_decomposed_on_3d_operands():
     torch.testing.assert_close(aten(q, k, v), program(q, k, v))
 
 
+def _recording_lowerings(monkeypatch) -> list:
+    """A list that receives each ATen graph primkit_inductor's lowering makes, as runtime.inductor.to_aten gives it
+    without Inductor's decompositions (the ops primkit hands Inductor, which its table then decomposes as on its
+    own path)."""
+    from primkit.runtime import backends
+    lowered = []
+
+    def to_aten(gm, args, to_aten=backends.to_aten, **kwargs):
+        lowered.append(to_aten(gm, args))
+        return to_aten(gm, args, **kwargs)
+    monkeypatch.setattr(backends, "to_aten", to_aten)
+    return lowered
+
+
 class _Attention(nn.Module):
     def forward(self, q, k, v, mask):
         return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask).relu()
@@ -420,10 +434,7 @@ def test_primkit_inductor_attention_equals_eager(monkeypatch, dynamic):
     # Through torch.compile: the lowered graph holds the flash kernel, with symbolic sizes too (dynamic=True,
     # two sequence lengths), and the values are eager's. (dynamo compiles the dynamic program twice, with
     # any backend: a guard of its first graph fails on the second call.)
-    from primkit.runtime import backends
-    lowered = []
-    monkeypatch.setattr(backends, "to_aten", lambda gm, args, f=backends.to_aten: lowered.append(f(gm, args))
-                        or lowered[-1])
+    lowered = _recording_lowerings(monkeypatch)
     q, k, v, mask = _attention_cases()["additive-mask"][1]
     model = torch.compile(_Attention(), backend="primkit_inductor", dynamic=dynamic)
     with torch.no_grad():
@@ -542,10 +553,7 @@ def test_dead_index_wraps_removed(case):
 def test_primkit_inductor_layer_norm_equals_eager(monkeypatch, dynamic):
     # Through torch.compile in inference: the lowered graph holds native_layer_norm, with symbolic sizes too
     # (dynamic=True, two sequence lengths), and the values are eager's.
-    from primkit.runtime import backends
-    lowered = []
-    monkeypatch.setattr(backends, "to_aten", lambda gm, args, f=backends.to_aten: lowered.append(f(gm, args))
-                        or lowered[-1])
+    lowered = _recording_lowerings(monkeypatch)
     torch.manual_seed(0)
     module = nn.Sequential(nn.Linear(8, 8), nn.LayerNorm(8), nn.GELU()).eval()
     model = torch.compile(module, backend="primkit_inductor", dynamic=dynamic)
@@ -557,6 +565,37 @@ def test_primkit_inductor_layer_norm_equals_eager(monkeypatch, dynamic):
     for gm in lowered:
         targets = {n.target for n in gm.graph.nodes if n.op == "call_function"}
         assert torch.ops.aten.native_layer_norm.default in targets and torch.ops.aten.rsqrt.default not in targets
+
+
+def test_primkit_inductor_runs_one_aot_autograd(monkeypatch):
+    # primkit_inductor is Inductor's compile_fx with primkit's table: its one AOTAutograd decomposes the graph to
+    # prims and partitions it, and each prim graph is lowered to ATen before Inductor's inner compiler. Lowering
+    # before compile_fx ran a second AOTAutograd per lowered graph (its trace, Inductor's decompositions and
+    # joint-graph passes: most of the compile time primkit added). The step equals eager's.
+    from torch._dynamo.utils import counters
+    lowered = _recording_lowerings(monkeypatch)
+    counters.clear()
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 3)).train()
+    _check_training(model, (torch.randn(4, 8),), "primkit_inductor")
+    assert counters["aot_autograd"]["total"] == 1 and len(lowered) == 2   # the forward and the backward
+
+
+def test_primkit_inductor_and_inductor_do_not_share_aot_autograds_cache(monkeypatch, tmp_path):
+    # AOTAutograd's on-disk cache keys a graph without its decomposition table or inner compiler: it served
+    # backend="inductor"'s compile of a graph to primkit_inductor (no prims, no lowering), and would serve
+    # primkit_inductor's to backend="inductor". primkit_inductor leaves it out (Inductor's cache of each
+    # lowered graph stays).
+    from torch._dynamo.utils import counters
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    lowered = _recording_lowerings(monkeypatch)
+    counters.clear()
+    model, x = nn.Sequential(nn.Linear(8, 8), nn.GELU()).eval(), torch.randn(3, 8)
+    with torch.no_grad():
+        for backend in ("inductor", "primkit_inductor", "inductor"):
+            torch._dynamo.reset()
+            torch.testing.assert_close(torch.compile(model, backend=backend)(x), model(x))
+    assert len(lowered) == 1 and counters["aot_autograd"]["autograd_cache_hit"] == 1   # inductor's, reloaded
 
 
 def _max_pool_cases():
