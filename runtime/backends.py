@@ -105,8 +105,8 @@ def primkit(gm: torch.fx.GraphModule, example_inputs, **kwargs):
 def _lower_then_compile(gm: torch.fx.GraphModule, example_inputs, **kwargs):
     """compile_fx's inner compiler for ``primkit_inductor``: a prim graph as Inductor's AOTAutograd partitioned
     it (inference, forward or backward) lowered to ATen with Inductor's decompositions (runtime.inductor), given
-    Inductor's joint-graph passes (its ATen patterns, random numbers; on the prim graph they found nothing),
-    then compiled by compile_fx_inner with the arguments compile_fx gave."""
+    Inductor's joint-graph passes (its ATen patterns and random numbers: compile_fx ran them on the prim graph,
+    where the patterns do not match), then compiled by compile_fx_inner with the arguments compile_fx gave."""
     from torch._inductor.compile_fx import compile_fx_inner
     from torch._inductor.decomposition import select_decomp_table
     from torch._inductor.fx_passes.joint_graph import joint_graph_passes
