@@ -22,6 +22,7 @@ import math
 
 import torch
 
+from primkit import prims
 from primkit.decompositions import get_decompositions
 from primkit.graph.effects import lower_effects
 from primkit.runtime import executor, fusion
@@ -111,11 +112,38 @@ def _lower_then_compile(gm: torch.fx.GraphModule, example_inputs, **kwargs):
     from torch._inductor.decomposition import select_decomp_table
     from torch._inductor.fx_passes.joint_graph import joint_graph_passes
     aten = joint_graph_passes(to_aten(gm, example_inputs, decompositions=select_decomp_table()))
+    _symbolic_views_copied(aten)
     # the outputs compile_fx marked as the program's (Inductor keeps their strides)
     aten.graph.output_node().meta.update(gm.graph.output_node().meta)
     if "get_decomp_fn" in kwargs:   # torch 2.13: where Inductor falls back to an ATen op it checks its own table
         kwargs["get_decomp_fn"] = select_decomp_table
     return compile_fx_inner(aten, example_inputs, **kwargs)
+
+
+def _may_alias(node: torch.fx.Node) -> bool:
+    """Whether node's result may be a view of its operand (its schema says so: reshape too, which Inductor makes a
+    view where the strides allow one)."""
+    schema = getattr(node.target, "_schema", None)
+    return schema is not None and any(r.alias_info is not None for r in schema.returns)
+
+
+def _symbolic_views_copied(gm: torch.fx.GraphModule) -> None:
+    """Each output of gm that may be a view, with symbolic strides, made a copy by the clone prim, which Inductor
+    calls as it is (its post-grad passes drop an ATen clone of equal metadata, and it cannot lower _to_copy):
+    Inductor orders an output view's strides by comparing them, which fails where they are symbolic
+    (fusion.convolution's saved input relayout with dynamic shapes). Only graphs with dynamic shapes have them."""
+    out = gm.graph.output_node()
+    outputs = list(out.args[0])
+    for i, node in enumerate(outputs):
+        val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+        if not isinstance(val, torch.Tensor) or node.op != "call_function" or not _may_alias(node) \
+                or not any(isinstance(s, torch.SymInt) for s in val.stride()):
+            continue
+        with gm.graph.inserting_before(out):
+            outputs[i] = gm.graph.call_function(prims.get("clone").op, (node,))
+        outputs[i].meta["val"] = val.clone()
+    out.args = (tuple(outputs),) + tuple(out.args[1:])
+    gm.recompile()
 
 
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -178,8 +206,12 @@ def primkit_inductor(gm: torch.fx.GraphModule, example_inputs, **kwargs):
     # AOTAutograd's on-disk cache keys a graph without its decomposition table or inner compiler: it would hand
     # Inductor's own compile of this graph to primkit_inductor, and this one to backend="inductor". (Inductor's
     # cache of each lowered graph stays.)
+    # Donated buffers off: AOTAutograd lets the backward reuse a saved tensor's buffer where the forward graph shows
+    # no output aliasing it, and it reads that off the prim graph, where every prim (alias, stop_gradient too)
+    # returns a new tensor; lowered to ATen, a user output may be a view of a saved tensor (aten.alias), and the
+    # backward wrote its convolution_backward results into a training ReLU's output the user held.
     # a joint-graph pass the program set stays, in place of primkit's (which only saves the backward time)
     passes = {} if inductor_config.joint_custom_pre_pass is not None else {"joint_custom_pre_pass": _masks_pass()}
-    with functorch_config.patch(enable_autograd_cache=False), inductor_config.patch(passes):
+    with functorch_config.patch(enable_autograd_cache=False, donated_buffer=False), inductor_config.patch(passes):
         return compile_fx(attention_dropout_through_math(gm), example_inputs, decompositions=_table(),
                           inner_compile=_lower_then_compile, **kwargs)

@@ -581,6 +581,22 @@ def test_primkit_inductor_runs_one_aot_autograd(monkeypatch):
     assert counters["aot_autograd"]["total"] == 1 and len(lowered) == 2   # the forward and the backward
 
 
+def test_primkit_inductor_backward_leaves_the_forward_output(monkeypatch, tmp_path):
+    # AOTAutograd donated a saved tensor's buffer to the backward where the prim graph showed no output aliasing it;
+    # lowered to ATen, the training ReLU's output the user held views the saved ReLU (the backward recomputes its
+    # mask from it), and the backward wrote its convolution_backward results into it (max difference 2.8)
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    torch._dynamo.reset()
+    x = torch.randn(2, 3, 9, 9, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4, eps=1e-3, momentum=0.3), nn.ReLU()).double().train()
+    out = torch.compile(copy.deepcopy(model), backend="primkit_inductor")(x)
+    kept = out.detach().clone()
+    out.square().sum().backward()
+    torch.testing.assert_close(out.detach(), kept, rtol=0, atol=0)
+    torch.testing.assert_close(kept, model(x))
+
+
 def test_primkit_inductor_and_inductor_do_not_share_aot_autograds_cache(monkeypatch, tmp_path):
     # AOTAutograd's on-disk cache keys a graph without its decomposition table or inner compiler: it served
     # backend="inductor"'s compile of a graph to primkit_inductor (no prims, no lowering), and would serve
