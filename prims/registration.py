@@ -50,8 +50,9 @@ def materialize(out, fake_mode=None):
     return out
 
 
-# device -> the instance state a FakeTensor of that device starts with (its memos, constant, pytype, ... all
-# unset), less its fake mode: taken from the first one FakeTensor() builds
+# device -> (the fake device, normalized, and the instance state a FakeTensor of that device starts with: its
+# memos, constant, pytype, ... all unset, less its fake mode), taken from the first one FakeTensor() builds (the
+# attribute that holds the device differs between torch versions: read through the public fake_device)
 _FAKE_STATE: dict = {}
 
 
@@ -66,10 +67,11 @@ def new_fake(fake_mode, meta, device):
     if state is None or device.type == "meta" or FakeTensorConfig.debug or torch.compiler.is_exporting():
         fake = FakeTensor(fake_mode, meta, device)
         if state is None and "_debug_trace" not in fake.__dict__:
-            _FAKE_STATE[device] = {k: v for k, v in fake.__dict__.items() if k != "fake_mode"}
+            _FAKE_STATE[device] = (fake.fake_device, {k: v for k, v in fake.__dict__.items() if k != "fake_mode"})
         return fake
+    fake_device, state = state
     fake = torch.Tensor._make_subclass(FakeTensor, meta, meta.requires_grad, dispatch_device=True,
-                                       device_for_backend_keys=state["_fake_device"])
+                                       device_for_backend_keys=fake_device)
     if fake_mode._allow_unsafe_data_ptr_access:
         torch._C._set_warn_deprecated_on_mutable_data_ptr(fake)
     else:

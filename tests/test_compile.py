@@ -757,7 +757,15 @@ def test_attention_dropout_runs_eager_math_path():
     _check_training(_DropoutAttention().train(), (torch.randn(2, 5, 16),), "primkit")
 
 
-@pytest.mark.parametrize("backend", ["primkit", "primkit_inductor"])
+# torch 2.11's Inductor checks the shape environment's deferred assertion on the checked value (u1 == 1) before
+# the graph's own aten._assert_scalar, so the error raised is RuntimeError('u1 >= 1'), without eager's message
+# (torch 2.13 raises the graph's message); seen on 2.11.0, where the test's pytest.raises(match=...) fails.
+_INDUCTOR_DROPS_THE_MESSAGE = pytest.mark.xfail(
+    tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 13), strict=True, raises=AssertionError,
+    reason="torch < 2.13's Inductor raises its deferred runtime assertion ('u1 >= 1') before the graph's message")
+
+
+@pytest.mark.parametrize("backend", ["primkit", pytest.param("primkit_inductor", marks=_INDUCTOR_DROPS_THE_MESSAGE)])
 def test_linalg_inv_checks_singular_matrices_as_eager(monkeypatch, backend):
     """AOTAutograd wraps eager's error check of linalg.inv (aten._linalg_check_errors) in with_effects: the
     primkit backend lowers it to prims that raise where eager raises (tests/test_effects.py), prim graphs
