@@ -26,7 +26,6 @@ from primkit import prims
 from primkit.decompositions import get_decompositions
 from primkit.graph.effects import lower_effects
 from primkit.runtime import executor, fusion
-from primkit.runtime.fusion.pattern import is_prim
 from primkit.runtime.inductor import to_aten
 
 __all__ = ["primkit", "primkit_inductor", "to_aten"]
@@ -146,7 +145,7 @@ def _symbolic_views_copied(gm: torch.fx.GraphModule) -> None:
     gm.recompile()
 
 
-_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+_COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 
 
 def _is_number(node: torch.fx.Node) -> bool:
@@ -173,8 +172,9 @@ def _masks_recomputed(joint: torch.fx.Graph) -> None:
             backward.add(node)
     for node in joint.nodes:
         val = node.meta.get("val")
+        prim = prims.def_of(node.target) if node.op == "call_function" else None
         if node in backward or not node.users or any(u not in backward for u in node.users) \
-                or not any(is_prim(node, name) for name in _COMPARISONS) \
+                or prim is None or prim.name not in _COMPARISONS \
                 or not isinstance(val, torch.Tensor) or val.device.type != "cpu":
             continue
         if len([a for a in node.args if isinstance(a, torch.fx.Node) and not _is_number(a)]) == 1:

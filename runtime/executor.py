@@ -72,7 +72,6 @@ def compile(gm: fx.GraphModule, *, constants: bool = True, kernels=None) -> fx.G
 
 
 @functools.lru_cache(maxsize=None)
-@functools.lru_cache(maxsize=None)
 def kernel_of(name: str, owned: bool = False):
     """The callable the executor runs for prim ``name``: its reference implementation, results in the
     catalog's ``layout``; with ``owned``, followed by the reference backend's copy of a result that shares
